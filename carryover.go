@@ -1,0 +1,206 @@
+// Package carryover archives Claude Code transcripts into a searchable local
+// memory and restores what a compaction summary lost.
+//
+// The root package holds the vocabulary shared by every other package: the
+// archived units (Session, Chunk, Item, Compaction), the audit records
+// (Injection), notes, search queries and hits, and the Store contract that
+// the SQLite (and later PostgreSQL) backends satisfy. It does no I/O.
+package carryover
+
+import (
+	"time"
+)
+
+// Session is one Claude Code session transcript (one .jsonl file).
+type Session struct {
+	ID             string
+	Project        string // project root directory (the session's cwd)
+	TranscriptPath string
+	Version        string // Claude Code version that wrote it
+	Title          string // first user prompt or summary title, short
+	Started        time.Time
+	Updated        time.Time
+	Windows        int // compactions seen so far (context window index of the tail)
+	Turns          int // real user turns seen so far
+	Chunks         int // chunks stored (filled by the store on read)
+}
+
+// IngestState remembers how far a session's transcript has been archived,
+// so each hook reads only what was appended since the last one.
+type IngestState struct {
+	SessionID string
+	Path      string
+	// FileID identifies the file's content: a rewrite or truncation changes
+	// it, and ingest then starts again from 0 (content hashes prevent
+	// duplicates).
+	FileID string
+	Offset int64 // byte offset just past the last line consumed
+	Line   int   // 1-based number of the last line consumed
+	// Cursor is the chunker's carried state (turn, window, sequence...),
+	// opaque to the store.
+	Cursor []byte
+}
+
+// Chunk is the retrieval unit: one or more transcript steps (an assistant
+// message with its tool calls and their results, or a user prompt) packed
+// into a size-bounded text. Its turn is kept as its parent for context.
+type Chunk struct {
+	ID        int64
+	SessionID string
+	Project   string
+	Seq       int // order within the session, from 0
+	Turn      int // index of its turn in the session, from 0
+	Window    int // number of compactions before it
+	FirstLine int // 1-based transcript line range
+	LastLine  int
+	Start     time.Time
+	End       time.Time
+	Prompt    string   // the turn's user prompt, shortened
+	Summary   string   // extractive summary, at most 300 characters
+	Text      string   // rendered content
+	Tools     []string // tool names used, in order of first use
+	Files     []string // files touched
+	Commands  []string // shell commands run
+	Errors    []string // error texts seen
+	Sidechain bool     // from a subagent
+	AgentID   string
+	Hash      string // content hash; unique per project
+}
+
+// ItemKind classifies an extracted fact.
+type ItemKind string
+
+// Item kinds, in the order a restore block tends to present them.
+const (
+	KindGoal       ItemKind = "goal"       // what the user asked for
+	KindTodo       ItemKind = "todo"       // the latest todo list state
+	KindDecision   ItemKind = "decision"   // a choice and its reason
+	KindConstraint ItemKind = "constraint" // user "always/never/don't/must"
+	KindError      ItemKind = "error"      // an error seen (Resolved when a fix followed)
+	KindFix        ItemKind = "fix"        // the command or edit that resolved an error
+	KindFileEdit   ItemKind = "file_edit"  // a file changed, with the turn's purpose
+	KindCommand    ItemKind = "command"    // a shell command that succeeded
+	KindMarker     ItemKind = "marker"     // IMPORTANT:/REMEMBER:/NOTE:/CRITICAL:/TODO:
+	KindNote       ItemKind = "note"       // remembered explicitly (notes)
+)
+
+// ItemKinds lists every kind extracted from transcripts.
+var ItemKinds = []ItemKind{KindGoal, KindTodo, KindDecision, KindConstraint, KindError, KindFix, KindFileEdit, KindCommand, KindMarker}
+
+// Item is a classified fact extracted from a chunk.
+type Item struct {
+	ID        int64
+	SessionID string
+	ChunkSeq  int   // Seq of the chunk it came from (same session)
+	ChunkID   int64 // filled by the store
+	Kind      ItemKind
+	Text      string // the fact itself, verbatim where it matters (paths, commands, errors)
+	Detail    string // context: an error's fix, an edit's purpose, a decision's reason
+	Key       string // dedup key: NFKC-normalised, kind-aware
+	Turn      int
+	Window    int
+	Line      int // 1-based transcript line
+	Time      time.Time
+	Weight    float64 // type weight × marker boost, before recency/cycle decay
+	Resolved  bool    // errors: a later fix was seen
+	Count     int     // times seen (store-maintained)
+}
+
+// Compaction is one compaction of a session, read from the transcript's
+// compact_boundary line and the summary that follows it.
+type Compaction struct {
+	SessionID  string
+	Window     int // the context window index that starts after it (1 for the first)
+	Trigger    string
+	PreTokens  int
+	PostTokens int
+	Line       int // 1-based line of the compact_boundary
+	Time       time.Time
+	Summary    string // the kept summary text (isCompactSummary line)
+}
+
+// Injection is an audit record of text carryover put into Claude's context
+// (or into the summariser's instructions).
+type Injection struct {
+	ID        int64
+	Time      time.Time
+	SessionID string
+	Project   string
+	Event     string // SessionStart:compact, UserPromptSubmit, PreCompact, ...
+	Window    int
+	Chars     int
+	Tokens    int // estimate
+	ChunkIDs  []int64
+	ItemIDs   []int64
+	Hash      string // hash of the injected text
+	Latency   time.Duration
+}
+
+// Note is something stored explicitly (remember/state), boosted in restores.
+type Note struct {
+	ID        int64
+	Time      time.Time
+	SessionID string
+	Project   string
+	Kind      string // decision|constraint|note|state
+	Text      string
+}
+
+// Query selects chunks for full-text search.
+type Query struct {
+	Text      string
+	Project   string // "" for all projects
+	SessionID string // "" for all sessions
+	// BeforeWindow, when > 0, keeps only chunks of earlier context windows
+	// (Window < BeforeWindow): what the current window no longer shows.
+	BeforeWindow int
+	Since        time.Time
+	Limit        int
+}
+
+// Hit is a chunk found by a search, with its score (higher is better).
+type Hit struct {
+	Chunk Chunk
+	Score float64
+}
+
+// SessionFilter selects sessions.
+type SessionFilter struct {
+	Project string
+	Limit   int
+}
+
+// ItemFilter selects items.
+type ItemFilter struct {
+	SessionID    string
+	Project      string
+	Kinds        []ItemKind
+	BeforeWindow int // when > 0: Window < BeforeWindow
+	Limit        int
+}
+
+// ChunkFilter selects chunks of one session in sequence order.
+type ChunkFilter struct {
+	SessionID    string
+	Turn         int // -1 for all turns
+	BeforeWindow int // when > 0: Window < BeforeWindow
+	FromSeq      int // Seq >= FromSeq
+	IDs          []int64
+	Limit        int
+}
+
+// Batch is what one ingest step writes, atomically: new chunks, items and
+// compactions of a session, and the ingest state to resume from.
+type Batch struct {
+	Session     Session
+	Chunks      []Chunk
+	Items       []Item
+	Compactions []Compaction
+	State       IngestState
+}
+
+// TokenEstimate approximates the tokens of a text (about 4 bytes each), the
+// rule of thumb Claude Code's own budgets use.
+func TokenEstimate(s string) int {
+	return (len(s) + 3) / 4
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/carryover-dev/carryover/sqlite"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = ""
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// app is one invocation: its streams, environment and configuration.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	start          time.Time
+	dbFlag         string
+	log            *slog.Logger
+	logClose       func()
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
+	return &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, start: time.Now(),
+		log: slog.New(slog.DiscardHandler), logClose: func() {}}
+}
+
+const usage = `carryover keeps what Claude Code's compaction forgets.
+
+Usage: carryover [--db PATH] <command> [arguments]
+
+Commands:
+  demo [--transcript FILE]     replay a sample session through PreCompact and SessionStart(compact)
+  hook <event>                 run as a Claude Code hook (payload on stdin; always exits 0)
+  ingest PATH... | --all       archive transcripts (.jsonl files or directories)
+  search QUERY                 search the archive (--session, --project, --budget, --limit, --json)
+  sessions                     list archived sessions (--project, --json)
+  show SESSION                 print an archived session (--turn N)
+  bench latency|survival       measure hook latency or fact survival
+  version                      print the version
+
+Global flags:
+  --db PATH   the SQLite store (env CARRYOVER_DB; default $XDG_DATA_HOME/carryover/carryover.db)
+`
+
+// run dispatches a command and returns the exit code.
+func (a *app) run(ctx context.Context, args []string) int {
+	defer func() { a.logClose() }()
+	fs := flag.NewFlagSet("carryover", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&a.dbFlag, "db", "", "")
+	help := fs.Bool("help", false, "")
+	fs.BoolVar(help, "h", false, "")
+	if err := fs.Parse(args); err != nil {
+		return a.usageError(err.Error())
+	}
+	args = fs.Args()
+	if *help || len(args) == 0 {
+		fmt.Fprint(a.stdout, usage)
+		return 0
+	}
+	cmd, rest := args[0], args[1:]
+	if cmd == "hook" {
+		// The hook path never fails: see hook.go.
+		return a.cmdHook(ctx, rest)
+	}
+	a.openLog()
+	var err error
+	switch cmd {
+	case "version", "--version":
+		fmt.Fprintf(a.stdout, "carryover %s\n", versionString())
+	case "demo":
+		err = a.cmdDemo(ctx, rest)
+	case "ingest":
+		err = a.cmdIngest(ctx, rest)
+	case "search":
+		err = a.cmdSearch(ctx, rest)
+	case "sessions":
+		err = a.cmdSessions(ctx, rest)
+	case "show":
+		err = a.cmdShow(ctx, rest)
+	case "bench":
+		err = a.cmdBench(ctx, rest)
+	case "help":
+		fmt.Fprint(a.stdout, usage)
+	default:
+		return a.usageError(fmt.Sprintf("unknown command %q", cmd))
+	}
+	if err != nil {
+		return a.fail(err)
+	}
+	return 0
+}
+
+// usageErr is an error in how the command was called: exit code 2.
+type usageErr struct{ msg string }
+
+func (e usageErr) Error() string { return e.msg }
+
+// hintErr carries a hint for the user.
+type hintErr struct {
+	err  error
+	hint string
+}
+
+func (e hintErr) Error() string { return e.err.Error() }
+func (e hintErr) Unwrap() error { return e.err }
+
+func (a *app) usageError(msg string) int {
+	fmt.Fprintf(a.stderr, "carryover: %s\nRun 'carryover help' for usage.\n", msg)
+	return 2
+}
+
+func (a *app) fail(err error) int {
+	var ue usageErr
+	if errors.As(err, &ue) {
+		return a.usageError(ue.msg)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintf(a.stderr, "carryover: error: %v\n", err)
+	var he hintErr
+	if errors.As(err, &he) && he.hint != "" {
+		fmt.Fprintf(a.stderr, "carryover: hint: %s\n", he.hint)
+	} else if errors.Is(err, sqlite.ErrCorrupt) {
+		fmt.Fprintf(a.stderr, "carryover: hint: the store is damaged; move it aside and rebuild it with 'carryover ingest --all' (transcripts are the source of truth)\n")
+	}
+	a.log.Error("command failed", "err", err)
+	return 1
+}
+
+// openStore opens the configured store for the CLI.
+func (a *app) openStore(ctx context.Context, cfg config) (*sqlite.Store, error) {
+	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{BusyTimeout: 5 * time.Second})
+	if err != nil {
+		return nil, hintErr{fmt.Errorf("open store %s: %w", cfg.DB, err), "use --db PATH or CARRYOVER_DB to choose another store"}
+	}
+	return st, nil
+}
+
+// newFlags returns a flag set for a subcommand that also accepts --db.
+func (a *app) newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	fs.StringVar(&a.dbFlag, "db", a.dbFlag, "SQLite store path")
+	return fs
+}
+
+// parseInterspersed parses flags that may come after positional arguments,
+// as in "carryover search words --json".
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageErr{err.Error()}
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// openLog opens the size-capped log file; logging is best effort.
+func (a *app) openLog() {
+	path := logPath(a.getenv)
+	f, err := openLogFile(path)
+	if err != nil {
+		return
+	}
+	a.log = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})).With("pid", os.Getpid())
+	a.logClose = func() { f.Close() }
+}
+
+func shortID(id string) string {
+	if i := strings.IndexAny(id, "-/"); i == 8 {
+		return id[:8]
+	}
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/hook"
+	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/retrieve"
+	"github.com/carryover-dev/carryover/sqlite"
+)
+
+// cmdHook runs one hook event. Whatever happens it exits 0 and writes either
+// nothing or one valid JSON object (plain text for PreCompact): exit 2 would
+// block compaction, and anything else on stdout is pasted into the model's
+// context. Failures go to the log.
+func (a *app) cmdHook(ctx context.Context, args []string) int {
+	a.openLog()
+	if len(args) != 1 {
+		a.log.Error("hook: want exactly one event argument", "args", args)
+		return 0
+	}
+	ev, ok := hook.ParseEvent(args[0])
+	if !ok {
+		a.log.Error("hook: unknown event", "event", args[0])
+		return 0
+	}
+	cfg := a.loadConfig(a.getenv("CLAUDE_PROJECT_DIR"))
+	timeout := cfg.HookTimeout
+	if ev == hook.SessionEnd {
+		timeout = cfg.SessionEndTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("panic: %v\n%s", r, debug.Stack())}
+			}
+		}()
+		var out bytes.Buffer
+		err := a.handleHook(ctx, cfg, ev, a.stdin, &out)
+		done <- result{out: out.Bytes(), err: err}
+	}()
+	select {
+	case r := <-done:
+		elapsed := time.Since(a.start)
+		if r.err != nil {
+			a.log.Error("hook failed", "event", ev, "ms", elapsed.Milliseconds(), "err", r.err)
+			if ev != hook.PreCompact {
+				// Only a complete, valid output is ever written.
+				return 0
+			}
+		}
+		if len(r.out) > 0 {
+			_, _ = a.stdout.Write(r.out)
+		}
+		a.log.Info("hook", "event", ev, "ms", elapsed.Milliseconds(), "out", len(r.out))
+	case <-ctx.Done():
+		// The worker may still hold a write transaction; exiting rolls it
+		// back and committed batches stay.
+		a.log.Error("hook deadline exceeded", "event", ev, "timeout", timeout)
+	}
+	return 0
+}
+
+// handleHook does the work of one event and writes its output to out.
+func (a *app) handleHook(ctx context.Context, cfg config, ev hook.Event, stdin io.Reader, out io.Writer) error {
+	in, err := hook.Decode(stdin)
+	if err != nil {
+		return err
+	}
+	if err := validSessionID(in.SessionID); err != nil {
+		return err
+	}
+	// Waiting for a busy store must leave time to finish inside the deadline.
+	busy := time.Second
+	if dl, ok := ctx.Deadline(); ok {
+		busy = max(time.Until(dl)/2, 50*time.Millisecond)
+	}
+	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{BusyTimeout: busy})
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	defer st.Close()
+
+	switch ev {
+	case hook.SessionStart:
+		return a.onSessionStart(ctx, cfg, st, in, out)
+	case hook.UserPromptSubmit:
+		return a.onUserPrompt(ctx, cfg, st, in, out)
+	case hook.PreCompact:
+		return a.onPreCompact(ctx, st, in, out)
+	default: // PostCompact, Stop, SessionEnd, PostToolUse: archive what is new.
+		_, err := a.ingestHook(ctx, st, in)
+		return err
+	}
+}
+
+// validSessionID rejects ids that could not come from Claude Code and could
+// be used to escape a directory.
+func validSessionID(id string) error {
+	if id == "" || len(id) > 200 || strings.ContainsAny(id, "/\\\x00") || strings.Contains(id, "..") {
+		return fmt.Errorf("invalid session_id %q", id)
+	}
+	return nil
+}
+
+func (a *app) ingestHook(ctx context.Context, st carryover.Store, in hook.Input) (ingest.Report, error) {
+	if in.TranscriptPath == "" {
+		return ingest.Report{}, errors.New("no transcript_path in payload")
+	}
+	rep, err := ingest.File(ctx, st, in.TranscriptPath, ingest.Options{SessionID: in.SessionID, Project: in.Cwd})
+	if err != nil {
+		return rep, fmt.Errorf("ingest %s: %w", in.TranscriptPath, err)
+	}
+	return rep, nil
+}
+
+// ingestLogged archives what is new and logs a failure: the restore or the
+// instructions that follow are still worth giving from what is stored.
+func (a *app) ingestLogged(ctx context.Context, st carryover.Store, in hook.Input) ingest.Report {
+	rep, err := a.ingestHook(ctx, st, in)
+	if err != nil {
+		a.log.Error("hook ingest", "session", in.SessionID, "err", err)
+	}
+	return rep
+}
+
+func (a *app) onSessionStart(ctx context.Context, cfg config, st carryover.Store, in hook.Input, out io.Writer) error {
+	if in.Source != "compact" && in.Source != "resume" {
+		return nil
+	}
+	// The compaction's boundary and summary are in the transcript by now.
+	a.ingestLogged(ctx, st, in)
+	sess, err := st.Session(ctx, in.SessionID)
+	if err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	window := sess.Windows
+	if in.Source == "compact" && window == 0 {
+		window = 1 // the boundary is not written yet: everything archived is before it
+	}
+	if window == 0 {
+		return nil // a resume of a session that never compacted
+	}
+	if in.Source == "resume" {
+		// The restore of this window is in the transcript already and is re-sent on resume.
+		prev, err := st.Injections(ctx, in.SessionID, 50)
+		if err != nil {
+			return err
+		}
+		for _, p := range prev {
+			if strings.HasPrefix(p.Event, "SessionStart") && p.Window == window {
+				return nil
+			}
+		}
+	}
+	summary := ""
+	if cs, err := st.Compactions(ctx, in.SessionID); err == nil {
+		for _, c := range cs {
+			if c.Window == window {
+				summary = c.Summary
+			}
+		}
+	}
+	blk, err := retrieve.Restore(ctx, st, retrieve.RestoreRequest{
+		SessionID: in.SessionID, Project: sess.Project, Window: window, Summary: summary, Budget: cfg.Budget,
+	})
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	return a.inject(ctx, st, hook.SessionStart, "SessionStart:"+in.Source, in, sess.Project, window, blk, out)
+}
+
+func (a *app) onUserPrompt(ctx context.Context, cfg config, st carryover.Store, in hook.Input, out io.Writer) error {
+	if !cfg.Recall {
+		return nil
+	}
+	sess, err := st.Session(ctx, in.SessionID)
+	if errors.Is(err, carryover.ErrNotFound) {
+		return nil // nothing archived for this session yet
+	} else if err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	exclude := map[int64]bool{}
+	prev, err := st.Injections(ctx, in.SessionID, 200)
+	if err != nil {
+		return err
+	}
+	for _, p := range prev {
+		if p.Window == sess.Windows {
+			for _, id := range p.ChunkIDs {
+				exclude[id] = true
+			}
+		}
+	}
+	blk, err := retrieve.Recall(ctx, st, retrieve.RecallRequest{
+		SessionID: in.SessionID, Project: sess.Project, Prompt: in.Prompt, Window: sess.Windows,
+		Budget: cfg.RecallBudget, Exclude: exclude,
+	})
+	if err != nil {
+		return fmt.Errorf("recall: %w", err)
+	}
+	return a.inject(ctx, st, hook.UserPromptSubmit, "UserPromptSubmit", in, sess.Project, sess.Windows, blk, out)
+}
+
+func (a *app) onPreCompact(ctx context.Context, st carryover.Store, in hook.Input, out io.Writer) error {
+	rep := a.ingestLogged(ctx, st, in)
+	text, err := retrieve.Instructions(ctx, st, in.SessionID, rep.Window)
+	if err != nil {
+		return fmt.Errorf("instructions: %w", err)
+	}
+	if _, err := io.WriteString(out, text+"\n"); err != nil {
+		return err
+	}
+	_, err = st.RecordInjection(ctx, carryover.Injection{
+		Time: time.Now(), SessionID: in.SessionID, Project: rep.Project, Event: "PreCompact:" + in.Trigger,
+		Window: rep.Window, Chars: len(text), Tokens: carryover.TokenEstimate(text), Hash: hashText(text),
+		Latency: time.Since(a.start),
+	})
+	return err
+}
+
+// inject writes a context block and records it in the audit log.
+func (a *app) inject(ctx context.Context, st carryover.Store, ev hook.Event, event string, in hook.Input, project string, window int, blk retrieve.Block, out io.Writer) error {
+	if blk.Text == "" {
+		return nil
+	}
+	if err := hook.WriteContext(out, ev, blk.Text); err != nil {
+		return err
+	}
+	_, err := st.RecordInjection(ctx, carryover.Injection{
+		Time: time.Now(), SessionID: in.SessionID, Project: project, Event: event, Window: window,
+		Chars: len(blk.Text), Tokens: carryover.TokenEstimate(blk.Text), ChunkIDs: blk.ChunkIDs, ItemIDs: blk.ItemIDs,
+		Hash: hashText(blk.Text), Latency: time.Since(a.start),
+	})
+	if err != nil {
+		// The block is still worth injecting; the audit row is lost.
+		a.log.Error("record injection", "err", err)
+	}
+	return nil
+}
+
+func hashText(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:8])
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/carryover-dev/carryover/ingest"
+)
+
+func (a *app) cmdIngest(ctx context.Context, args []string) error {
+	fl := a.newFlags("ingest")
+	project := fl.String("project", "", "project directory the transcripts belong to (default: their cwd)")
+	all := fl.Bool("all", false, "ingest every transcript under ~/.claude/projects")
+	quiet := fl.Bool("q", false, "print only the total")
+	paths, err := parseInterspersed(fl, args)
+	if err != nil {
+		return err
+	}
+	if *all {
+		paths = append(paths, claudeProjectsDir(a.getenv))
+	}
+	if len(paths) == 0 {
+		return usageErr{"ingest: give transcript files or directories, or --all"}
+	}
+	if *project != "" {
+		if *project, err = filepath.Abs(*project); err != nil {
+			return err
+		}
+	}
+	var files []string
+	for _, p := range paths {
+		fs, err := transcriptFiles(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, fs...)
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("ingest: no .jsonl transcripts under %s", strings.Join(paths, ", "))
+	}
+	cfg := a.loadConfig("")
+	st, err := a.openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	var failed, chunks, lines int
+	for _, f := range files {
+		rep, err := ingest.File(ctx, st, f, ingest.Options{Project: *project})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			failed++
+			fmt.Fprintf(a.stderr, "carryover: error: %v\n", err)
+			continue
+		}
+		chunks += rep.Chunks
+		lines += rep.Lines
+		if !*quiet {
+			note := ""
+			if rep.Restarted {
+				note = " (file was rewritten: read again)"
+			}
+			if rep.Skipped > 0 {
+				note += fmt.Sprintf(" (%d bad lines skipped)", rep.Skipped)
+			}
+			fmt.Fprintf(a.stdout, "%s  %d new lines, %d chunks, %d items, %d compactions%s\n",
+				rep.SessionID, rep.Lines, rep.Chunks, rep.Items, rep.Compactions, note)
+		}
+	}
+	fmt.Fprintf(a.stdout, "ingested %d transcript(s): %d new lines, %d chunks into %s\n", len(files)-failed, lines, chunks, cfg.DB)
+	if failed > 0 {
+		return fmt.Errorf("%d of %d transcripts failed", failed, len(files))
+	}
+	return nil
+}
+
+func claudeProjectsDir(getenv func(string) string) string {
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, "projects")
+	}
+	return filepath.Join(homeDir(getenv), ".claude", "projects")
+}
+
+// transcriptFiles expands a path into transcript files: a file as is, a
+// directory into its .jsonl files (subagent transcripts included, the
+// compaction agent's own transcripts excluded: they repeat the session).
+func transcriptFiles(path string) ([]string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	if !fi.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrPermission) {
+				return nil
+			}
+			return err
+		}
+		name := d.Name()
+		if d.Type().IsRegular() && strings.HasSuffix(name, ".jsonl") && !strings.HasPrefix(name, "agent-acompact-") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	sort.Strings(files)
+	return files, nil
+}

@@ -1,0 +1,288 @@
+// Package ingest archives a transcript file into a Store incrementally: it
+// resumes at the byte offset of the last ingest, detects rewritten or
+// truncated files, and commits in bounded batches so that a hook stopped by
+// its deadline keeps the progress it made.
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/chunk"
+	"github.com/carryover-dev/carryover/transcript"
+)
+
+// DefaultBatchBytes bounds the transcript bytes committed per transaction.
+const DefaultBatchBytes = 1 << 20
+
+// Options tune one ingest.
+type Options struct {
+	SessionID  string // default: derived from the file name
+	Project    string // default: the session's known project, else the transcript's cwd
+	BatchBytes int64  // default DefaultBatchBytes
+	Chunk      chunk.Options
+}
+
+// Report says what one ingest did.
+type Report struct {
+	SessionID   string
+	Project     string
+	Lines       int   // lines consumed
+	Bytes       int64 // bytes consumed
+	Chunks      int   // chunks built (duplicates included)
+	Items       int
+	Compactions int
+	Skipped     int  // malformed or oversized lines
+	Restarted   bool // the file was rewritten or truncated: read again from the start
+	Complete    bool // reached the end of the complete lines
+	Window      int  // compactions seen in the session
+}
+
+// ErrNotRegular means the path is not a regular file (a directory, FIFO,
+// device...): reading it could block or make no sense.
+var ErrNotRegular = errors.New("not a regular file")
+
+// SessionIDFromPath derives a session id from a transcript path: the file
+// stem, qualified by the parent session for subagent transcripts
+// (<session>/subagents/agent-x.jsonl).
+func SessionIDFromPath(path string) string {
+	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	dir := filepath.Dir(path)
+	if filepath.Base(dir) == "subagents" {
+		return filepath.Base(filepath.Dir(dir)) + "/" + stem
+	}
+	return stem
+}
+
+// looksLikeSessionID reports whether a file stem is a Claude Code session
+// id (a UUID) or a subagent transcript name.
+func looksLikeSessionID(stem string) bool {
+	base := stem[strings.LastIndexByte(stem, '/')+1:]
+	if strings.HasPrefix(base, "agent-") {
+		return true
+	}
+	if len(base) != 36 {
+		return false
+	}
+	for i, r := range base {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if r != '-' {
+				return false
+			}
+		case !strings.ContainsRune("0123456789abcdefABCDEF", r):
+			return false
+		}
+	}
+	return true
+}
+
+// peekSessionID reads the session id from the first lines of a transcript
+// whose file was renamed.
+func peekSessionID(f *os.File) string {
+	r := transcript.NewReader(io.NewSectionReader(f, 0, 1<<20), 0, 0)
+	for range 50 {
+		e, err := r.Next()
+		if err != nil {
+			return ""
+		}
+		if e.SessionID != "" && !e.Sidechain {
+			return e.SessionID
+		}
+	}
+	return ""
+}
+
+// File ingests the transcript at path into st. It stops early, with the
+// progress committed, when ctx is done.
+func File(ctx context.Context, st carryover.Store, path string, opt Options) (Report, error) {
+	rep := Report{SessionID: opt.SessionID}
+	f, err := openRegular(path)
+	if err != nil {
+		return rep, err
+	}
+	defer f.Close()
+	if rep.SessionID == "" {
+		rep.SessionID = SessionIDFromPath(path)
+		if !looksLikeSessionID(rep.SessionID) {
+			if id := peekSessionID(f); id != "" {
+				rep.SessionID = id
+			}
+		}
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return rep, fmt.Errorf("stat transcript: %w", err)
+	}
+
+	state, err := st.IngestState(ctx, rep.SessionID)
+	known := err == nil
+	if err != nil && !errors.Is(err, carryover.ErrNotFound) {
+		return rep, fmt.Errorf("ingest state: %w", err)
+	}
+	sess := carryover.Session{ID: rep.SessionID, TranscriptPath: path}
+	if known {
+		if s, err := st.Session(ctx, rep.SessionID); err == nil {
+			sess = s
+			sess.TranscriptPath = path
+		}
+	}
+	cur := chunk.NewCursor()
+	if known {
+		if fi.Size() < state.Offset {
+			rep.Restarted = true
+		} else if fp, err := transcript.Fingerprint(f, state.Offset); err != nil {
+			return rep, err
+		} else if fp != state.FileID {
+			rep.Restarted = true
+		}
+		if !rep.Restarted && len(state.Cursor) > 0 {
+			if err := json.Unmarshal(state.Cursor, &cur); err != nil {
+				rep.Restarted = true // unreadable cursor: start over, hashes prevent duplicates
+			}
+		}
+		if rep.Restarted {
+			state.Offset, state.Line = 0, 0
+			cur = chunk.NewCursor()
+		}
+	}
+	if opt.Project != "" {
+		sess.Project = opt.Project
+	}
+	batchBytes := opt.BatchBytes
+	if batchBytes <= 0 {
+		batchBytes = DefaultBatchBytes
+	}
+
+	if _, err := f.Seek(state.Offset, io.SeekStart); err != nil {
+		return rep, fmt.Errorf("seek transcript: %w", err)
+	}
+	r := transcript.NewReader(f, state.Offset, state.Line)
+	for {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		start := r.Offset()
+		var entries []transcript.Entry
+		eof := false
+		for r.Offset()-start < batchBytes {
+			e, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				eof = true
+				break
+			}
+			if err != nil {
+				return rep, err
+			}
+			entries = append(entries, e)
+		}
+		if r.Offset() == start {
+			rep.Complete = true
+			rep.Skipped = r.Skipped
+			rep.Project = sess.Project
+			rep.Window = cur.Window
+			return rep, nil
+		}
+		if sess.Project == "" {
+			sess.Project = projectOf(entries, path)
+		}
+		res := chunk.Build(rep.SessionID, sess.Project, entries, cur, opt.Chunk)
+		cur = res.Cursor
+		cursor, err := json.Marshal(cur)
+		if err != nil {
+			return rep, fmt.Errorf("encode cursor: %w", err)
+		}
+		fp, err := transcript.Fingerprint(f, r.Offset())
+		if err != nil {
+			return rep, err
+		}
+		updateSession(&sess, entries, res, cur)
+		b := carryover.Batch{
+			Session:     sess,
+			Chunks:      res.Chunks,
+			Items:       res.Items,
+			Compactions: res.Compactions,
+			State: carryover.IngestState{
+				SessionID: rep.SessionID, Path: path, FileID: fp,
+				Offset: r.Offset(), Line: r.Line(), Cursor: cursor,
+			},
+		}
+		if err := st.Apply(ctx, b); err != nil {
+			return rep, fmt.Errorf("store batch: %w", err)
+		}
+		rep.Lines = r.Line() - state.Line
+		rep.Bytes = r.Offset() - state.Offset
+		rep.Chunks += len(res.Chunks)
+		rep.Items += len(res.Items)
+		rep.Compactions += len(res.Compactions)
+		if eof {
+			rep.Complete = true
+			rep.Skipped = r.Skipped
+			rep.Project = sess.Project
+			rep.Window = cur.Window
+			return rep, nil
+		}
+	}
+}
+
+// openRegular opens path for reading without blocking on a FIFO and refuses
+// anything but a regular file.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open transcript: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("stat transcript: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("open transcript %s: %w", path, ErrNotRegular)
+	}
+	return f, nil
+}
+
+// projectOf takes the project from the first cwd in the entries, else from
+// the directory holding the transcript.
+func projectOf(entries []transcript.Entry, path string) string {
+	for _, e := range entries {
+		if e.Cwd != "" {
+			return e.Cwd
+		}
+	}
+	return filepath.Dir(path)
+}
+
+func updateSession(s *carryover.Session, entries []transcript.Entry, res chunk.Result, cur chunk.Cursor) {
+	for _, e := range entries {
+		if e.Time.IsZero() {
+			continue
+		}
+		if s.Started.IsZero() || e.Time.Before(s.Started) {
+			s.Started = e.Time
+		}
+		if e.Time.After(s.Updated) {
+			s.Updated = e.Time
+		}
+	}
+	for _, e := range entries {
+		if e.Version != "" {
+			s.Version = e.Version
+		}
+	}
+	if s.Title == "" {
+		s.Title = res.Title
+	}
+	s.Windows = max(s.Windows, cur.Window)
+	s.Turns = max(s.Turns, cur.Turn+1)
+}

@@ -1,0 +1,356 @@
+package ingest_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/sqlite"
+)
+
+const sid = "11111111-2222-3333-4444-555555555555"
+
+// synth returns the lines of a transcript with n turns, each a prompt, a
+// Bash call with its result and a closing text. Turn i's command is
+// "go test ./widget<i>/...".
+func synth(n int) []string {
+	var lines []string
+	ts := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	add := func(v map[string]any) {
+		ts = ts.Add(time.Second)
+		v["sessionId"] = sid
+		v["cwd"] = "/home/dev/proj"
+		v["timestamp"] = ts.Format(time.RFC3339Nano)
+		v["uuid"] = fmt.Sprintf("u-%d", len(lines))
+		b, _ := json.Marshal(v)
+		lines = append(lines, string(b))
+	}
+	for i := range n {
+		add(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": fmt.Sprintf("Turn %d: please make widget%d pass its tests", i, i)}})
+		add(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("msg_%da", i), "role": "assistant", "content": []any{
+			map[string]any{"type": "tool_use", "id": fmt.Sprintf("tu_%d", i), "name": "Bash", "input": map[string]any{"command": fmt.Sprintf("go test ./widget%d/...", i)}}}}})
+		add(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("tu_%d", i), "content": fmt.Sprintf("ok  example.com/widget%d 0.%ds", i, i%10)}}}})
+		add(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("msg_%db", i), "role": "assistant", "content": []any{
+			map[string]any{"type": "text", "text": fmt.Sprintf("widget%d passes now.", i)}}}})
+	}
+	return lines
+}
+
+func writeLines(t testing.TB, path string, lines []string, mode int) {
+	t.Helper()
+	data := strings.Join(lines, "\n")
+	if len(lines) > 0 {
+		data += "\n"
+	}
+	flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if mode == os.O_APPEND {
+		flag = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	f, err := os.OpenFile(path, flag, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func openStore(t testing.TB) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "c.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func chunks(t testing.TB, st carryover.Store) []carryover.Chunk {
+	t.Helper()
+	cs, err := st.Chunks(context.Background(), carryover.ChunkFilter{SessionID: sid, Turn: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func hashes(cs []carryover.Chunk) map[string]bool {
+	m := map[string]bool{}
+	for _, c := range cs {
+		m[c.Hash] = true
+	}
+	return m
+}
+
+func allText(cs []carryover.Chunk) string {
+	var b strings.Builder
+	for _, c := range cs {
+		b.WriteString(c.Text)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func TestIncrementalAppendsExactlyTheNewTurns(t *testing.T) {
+	ctx := context.Background()
+	lines := synth(12)
+	dir := t.TempDir()
+	path := filepath.Join(dir, sid+".jsonl")
+
+	// One ingest of the whole file.
+	writeLines(t, path, lines, 0)
+	whole := openStore(t)
+	if _, err := ingest.File(ctx, whole, path, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := chunks(t, whole)
+
+	// The same file written and ingested turn by turn (4 lines a turn).
+	st := openStore(t)
+	writeLines(t, path, nil, 0)
+	prev := 0
+	for i := 0; i < len(lines); i += 4 {
+		writeLines(t, path, lines[i:i+4], os.O_APPEND)
+		rep, err := ingest.File(ctx, st, path, ingest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Lines != 4 || !rep.Complete || rep.Restarted {
+			t.Fatalf("turn %d: report %+v, want 4 new lines, complete", i/4, rep)
+		}
+		got := chunks(t, st)
+		if len(got) <= prev {
+			t.Fatalf("turn %d: %d chunks after %d: nothing appended", i/4, len(got), prev)
+		}
+		for _, c := range got[prev:] {
+			if c.Turn != i/4 {
+				t.Errorf("turn %d: new chunk of turn %d: %q", i/4, c.Turn, c.Text)
+			}
+		}
+		prev = len(got)
+	}
+	got := chunks(t, st)
+	if len(got) != len(want) {
+		t.Fatalf("incremental: %d chunks, whole: %d", len(got), len(want))
+	}
+	if g, w := hashes(got), hashes(want); len(g) != len(w) {
+		t.Fatalf("hash sets differ: %d vs %d", len(g), len(w))
+	} else {
+		for h := range w {
+			if !g[h] {
+				t.Fatalf("chunk %s of the whole ingest missing from the incremental one", h)
+			}
+		}
+	}
+
+	// Nothing new: nothing stored.
+	rep, err := ingest.File(ctx, st, path, ingest.Options{})
+	if err != nil || rep.Lines != 0 || rep.Chunks != 0 {
+		t.Fatalf("re-ingest: %+v, %v", rep, err)
+	}
+}
+
+func TestTornLastLine(t *testing.T) {
+	ctx := context.Background()
+	lines := synth(3)
+	path := filepath.Join(t.TempDir(), sid+".jsonl")
+	last := lines[len(lines)-1]
+	writeLines(t, path, lines[:len(lines)-1], 0)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(last[:len(last)/2]) // Claude Code is still writing it
+	f.Close()
+
+	st := openStore(t)
+	rep, err := ingest.File(ctx, st, path, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Lines != len(lines)-1 {
+		t.Fatalf("consumed %d lines, want %d (the torn one left for later)", rep.Lines, len(lines)-1)
+	}
+	f, _ = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(last[len(last)/2:] + "\n")
+	f.Close()
+	rep, err = ingest.File(ctx, st, path, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Lines != 1 || rep.Restarted {
+		t.Fatalf("after completing the line: %+v", rep)
+	}
+	if n := strings.Count(allText(chunks(t, st)), "widget2 passes now."); n != 1 {
+		t.Fatalf("last line's text stored %d times, want once", n)
+	}
+}
+
+func TestRewrittenFileIsReingestedWithoutDuplicates(t *testing.T) {
+	ctx := context.Background()
+	lines := synth(6)
+	path := filepath.Join(t.TempDir(), sid+".jsonl")
+	writeLines(t, path, lines, 0)
+	st := openStore(t)
+	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	before := len(chunks(t, st))
+
+	// Truncated, then written again with the same content.
+	writeLines(t, path, lines[:8], 0)
+	rep, err := ingest.File(ctx, st, path, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Restarted {
+		t.Fatalf("truncation not detected: %+v", rep)
+	}
+	writeLines(t, path, lines, 0)
+	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if after := len(chunks(t, st)); after != before {
+		t.Fatalf("%d chunks after re-ingest, want %d (no duplicates)", after, before)
+	}
+
+	// Same size, different content: a rewrite.
+	changed := append([]string(nil), lines...)
+	changed[0] = strings.Replace(changed[0], "please make", "kindly make", 1)
+	writeLines(t, path, changed, 0)
+	rep, err = ingest.File(ctx, st, path, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Restarted {
+		t.Fatalf("rewrite not detected: %+v", rep)
+	}
+	if !strings.Contains(allText(chunks(t, st)), "kindly make") {
+		t.Fatal("rewritten content not archived")
+	}
+	// What was stored before is still there.
+	if !strings.Contains(allText(chunks(t, st)), "Turn 0: please make") {
+		t.Fatal("earlier content lost")
+	}
+}
+
+func TestHugeLineAndGarbage(t *testing.T) {
+	ctx := context.Background()
+	lines := synth(2)
+	huge, _ := json.Marshal(map[string]any{"type": "user", "sessionId": sid, "uuid": "huge",
+		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "tu_1",
+			"content": "BEGIN-HUGE " + strings.Repeat("x", 5<<20) + " END-HUGE"}}}})
+	mixed := []string{lines[0], "not json at all", "\x00\x01\x02\xff\xfe", lines[1], string(huge), lines[2], "{\"type\":", lines[3]}
+	path := filepath.Join(t.TempDir(), sid+".jsonl")
+	writeLines(t, path, mixed, 0)
+	st := openStore(t)
+	rep, err := ingest.File(ctx, st, path, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Complete || rep.Skipped != 3 {
+		t.Fatalf("report %+v: want complete with 3 bad lines skipped", rep)
+	}
+	cs := chunks(t, st)
+	text := allText(cs)
+	if !strings.Contains(text, "go test ./widget0/...") || !strings.Contains(text, "widget0 passes now.") {
+		t.Fatalf("good lines around bad ones lost:\n%s", text)
+	}
+	for _, c := range cs {
+		if len(c.Text) > 64<<10 {
+			t.Fatalf("chunk of %d bytes: the huge result was not truncated", len(c.Text))
+		}
+	}
+}
+
+func TestNotARegularFile(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ingest.File(ctx, st, fifo, ingest.Options{SessionID: sid})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ingest.ErrNotRegular) {
+			t.Fatalf("fifo: err = %v, want ErrNotRegular", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ingest blocked on a FIFO")
+	}
+	if _, err := ingest.File(ctx, st, dir, ingest.Options{SessionID: sid}); !errors.Is(err, ingest.ErrNotRegular) {
+		t.Fatalf("directory: err = %v, want ErrNotRegular", err)
+	}
+	if _, err := ingest.File(ctx, st, filepath.Join(dir, "missing.jsonl"), ingest.Options{}); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing: err = %v, want not exist", err)
+	}
+	empty := filepath.Join(dir, sid+".jsonl")
+	writeLines(t, empty, nil, 0)
+	if rep, err := ingest.File(ctx, st, empty, ingest.Options{}); err != nil || !rep.Complete || rep.Chunks != 0 {
+		t.Fatalf("empty file: %+v, %v", rep, err)
+	}
+}
+
+// stopAfterApply cancels the ingest after its first committed batch, as a
+// hook deadline would.
+type stopAfterApply struct {
+	carryover.Store
+	cancel context.CancelFunc
+}
+
+func (s stopAfterApply) Apply(ctx context.Context, b carryover.Batch) error {
+	err := s.Store.Apply(ctx, b)
+	s.cancel()
+	return err
+}
+
+func TestDeadlineKeepsProgress(t *testing.T) {
+	lines := synth(200)
+	path := filepath.Join(t.TempDir(), sid+".jsonl")
+	writeLines(t, path, lines, 0)
+	st := openStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := ingest.File(ctx, stopAfterApply{st, cancel}, path, ingest.Options{BatchBytes: 8 << 10})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the deadline's error", err)
+	}
+	state, err := st.IngestState(context.Background(), sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(path)
+	if state.Offset <= 0 || state.Offset >= fi.Size() {
+		t.Fatalf("offset %d after one batch of a %d-byte file", state.Offset, fi.Size())
+	}
+	// The next hook resumes where the last one stopped.
+	rep, err := ingest.File(context.Background(), st, path, ingest.Options{BatchBytes: 8 << 10})
+	if err != nil || !rep.Complete || rep.Restarted {
+		t.Fatalf("resume: %+v, %v", rep, err)
+	}
+	text := allText(chunks(t, st))
+	for i := range 200 {
+		cmd := fmt.Sprintf("go test ./widget%d/...", i)
+		if n := strings.Count(text, cmd); n != 1 {
+			t.Fatalf("%q stored %d times, want once", cmd, n)
+		}
+	}
+}

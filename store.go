@@ -1,0 +1,45 @@
+package carryover
+
+import "context"
+
+// Store is the archive. Implementations must be safe for concurrent use by
+// several processes (Claude Code runs hooks in parallel) and must never lose
+// rows already stored when a write fails.
+type Store interface {
+	// Apply writes a batch in one transaction. Chunks whose Hash already
+	// exists in the project and items whose (session, kind, key) exists are
+	// not stored twice; the session row is upserted and the ingest state
+	// replaced.
+	Apply(ctx context.Context, b Batch) error
+	// IngestState returns the session's ingest state, or ErrNotFound.
+	IngestState(ctx context.Context, sessionID string) (IngestState, error)
+
+	// Session returns one session, or ErrNotFound.
+	Session(ctx context.Context, id string) (Session, error)
+	// Sessions lists sessions, most recently updated first.
+	Sessions(ctx context.Context, f SessionFilter) ([]Session, error)
+	// Chunks lists chunks of one session in sequence order.
+	Chunks(ctx context.Context, f ChunkFilter) ([]Chunk, error)
+	// Items lists items, newest line first.
+	Items(ctx context.Context, f ItemFilter) ([]Item, error)
+	// Compactions lists a session's compactions in order.
+	Compactions(ctx context.Context, sessionID string) ([]Compaction, error)
+
+	// Search ranks chunks by full-text relevance. Any text is a valid query:
+	// it never fails on syntax. Scores are higher-is-better.
+	Search(ctx context.Context, q Query) ([]Hit, error)
+
+	// RecordInjection appends to the audit log.
+	RecordInjection(ctx context.Context, in Injection) (int64, error)
+	// Injections lists audit records of a session (all when ""), newest first.
+	Injections(ctx context.Context, sessionID string, limit int) ([]Injection, error)
+
+	// AddNote stores a note; a note of kind "state" replaces the session's
+	// previous state note.
+	AddNote(ctx context.Context, n Note) (int64, error)
+	// Notes lists notes of a session (or of a project when sessionID is ""),
+	// oldest first.
+	Notes(ctx context.Context, project, sessionID string) ([]Note, error)
+
+	Close() error
+}

@@ -1,0 +1,5 @@
+package transcript
+
+import "encoding/json"
+
+func validJSON(b []byte) bool { return json.Valid(b) }
