@@ -7,9 +7,10 @@ import "context"
 // rows already stored when a write fails.
 type Store interface {
 	// Apply writes a batch in one transaction. Chunks whose Hash already
-	// exists in the project and items whose (session, kind, key) exists are
-	// not stored twice; the session row is upserted and the ingest state
-	// replaced.
+	// exists in the project are not stored twice; an item whose (session,
+	// kind, key) exists is merged into it (a later line, a fix that resolved
+	// it, the latest todo list); the session row is upserted and the ingest
+	// state replaced.
 	Apply(ctx context.Context, b Batch) error
 	// IngestState returns the session's ingest state, or ErrNotFound.
 	IngestState(ctx context.Context, sessionID string) (IngestState, error)

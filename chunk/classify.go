@@ -1,0 +1,249 @@
+package chunk
+
+import (
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// Weight is the part of an item's restore score known at extraction time:
+//
+//	Weight = typeWeight(kind) × markerBoost
+//
+// typeWeight is 1.0 for constraints, markers and unresolved errors; 0.9 for
+// decisions, fixes and todo state; 0.8 for goals and resolved errors; 0.7
+// for file edits; 0.5 for commands that change something and 0.3 for
+// read-only ones. markerBoost is 1.5 when the text says CRITICAL or
+// IMPORTANT, else 1. The restore side multiplies by recency and by the
+// cycle decay exp(−cycleAge/halfLife), as compahook does.
+func Weight(kind carryover.ItemKind, text string, resolved, readOnly bool) float64 {
+	w := 0.5
+	switch kind {
+	case carryover.KindConstraint, carryover.KindMarker, carryover.KindNote:
+		w = 1.0
+	case carryover.KindDecision, carryover.KindFix, carryover.KindTodo:
+		w = 0.9
+	case carryover.KindGoal:
+		w = 0.8
+	case carryover.KindError:
+		w = 1.0
+		if resolved {
+			w = 0.8
+		}
+	case carryover.KindFileEdit:
+		w = 0.7
+	case carryover.KindCommand:
+		if readOnly {
+			w = 0.3
+		}
+	}
+	if strings.Contains(text, "CRITICAL") || strings.Contains(text, "IMPORTANT") {
+		w *= 1.5
+	}
+	return w
+}
+
+// todoKey is the one key of a session's todo state, so the store keeps only
+// the latest list.
+const todoKey = "todo:list"
+
+// maxKey bounds the normalised text part of a key.
+const maxKey = 240
+
+// Key is an item's dedup key: kind + ":" + the text NFKC-normalised,
+// lower-cased and whitespace-collapsed, with kind-aware normalisation:
+// file paths are cleaned, commands lose a trailing "2>&1", and errors have
+// digit runs and hex addresses replaced by "#" so the same error on another
+// line or at another time dedups. The todo state has one constant key.
+func Key(kind carryover.ItemKind, text string) string {
+	if kind == carryover.KindTodo {
+		return todoKey
+	}
+	s := oneLine(strings.ToLower(norm.NFKC.String(text)))
+	switch kind {
+	case carryover.KindFileEdit:
+		s = path.Clean(s)
+	case carryover.KindCommand, carryover.KindFix:
+		s = strings.TrimSpace(strings.TrimSuffix(s, "2>&1"))
+	case carryover.KindError:
+		s = maskNumbers(s)
+	}
+	return string(kind) + ":" + s[:cutAt(s, maxKey)]
+}
+
+// maskNumbers replaces hex addresses and digit runs with "#".
+func maskNumbers(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '0' && i+1 < len(s) && s[i+1] == 'x':
+			j := i + 2
+			for j < len(s) && isHex(s[j]) {
+				j++
+			}
+			b.WriteByte('#')
+			i = j
+		case c >= '0' && c <= '9':
+			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+				i++
+			}
+			b.WriteByte('#')
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f'
+}
+
+// errorWords mark the salient lines of a failing command's output.
+var errorWords = []string{"error", "fail", "fatal", "exception", "panic", "undefined", "cannot", "can't",
+	"not found", "no such", "denied", "invalid", "unexpected", "refused", "timed out", "traceback", "ambiguous", "unknown", "missing"}
+
+// errorSummary picks the lines of a failure's output that say what went
+// wrong (falling back to its first lines), at most 300 bytes.
+func errorSummary(out string, code int) string {
+	var picked []string
+	var first []string
+	size := 0
+	for line := range strings.Lines(out) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "Exit code ") {
+			continue
+		}
+		if len(first) < 2 {
+			first = append(first, line)
+		}
+		if slices.Contains(picked, line) {
+			continue
+		}
+		low := strings.ToLower(line)
+		for _, w := range errorWords {
+			if strings.Contains(low, w) {
+				picked = append(picked, line)
+				size += len(line)
+				break
+			}
+		}
+		if len(picked) == 3 || size > 300 {
+			break
+		}
+	}
+	if len(picked) == 0 {
+		picked = first
+	}
+	s := strings.Join(picked, " | ")
+	if code > 0 {
+		s = "exit " + strconv.Itoa(code) + ": " + s
+	}
+	return shorten(oneLine(s), 300)
+}
+
+// trivialCommands are not worth a command item.
+var trivialCommands = map[string]bool{"ls": true, "cd": true, "pwd": true, "cat": true, "echo": true,
+	"which": true, "true": true, "sleep": true, "clear": true, "date": true, "whoami": true}
+
+// readOnlyCommands only look: their command items weigh less.
+var readOnlyCommands = map[string]bool{"git status": true, "git log": true, "git diff": true, "git show": true,
+	"git branch": true, "grep": true, "rg": true, "find": true, "head": true, "tail": true, "wc": true,
+	"bd show": true, "bd list": true, "bd ready": true, "tree": true, "sed": true, "awk": true, "jq": true,
+	"file": true, "stat": true, "du": true, "df": true, "ps": true, "env": true, "diff": true}
+
+// commandHead is a command's program and subcommand ("git push", "mix
+// test"), after leading "cd dir &&" and VAR=value prefixes: a failing
+// command counts as fixed when a later command with the same head succeeds.
+func commandHead(cmd string) string {
+	f := strings.Fields(cmd)
+	for len(f) > 0 {
+		switch {
+		case f[0] == "cd" && len(f) >= 3 && (f[2] == "&&" || f[2] == ";"):
+			f = f[3:]
+			continue
+		case strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-"):
+			f = f[1:]
+			continue
+		}
+		break
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	head := path.Base(f[0])
+	if len(f) > 1 && isSubcommand(f[1]) {
+		head += " " + f[1]
+	}
+	return head
+}
+
+func isSubcommand(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	return !strings.ContainsAny(s, "./=|&;<>$\"'")
+}
+
+// decisionCues mark assistant sentences that state a choice.
+var decisionCues = []string{"i'll use", "i will use", "we'll use", "let's use", "decided", "decide to", "decision",
+	"instead of", "rather than", "chose ", "chosen", "choosing", "the approach", "going with", "go with", "opted",
+	"better to", "prefer "}
+
+// constraintWords mark user sentences that set a rule.
+var constraintWords = []string{"always", "never", "don't", "do not", "dont", "must", "must not", "should not",
+	"shouldn't", "make sure", "avoid"}
+
+// markerWords start a marker line, with their boost.
+var markerWords = []string{"IMPORTANT:", "CRITICAL:", "REMEMBER:", "NOTE:", "TODO:"}
+
+func isDecision(sentence string) bool {
+	if len(sentence) < 20 || len(sentence) > 400 {
+		return false
+	}
+	low := strings.ToLower(sentence)
+	for _, c := range decisionCues {
+		if strings.Contains(low, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// isConstraint reports whether a user sentence sets a rule. Sentences that
+// look like pasted code or markup are not rules.
+func isConstraint(sentence string) bool {
+	if len(sentence) < 8 || len(sentence) > 400 || strings.ContainsAny(sentence, "{}") ||
+		strings.Contains(sentence, "</") || strings.Contains(sentence, "\":") || strings.Contains(sentence, `\n`) {
+		return false
+	}
+	low := strings.ReplaceAll(strings.ToLower(sentence), "’", "'")
+	for _, w := range constraintWords {
+		if hasWord(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// markers returns the lines of text holding a marker word, from the marker on.
+func markers(text string) []string {
+	var out []string
+	for line := range strings.Lines(text) {
+		for _, m := range markerWords {
+			if i := strings.Index(line, m); i >= 0 {
+				out = append(out, shorten(oneLine(line[i:]), 300))
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,51 @@
+package retrieve_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/retrieve"
+)
+
+func TestInstructions(t *testing.T) {
+	st := openStore(t)
+	s := session("1a5c0000-0000-4000-8000-000000000001", "/src/app", 1)
+	items := []carryover.Item{
+		{Kind: carryover.KindError, Text: "FAIL: TestBudget (retrieve_test.go:42): got 4100 chars", Window: 1, Line: 800, ChunkSeq: 5, Weight: 0.85},
+		{Kind: carryover.KindError, Text: "old error of window 0", Window: 0, Line: 100, ChunkSeq: 1, Weight: 0.85},
+		{Kind: carryover.KindError, Text: "fixed error of window 1", Resolved: true, Window: 1, Line: 790, ChunkSeq: 4, Weight: 0.85},
+		{Kind: carryover.KindFileEdit, Text: "/src/app/retrieve/fill.go", Window: 1, Line: 780, ChunkSeq: 3, Weight: 0.7},
+	}
+	// Many long paths: the reminders must stay within the cap.
+	for i := range 40 {
+		items = append(items, carryover.Item{Kind: carryover.KindFileEdit, Text: fmt.Sprintf("/src/app/%sfile%02d.go", strings.Repeat("deep/", 20), i), Window: 1, Line: 700 + i, ChunkSeq: 2, Weight: 0.7})
+	}
+	apply(t, st, s, nil, items)
+
+	got, err := retrieve.Instructions(context.Background(), st, s.ID, 1)
+	if err != nil {
+		t.Fatalf("instructions: %v", err)
+	}
+	t.Logf("instructions (%d chars):\n%s", len(got), got)
+	if len(got) > retrieve.InstructionsCap {
+		t.Errorf("%d chars, over %d", len(got), retrieve.InstructionsCap)
+	}
+	for _, want := range []string{"carryover search", "exact file paths", "FAIL: TestBudget (retrieve_test.go:42)", "/src/app/retrieve/fill.go"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("instructions lack %q", want)
+		}
+	}
+	for _, not := range []string{"old error of window 0", "fixed error of window 1"} {
+		if strings.Contains(got, not) {
+			t.Errorf("instructions remind of %q, not open in this window", not)
+		}
+	}
+
+	empty, err := retrieve.Instructions(context.Background(), openStore(t), "unknown", 0)
+	if err != nil || !strings.Contains(empty, "carryover search") || len(empty) > retrieve.InstructionsCap {
+		t.Errorf("empty store: %d chars, err %v", len(empty), err)
+	}
+}

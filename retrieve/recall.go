@@ -1,0 +1,157 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// Recall thresholds. A hit is injected only when all of these hold; most
+// prompts inject nothing. They are first guesses, to be calibrated on the
+// compaction-survival recall test.
+const (
+	DefaultRecallBudget = 2000
+	// RecallMinScore is the lowest store score (BM25, higher is better) a
+	// hit needs.
+	RecallMinScore = 1.0
+	// RecallMinTerms is how many distinct informative prompt words (three
+	// letters or more, not stop words) a hit's chunk must contain, unless
+	// it contains a rare identifier-like word of the prompt (a path, a
+	// camelCase or snake_case name, a dotted name, a flag).
+	RecallMinTerms = 2
+	// RecallMaxHits bounds the chunks one prompt brings back.
+	RecallMaxHits = 3
+	// recallFetch is how many hits each search asks the store for.
+	recallFetch = 8
+	// recallMaxTerms bounds the words sent to the store for a long prompt.
+	recallMaxTerms = 32
+)
+
+// RecallRequest asks what the archive holds about a new user prompt.
+type RecallRequest struct {
+	SessionID string
+	Project   string
+	Prompt    string
+	Window    int            // current context window; this session's earlier windows are searched
+	Budget    int            // characters; DefaultRecallBudget when <= 0
+	Exclude   map[int64]bool // chunk ids already injected in this window
+}
+
+// Recall returns archived chunks relevant to a new prompt, for
+// UserPromptSubmit: first from this session's earlier context windows
+// (what the model no longer sees), then from the project's other sessions.
+// It returns an empty block for slash commands, trivial prompts and hits
+// below the thresholds, which is the usual case.
+func Recall(ctx context.Context, st carryover.Store, req RecallRequest) (Block, error) {
+	budget := req.Budget
+	if budget <= 0 {
+		budget = DefaultRecallBudget
+	}
+	prompt := strings.TrimSpace(req.Prompt)
+	if prompt == "" || strings.HasPrefix(prompt, "/") {
+		return Block{}, nil
+	}
+	terms := queryTerms(prompt)
+	if !passesTermGate(terms, func(term) bool { return true }) {
+		return Block{}, nil
+	}
+	text := searchText(terms)
+
+	var queries []carryover.Query
+	if req.Window > 0 && req.SessionID != "" {
+		queries = append(queries, carryover.Query{Text: text, SessionID: req.SessionID, BeforeWindow: req.Window, Limit: recallFetch})
+	}
+	if req.Project != "" {
+		queries = append(queries, carryover.Query{Text: text, Project: req.Project, Limit: recallFetch})
+	}
+	var keep []carryover.Hit
+	for _, q := range queries {
+		hits, err := st.Search(ctx, q)
+		if err != nil {
+			return Block{}, fmt.Errorf("recall: %w", err)
+		}
+		for _, h := range hits {
+			c := h.Chunk
+			// The project search sees this session's current window too,
+			// which the model still has in context.
+			if q.SessionID == "" && c.SessionID == req.SessionID {
+				continue
+			}
+			if req.Exclude[c.ID] || h.Score < RecallMinScore || !relevant(terms, c) {
+				continue
+			}
+			keep = append(keep, h)
+		}
+	}
+	keep = uniqueHits(keep)
+	if len(keep) > RecallMaxHits {
+		keep = keep[:RecallMaxHits]
+	}
+	if len(keep) == 0 {
+		return Block{}, nil
+	}
+
+	const header = "## carryover: recalled from the archive\nEarlier exact context that may bear on this prompt (more: `carryover search \"<words>\"`).\n"
+	// Each result is preceded by a blank line and ends with a newline.
+	const framing = 2
+	room := budget - len(header) - framing*len(keep)
+	rs := snippets(keep, terms, room)
+	if len(rs) == 0 {
+		return Block{}, nil
+	}
+	var b strings.Builder
+	b.WriteString(header)
+	var blk Block
+	for _, r := range rs {
+		b.WriteString("\n" + r.Text + "\n")
+		blk.ChunkIDs = append(blk.ChunkIDs, r.ChunkID)
+	}
+	blk.Text = b.String()
+	return blk, nil
+}
+
+// informative reports whether a term counts toward RecallMinTerms.
+func informative(t term) bool {
+	return t.base && (len(t.text) >= 3 || strings.ContainsAny(t.text, "0123456789"))
+}
+
+// passesTermGate reports whether the terms found (present) include
+// RecallMinTerms distinct informative words or one rare identifier.
+func passesTermGate(terms []term, present func(term) bool) bool {
+	n := 0
+	for _, t := range terms {
+		if !present(t) {
+			continue
+		}
+		if t.rare {
+			return true
+		}
+		if informative(t) {
+			n++
+		}
+	}
+	return n >= RecallMinTerms
+}
+
+// relevant applies the term gate to a chunk's text, summary and files.
+func relevant(terms []term, c carryover.Chunk) bool {
+	hay := lowerASCII(c.Text + "\n" + c.Summary + "\n" + strings.Join(c.Files, "\n"))
+	return passesTermGate(terms, func(t term) bool { return strings.Contains(hay, t.text) })
+}
+
+// searchText is the store query for a prompt: its informative words and
+// identifiers, without the filler that would only add noise to BM25.
+func searchText(terms []term) string {
+	var ws []string
+	for _, t := range terms {
+		if t.rare || informative(t) {
+			ws = append(ws, t.text)
+		}
+		if len(ws) == recallMaxTerms {
+			break
+		}
+	}
+	return strings.Join(ws, " ")
+}

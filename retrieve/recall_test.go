@@ -1,0 +1,83 @@
+package retrieve_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/retrieve"
+)
+
+func recall(tb testing.TB, st carryover.Store, req retrieve.RecallRequest) retrieve.Block {
+	tb.Helper()
+	if req.SessionID == "" {
+		req.SessionID, req.Project, req.Window = archiveSession, archiveProject, 2
+	}
+	blk, err := retrieve.Recall(context.Background(), st, req)
+	if err != nil {
+		tb.Fatalf("recall %q: %v", req.Prompt, err)
+	}
+	if len(blk.Text) > 2000 {
+		tb.Errorf("recall %q: %d chars over the default budget", req.Prompt, len(blk.Text))
+	}
+	return blk
+}
+
+func TestRecallQuiet(t *testing.T) {
+	st := archiveFixture(t)
+	for _, prompt := range []string{
+		"ok", "/compact", "thanks", "  ", "yes, continue please", "/clear",
+		"what is the best recipe for sourdough bread with rye flour",
+		"how tall is the eiffel tower",
+		// Words of every archived chunk: matched, but BM25 scores them ~0.
+		"check the layout of the module page again",
+	} {
+		if blk := recall(t, st, retrieve.RecallRequest{Prompt: prompt}); blk.Text != "" || len(blk.ChunkIDs) != 0 {
+			t.Errorf("prompt %q recalled:\n%s", prompt, blk.Text)
+		}
+	}
+}
+
+func TestRecallArchivedDetail(t *testing.T) {
+	st := archiveFixture(t)
+	blk := recall(t, st, retrieve.RecallRequest{Prompt: "Which port did we configure for SpotterWeb.Endpoint in config/test.exs?"})
+	if !strings.Contains(blk.Text, "port: 4002") {
+		t.Fatalf("recall misses the archived detail:\n%s", blk.Text)
+	}
+	if strings.Contains(blk.Text, "current window:") {
+		t.Errorf("recall brought back the current window, which the model still sees:\n%s", blk.Text)
+	}
+	if len(blk.ChunkIDs) == 0 {
+		t.Errorf("no chunk ids returned")
+	}
+	t.Logf("recall block (%d chars):\n%s", len(blk.Text), blk.Text)
+
+	// Once injected in this window, the same chunks are not injected again.
+	ex := map[int64]bool{}
+	for _, id := range blk.ChunkIDs {
+		ex[id] = true
+	}
+	again := recall(t, st, retrieve.RecallRequest{Prompt: "Which port did we configure for SpotterWeb.Endpoint in config/test.exs?", Exclude: ex})
+	for _, id := range again.ChunkIDs {
+		if ex[id] {
+			t.Errorf("chunk %d recalled again despite Exclude", id)
+		}
+	}
+}
+
+func TestRecallOtherSession(t *testing.T) {
+	st := archiveFixture(t)
+	blk := recall(t, st, retrieve.RecallRequest{Prompt: "the push failed without an upstream, how did we push the spotter-gqc branch?"})
+	if !strings.Contains(blk.Text, "git push --set-upstream origin spotter-gqc") {
+		t.Fatalf("recall misses the other session's detail:\n%s", blk.Text)
+	}
+}
+
+func TestRecallBudget(t *testing.T) {
+	st := archiveFixture(t)
+	blk := recall(t, st, retrieve.RecallRequest{Prompt: "secret_key_base SpotterWeb.Endpoint annotations_session_id_state_index", Budget: 400})
+	if blk.Text == "" || len(blk.Text) > 400 {
+		t.Errorf("budget 400: %d chars:\n%s", len(blk.Text), blk.Text)
+	}
+}

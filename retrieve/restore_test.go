@@ -1,0 +1,219 @@
+package retrieve_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/retrieve"
+)
+
+const (
+	restoreSession = "5e55a0b1-0000-4000-8000-000000000001"
+	restoreProject = "/src/app"
+	// restoreSummary is what the compaction kept: it quotes one edited path
+	// (project-relative) and one command.
+	restoreSummary = `Summary:
+1. Primary Request: add a --budget flag.
+2. Files: cmd/carryover/main.go was edited to wire the flag.
+3. The user ran   GO VET ./...   which passed.`
+)
+
+// restoreFixture stores a session compacted once: window 0 holds the
+// facts, window 1 (the current one) a file the model still sees.
+func restoreFixture(tb testing.TB) carryover.Store {
+	tb.Helper()
+	st := openStore(tb)
+	s := session(restoreSession, restoreProject, 1)
+	items := []carryover.Item{
+		{Kind: carryover.KindGoal, Text: "Add a --budget flag to the restore command and cap output at the budget", Turn: 0, Line: 5, ChunkSeq: 0, Weight: 0.8},
+		{Kind: carryover.KindConstraint, Text: "never use cgo: the binary must stay static", Turn: 0, Line: 9, ChunkSeq: 0, Weight: 1},
+		{Kind: carryover.KindDecision, Text: "rank with FTS5 BM25 instead of embeddings", Detail: "no model download in a hook", Turn: 1, Line: 50, ChunkSeq: 1, Weight: 0.9},
+		{Kind: carryover.KindError, Text: "undefined: sqlite.Open (compile error in cmd/carryover/db.go:14)", Detail: "fixed by: go get modernc.org/sqlite@v1.61.1 — in $ go build ./...", Resolved: true, Turn: 1, Line: 100, ChunkSeq: 2, Weight: 0.85},
+		{Kind: carryover.KindFix, Text: "go get modernc.org/sqlite@v1.61.1", Turn: 1, Line: 110, ChunkSeq: 2, Weight: 0.85},
+		{Kind: carryover.KindError, Text: "panic: runtime error: index out of range [3] with length 3 at retrieve/fill.go:120", Turn: 2, Line: 300, ChunkSeq: 9, Weight: 0.85},
+		{Kind: carryover.KindError, Text: "panic: runtime error: index out of range [3] with length 3 at retrieve/fill.go:121", Turn: 2, Line: 310, ChunkSeq: 9, Weight: 0.85},
+		{Kind: carryover.KindFileEdit, Text: restoreProject + "/internal/config/loader.go", Detail: "load .carryover.toml before flags", Turn: 1, Line: 150, ChunkSeq: 3, Weight: 0.7},
+		{Kind: carryover.KindFileEdit, Text: restoreProject + "/cmd/carryover/main.go", Detail: "wire the flag", Turn: 1, Line: 160, ChunkSeq: 3, Weight: 0.7},
+		{Kind: carryover.KindCommand, Text: "go test ./retrieve/ -run TestRestore -count=1", Turn: 2, Line: 250, ChunkSeq: 8, Weight: 0.6},
+		{Kind: carryover.KindCommand, Text: "go vet ./...", Turn: 2, Line: 255, ChunkSeq: 8, Weight: 0.6},
+		{Kind: carryover.KindMarker, Text: "IMPORTANT: keep the JSON output of search stable", Turn: 2, Line: 260, ChunkSeq: 8, Weight: 1.35},
+		{Kind: carryover.KindTodo, Text: "[completed] write the parser\n[in_progress] wire the --budget flag\n[pending] tests for budgets", Turn: 2, Line: 320, ChunkSeq: 10, Weight: 0.8},
+		// The current window: still in the model's context.
+		{Kind: carryover.KindFileEdit, Text: restoreProject + "/current/visible.go", Detail: "after the compaction", Turn: 3, Window: 1, Line: 900, ChunkSeq: 20, Weight: 0.7},
+	}
+	// Filler, so that budgets bind: many specific commands and files.
+	for i := range 60 {
+		items = append(items,
+			carryover.Item{Kind: carryover.KindCommand, Text: fmt.Sprintf("go test ./pkg%02d/ -run TestCase%02d -count=1 -v", i, i), Turn: 0, Line: 20 + i, ChunkSeq: 11 + i%5, Weight: 0.6},
+			carryover.Item{Kind: carryover.KindFileEdit, Text: fmt.Sprintf("%s/pkg%02d/handler_%02d.go", restoreProject, i, i), Detail: fmt.Sprintf("handle case %d of the budget table", i), Turn: 0, Line: 20 + i, ChunkSeq: 11 + i%5, Weight: 0.7},
+		)
+	}
+	apply(tb, st, s, nil, items)
+	if _, err := st.AddNote(context.Background(), carryover.Note{SessionID: restoreSession, Project: restoreProject, Kind: "state", Text: "Wiring the --budget flag; next: budget tests"}); err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}
+
+func restore(tb testing.TB, st carryover.Store, budget int) retrieve.Block {
+	tb.Helper()
+	blk, err := retrieve.Restore(context.Background(), st, retrieve.RestoreRequest{
+		SessionID: restoreSession, Project: restoreProject, Window: 1, Summary: restoreSummary, Budget: budget,
+	})
+	if err != nil {
+		tb.Fatalf("restore: %v", err)
+	}
+	return blk
+}
+
+func TestRestoreEmptyStore(t *testing.T) {
+	st := openStore(t)
+	blk, err := retrieve.Restore(context.Background(), st, retrieve.RestoreRequest{SessionID: "none", Window: 1})
+	if err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	if blk.Text != "" || len(blk.ItemIDs) != 0 || len(blk.ChunkIDs) != 0 {
+		t.Errorf("empty store gave %+v, want an empty block", blk)
+	}
+}
+
+func TestRestoreContent(t *testing.T) {
+	st := restoreFixture(t)
+	text := restore(t, st, 4000).Text
+	t.Logf("restore block (%d chars):\n%s", len(text), text)
+
+	mustContain := []string{
+		"## carryover: restored after compaction (session 5e55a0b1, window 1)",
+		"carryover search",
+		"Wiring the --budget flag; next: budget tests", // state note
+		"wire the --budget flag",                       // todo list
+		"never use cgo: the binary must stay static",   // constraint
+		"rank with FTS5 BM25 instead of embeddings — because: no model download in a hook",
+		"undefined: sqlite.Open (compile error in cmd/carryover/db.go:14) — fixed by: go get modernc.org/sqlite@v1.61.1",
+		"`internal/config/loader.go` — load .carryover.toml before flags",
+		"`go test ./retrieve/ -run TestRestore -count=1` (turn 2, L250)", // provenance
+		"IMPORTANT: keep the JSON output of search stable",
+	}
+	for _, s := range mustContain {
+		if !strings.Contains(text, s) {
+			t.Errorf("block lacks %q", s)
+		}
+	}
+	mustNot := map[string]string{
+		"cmd/carryover/main.go": "a path the summary quotes",
+		"go vet ./...":          "a command the summary quotes (other case and spacing)",
+		"current/visible.go":    "an item of the current window",
+		"fix: `go get":          "a fix already shown with its error",
+	}
+	for s, why := range mustNot {
+		if strings.Contains(text, s) {
+			t.Errorf("block holds %s: %q", why, s)
+		}
+	}
+
+	if n := strings.Count(text, "index out of range"); n != 1 {
+		t.Errorf("an error and its near-duplicate (other line number) shown %d times, want once", n)
+	}
+
+	order := []string{
+		"### Current state / task",
+		"state (note):",
+		"### User constraints",
+		"### Decisions",
+		"### Errors",
+		"open: panic: runtime error",
+		"undefined: sqlite.Open",
+		"### Files changed",
+		"### Commands that worked",
+		"### Notes / markers",
+	}
+	last := -1
+	for _, s := range order {
+		i := strings.Index(text, s)
+		if i < 0 {
+			t.Errorf("block lacks %q", s)
+			continue
+		}
+		if i < last {
+			t.Errorf("%q comes too early", s)
+		}
+		last = i
+	}
+	for line := range strings.SplitSeq(text, "\n") {
+		if strings.HasPrefix(line, "- ") && !strings.HasSuffix(line, ")") && !strings.HasSuffix(line, "):") {
+			t.Errorf("line without provenance: %q", line)
+		}
+	}
+}
+
+func TestRestoreBudgets(t *testing.T) {
+	st := restoreFixture(t)
+	var prev retrieve.Block
+	for _, budget := range []int{500, 1000, 4000, 16000} {
+		blk := restore(t, st, budget)
+		if len(blk.Text) > budget {
+			t.Errorf("budget %d: block has %d chars", budget, len(blk.Text))
+		}
+		if blk.Text == "" {
+			t.Fatalf("budget %d: empty block", budget)
+		}
+		if len(blk.ItemIDs) <= len(prev.ItemIDs) {
+			t.Errorf("budget %d: %d items, no more than the smaller budget's %d", budget, len(blk.ItemIDs), len(prev.ItemIDs))
+		}
+		for _, id := range prev.ItemIDs {
+			if !slices.Contains(blk.ItemIDs, id) {
+				t.Errorf("budget %d lost item %d shown with a smaller budget", budget, id)
+			}
+		}
+		// Every returned id is an item of the session shown in the block.
+		items, err := st.Items(context.Background(), carryover.ItemFilter{SessionID: restoreSession, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range blk.ItemIDs {
+			i := slices.IndexFunc(items, func(it carryover.Item) bool { return it.ID == id })
+			if i < 0 {
+				t.Errorf("budget %d: id %d is no item of the session", budget, id)
+				continue
+			}
+			head, _, _ := strings.Cut(items[i].Text, "\n")
+			head = strings.TrimPrefix(head, restoreProject+"/")
+			if len(head) > 30 {
+				head = head[:30]
+			}
+			if !strings.Contains(blk.Text, head) {
+				t.Errorf("budget %d: item %d (%q) is not in the block", budget, id, head)
+			}
+		}
+		t.Logf("budget %5d: %5d chars, %3d items", budget, len(blk.Text), len(blk.ItemIDs))
+		prev = blk
+	}
+}
+
+func TestRestoreUsesStoredSummary(t *testing.T) {
+	st := openStore(t)
+	s := session("5e55a0b1-0000-4000-8000-000000000002", restoreProject, 1)
+	apply(t, st, s, nil, []carryover.Item{
+		{Kind: carryover.KindFileEdit, Text: restoreProject + "/kept/in_summary.go", Detail: "x", Line: 10, Weight: 0.7},
+		{Kind: carryover.KindFileEdit, Text: restoreProject + "/lost/by_summary.go", Detail: "y", Line: 20, ChunkSeq: 1, Weight: 0.7},
+	})
+	err := st.Apply(context.Background(), carryover.Batch{
+		Session:     s,
+		Compactions: []carryover.Compaction{{SessionID: s.ID, Window: 1, Trigger: "auto", Line: 30, Summary: "We changed kept/in_summary.go."}},
+		State:       carryover.IngestState{SessionID: s.ID, Path: s.TranscriptPath, FileID: "f", Offset: 2, Line: 31},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, err := retrieve.Restore(context.Background(), st, retrieve.RestoreRequest{SessionID: s.ID, Project: restoreProject, Window: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(blk.Text, "in_summary.go") || !strings.Contains(blk.Text, "lost/by_summary.go") {
+		t.Errorf("the stored summary was not used for novelty:\n%s", blk.Text)
+	}
+}

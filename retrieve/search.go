@@ -1,0 +1,223 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// Search defaults.
+const (
+	DefaultSearchBudget = 4000
+	DefaultSearchLimit  = 8
+	// minSnippet is the smallest snippet body worth returning.
+	minSnippet = 80
+	// lineSnap is how far a snippet edge moves to land on a line boundary.
+	lineSnap = 80
+)
+
+// SearchRequest is a full-text search of the archive.
+type SearchRequest struct {
+	Query  carryover.Query // Limit 0 means DefaultSearchLimit
+	Budget int             // total bytes of all result texts; DefaultSearchBudget when <= 0
+}
+
+// Result is one ranked chunk, cut to the part that best matches the query.
+type Result struct {
+	SessionID string
+	Turn      int
+	Lines     [2]int // first and last transcript line of the chunk
+	Score     float64
+	Text      string // provenance header line, then the snippet
+	ChunkID   int64
+}
+
+// Search ranks chunks for the query and returns results whose Text fields
+// together fit the budget: exactly what a recall would inject. Each result
+// shows the window of its chunk with the densest query-term matches.
+func Search(ctx context.Context, st carryover.Store, req SearchRequest) ([]Result, error) {
+	q := req.Query
+	if q.Limit <= 0 {
+		q.Limit = DefaultSearchLimit
+	}
+	budget := req.Budget
+	if budget <= 0 {
+		budget = DefaultSearchBudget
+	}
+	if strings.TrimSpace(q.Text) == "" {
+		return nil, nil
+	}
+	hits, err := st.Search(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return snippets(hits, queryTerms(q.Text), budget), nil
+}
+
+// snippets renders hits in rank order until budget bytes are used. Each
+// hit gets an equal part of what is left, so short chunks leave room to the
+// ones after them; the last one may be cut to fit.
+func snippets(hits []carryover.Hit, terms []term, budget int) []Result {
+	hits = uniqueHits(hits)
+	var out []Result
+	left := budget
+	for i, h := range hits {
+		c := h.Chunk
+		header := fmt.Sprintf("[session %s, turn %d, L%d-%d]\n", shortID(c.SessionID), c.Turn, c.FirstLine, c.LastLine)
+		share := left/(len(hits)-i) - len(header)
+		share = max(share, min(minSnippet, left-len(header)))
+		if share < minSnippet/2 {
+			break
+		}
+		body := c.Text
+		if strings.TrimSpace(body) == "" {
+			body = c.Summary
+		}
+		text := header + window(body, terms, share)
+		out = append(out, Result{
+			SessionID: c.SessionID,
+			Turn:      c.Turn,
+			Lines:     [2]int{c.FirstLine, c.LastLine},
+			Score:     h.Score,
+			Text:      text,
+			ChunkID:   c.ID,
+		})
+		left -= len(text)
+	}
+	return out
+}
+
+// uniqueHits drops hits whose chunk text equals a better hit's.
+func uniqueHits(hits []carryover.Hit) []carryover.Hit {
+	seen := map[string]bool{}
+	var out []carryover.Hit
+	for _, h := range hits {
+		k := h.Chunk.Hash
+		if k == "" {
+			k = normSpace(h.Chunk.Text)
+		}
+		if seen[k] || seen[normSpace(h.Chunk.Text)] {
+			continue
+		}
+		seen[k] = true
+		seen[normSpace(h.Chunk.Text)] = true
+		out = append(out, h)
+	}
+	return out
+}
+
+// match is one occurrence of a term in a text.
+type match struct {
+	pos  int
+	term int
+}
+
+// findMatches returns the occurrences of each term in lower (ASCII
+// lowercased text), at most perTerm each, sorted by position.
+func findMatches(lower string, terms []term, perTerm int) []match {
+	var ms []match
+	for ti, t := range terms {
+		from, n := 0, 0
+		for n < perTerm {
+			i := strings.Index(lower[from:], t.text)
+			if i < 0 {
+				break
+			}
+			ms = append(ms, match{pos: from + i, term: ti})
+			from += i + len(t.text)
+			n++
+		}
+	}
+	sort.Slice(ms, func(a, b int) bool { return ms[a].pos < ms[b].pos })
+	return ms
+}
+
+// window returns at most size bytes of text around its densest cluster of
+// query terms: the span of at most size bytes holding the greatest weight
+// of distinct terms (the shortest such span on ties), with some context
+// before it, widened to whole lines where that keeps the span. Without any
+// match it returns the head.
+func window(text string, terms []term, size int) string {
+	text = strings.TrimSpace(text)
+	if len(text) <= size {
+		return text
+	}
+	ms := findMatches(lowerASCII(text), terms, 200)
+	if len(ms) == 0 {
+		return cut(text, 0, 0, 0, size)
+	}
+	end := func(m match) int { return m.pos + len(terms[m.term].text) }
+	bestA, bestB, bestScore := 0, 0, -1.0
+	count := make([]int, len(terms))
+	score := 0.0
+	j := 0 // matches [i, j) lie in the span starting at ms[i]
+	lastEnd := 0
+	for i := range ms {
+		if j <= i {
+			j, score, lastEnd = i, 0, 0
+			clear(count)
+		}
+		for j < len(ms) && end(ms[j]) <= ms[i].pos+size {
+			t := ms[j].term
+			if count[t] == 0 {
+				score += terms[t].weight
+			}
+			count[t]++
+			lastEnd = max(lastEnd, end(ms[j]))
+			j++
+		}
+		if span := lastEnd - ms[i].pos; score > bestScore || score == bestScore && span < bestB-bestA {
+			bestA, bestB, bestScore = ms[i].pos, lastEnd, score
+		}
+		t := ms[i].term
+		if count[t]--; count[t] == 0 {
+			score -= terms[t].weight
+		}
+	}
+	start := max(bestA-(size-(bestB-bestA))/3, 0)
+	return cut(text, start, bestA, bestB, size)
+}
+
+// cut returns up to size bytes of text from about start, keeping [a, b)
+// when it fits, moving both edges to line boundaries when one is near and
+// the span stays whole, and marking cut edges with "…".
+func cut(text string, start, a, b, size int) string {
+	const ell = "…"
+	snap := min(lineSnap, size/4)
+	if start > 0 {
+		if nl := strings.LastIndexByte(text[max(start-snap, 0):start], '\n'); nl >= 0 && b-(max(start-snap, 0)+nl+1) <= size-2*len(ell) {
+			start = max(start-snap, 0) + nl + 1
+		} else if nl := strings.IndexByte(text[start:min(start+snap, len(text))], '\n'); nl >= 0 && start+nl < a {
+			start += nl + 1
+		}
+	}
+	for start < len(text) && !utf8.RuneStart(text[start]) {
+		start++
+	}
+	room := size
+	if start > 0 {
+		room -= len(ell)
+	}
+	end := min(start+room, len(text))
+	if end < len(text) {
+		end = start + room - len(ell)
+		if nl := strings.LastIndexByte(text[start:end], '\n'); nl > 0 && start+nl >= b && end-(start+nl) <= snap {
+			end = start + nl
+		}
+		for end > start && !utf8.RuneStart(text[end]) {
+			end--
+		}
+	}
+	body := strings.TrimRight(text[start:end], " \n")
+	if end < len(text) {
+		body += ell
+	}
+	if start > 0 {
+		body = ell + body
+	}
+	return body
+}

@@ -1,0 +1,280 @@
+package retrieve
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// normSpace lowercases s and collapses every run of white space into one
+// space, so that key strings compare regardless of layout.
+func normSpace(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// oneLine collapses white space (newlines included) into single spaces,
+// keeping case.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// clip returns s cut to at most n bytes on a rune boundary, ending in "…"
+// when something was cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const ell = "…"
+	if n < len(ell) {
+		return ""
+	}
+	cut := n - len(ell)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.TrimRight(s[:cut], " ") + ell
+}
+
+// lowerASCII lowercases ASCII letters only, so byte offsets in the result
+// are offsets in s.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; 'A' <= c && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= utf8.RuneSelf
+}
+
+// containsBounded reports whether needle occurs in hay such that a needle
+// starting (ending) with a word character is not glued to another word
+// character: "a.go" is not found in "data.go". Both are expected to be
+// normalised already.
+func containsBounded(hay, needle string) bool {
+	if needle == "" {
+		return false
+	}
+	from := 0
+	for {
+		i := strings.Index(hay[from:], needle)
+		if i < 0 {
+			return false
+		}
+		i += from
+		j := i + len(needle)
+		okStart := i == 0 || !isWordByte(needle[0]) || !isWordByte(hay[i-1])
+		okEnd := j == len(hay) || !isWordByte(needle[len(needle)-1]) || !isWordByte(hay[j])
+		if okStart && okEnd {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// words splits s into runs of letters, digits and underscores.
+func words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// identParts splits an identifier into its camelCase and snake_case parts:
+// "SpotterWeb" → "Spotter", "Web"; "secret_key_base" → "secret", "key",
+// "base". A word with no inner boundary yields nothing.
+func identParts(w string) []string {
+	var parts []string
+	for _, p := range strings.Split(w, "_") {
+		start := 0
+		rs := []rune(p)
+		for i := 1; i < len(rs); i++ {
+			lowerToUpper := unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
+			acronymEnd := i+1 < len(rs) && unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i+1])
+			if lowerToUpper || acronymEnd {
+				parts = append(parts, string(rs[start:i]))
+				start = i
+			}
+		}
+		parts = append(parts, string(rs[start:]))
+	}
+	if len(parts) < 2 {
+		return nil
+	}
+	return parts
+}
+
+// isIdentLike reports whether a raw word looks like a specific identifier
+// rather than prose: a path, a dotted or snake_case name, camelCase, a flag,
+// or letters mixed with digits.
+func isIdentLike(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	if strings.HasPrefix(w, "--") && len(w) > 3 {
+		return true
+	}
+	var letter, digit, upperAfterLower, inner bool
+	prevLower := false
+	for i, r := range w {
+		switch {
+		case unicode.IsLetter(r):
+			letter = true
+			if unicode.IsUpper(r) && prevLower {
+				upperAfterLower = true
+			}
+			prevLower = unicode.IsLower(r)
+			continue
+		case unicode.IsDigit(r):
+			digit = true
+		case r == '/' || r == '_' || r == '.' || r == ':':
+			if i > 0 && i < len(w)-1 {
+				inner = true
+			}
+		}
+		prevLower = false
+	}
+	return upperAfterLower || inner && letter || letter && digit
+}
+
+// specificity counts the distinct rare-looking tokens of s (paths, dotted
+// or snake_case names, camelCase, flags, numbers), capped at max.
+func specificity(s string, limit int) int {
+	var seen []string // a handful at most: a slice beats a map
+	for f := range strings.FieldsSeq(s) {
+		f = strings.Trim(f, "`'\"()[]{},;")
+		if (isIdentLike(f) || isNumber(f)) && !slices.Contains(seen, f) {
+			seen = append(seen, f)
+			if len(seen) >= limit {
+				break
+			}
+		}
+	}
+	return len(seen)
+}
+
+func isNumber(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsDigit(r) && r != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// stopwords are words that say nothing about what to look up: English
+// function words, conversational filler and generic request verbs.
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for w := range strings.FieldsSeq(`a about above after again all also am an and any are as at be because been
+		before being below between both but by can could did do does doing done don down during each else ever
+		few for from further get got had has have having he her here hers him his how i if in into is it its
+		itself just let lets like make me more most my no nor not now of off ok okay on once only or other our
+		ours out over own please same she should so some such than thank thanks that the their them then there
+		these they this those through thx to too under until up very was we were what when where which while who
+		whom why will with would yes yeah yep you your yours sure go going continue proceed next great good fine
+		nice cool right alright hi hello hey let's now again use used using want need try tried one two see look
+		show tell give take keep work works working thing things something anything way well still again back
+		first last new old same did does was were wasn't isn't don't can't won't didn't`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// term is one query term to look for in chunk texts.
+type term struct {
+	text   string  // lowercase (ASCII) form searched for
+	weight float64 // informativeness
+	base   bool    // a whole word of the query (not a camelCase part or a raw identifier)
+	rare   bool    // identifier-like: a path, camelCase, snake_case, dotted name, flag
+}
+
+// queryTerms splits a query the way identifiers are split: raw
+// identifier-like words ("config/test.exs", "SpotterWeb.Endpoint") are kept
+// whole as rare terms, then every word and its camelCase/snake_case parts
+// become terms. Stop words and one-letter words are dropped.
+func queryTerms(q string) []term {
+	var terms []term
+	seen := map[string]int{}
+	add := func(t term) {
+		if i, ok := seen[t.text]; ok {
+			// The same text as a whole word and as a raw identifier:
+			// keep the strongest reading of each flag.
+			terms[i].base = terms[i].base || t.base
+			terms[i].rare = terms[i].rare || t.rare
+			terms[i].weight = max(terms[i].weight, t.weight)
+			return
+		}
+		seen[t.text] = len(terms)
+		terms = append(terms, t)
+	}
+	for raw := range strings.FieldsSeq(q) {
+		raw = strings.Trim(raw, "`'\"()[]{},;:!?")
+		raw = strings.TrimSuffix(raw, ".")
+		if isIdentLike(raw) && hasWordOf(raw, 2) {
+			add(term{text: lowerASCII(raw), weight: 3, rare: true})
+		}
+		for _, w := range words(raw) {
+			lw := lowerASCII(w)
+			if len(w) < 2 || stopwords[strings.ToLower(w)] {
+				continue
+			}
+			rare := isIdentLike(w)
+			add(term{text: lw, weight: termWeight(lw, rare), base: true, rare: rare})
+			for _, p := range identParts(w) {
+				lp := lowerASCII(p)
+				if len(lp) < 3 || stopwords[lp] {
+					continue
+				}
+				add(term{text: lp, weight: termWeight(lp, false) / 2})
+			}
+		}
+	}
+	return terms
+}
+
+// termWeight favours long and identifier-like terms: "secret_key_base"
+// says more than "key".
+func termWeight(t string, rare bool) float64 {
+	w := 1 + float64(min(len(t), 12))/6
+	if rare {
+		w *= 1.5
+	}
+	return w
+}
+
+// hasWordOf reports whether s has a word of at least n bytes.
+func hasWordOf(s string, n int) bool {
+	for _, w := range words(s) {
+		if len(w) >= n {
+			return true
+		}
+	}
+	return false
+}

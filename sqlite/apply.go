@@ -1,0 +1,310 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// Apply writes a batch in one IMMEDIATE transaction: all of it or nothing.
+//
+// Merge rules, so that re-ingesting the same lines changes nothing:
+//   - session: a non-empty transcript path, version or title replaces the
+//     stored one, an empty one never does; Started keeps the earliest known
+//     time, Updated, Windows and Turns the largest. The project is fixed by
+//     the first batch (unless it was empty).
+//   - chunks: one whose Hash already exists in the project is not stored
+//     again; items of the batch then point at the existing row.
+//   - items: one per (session, kind, key). An occurrence at a later line
+//     replaces text, chunk, turn, window, line and time (and detail when
+//     its own is not empty) and adds its Count (at least 1) to the stored
+//     one; an occurrence at the same or an earlier line (a re-ingest) only
+//     fills an empty detail. Resolved is sticky (old OR new) and Weight
+//     keeps the maximum.
+//   - compactions: one per (session, window); the new row's non-empty
+//     fields win, so a summary is kept when a later write has none.
+//   - ingest state: replaced.
+func (s *Store) Apply(ctx context.Context, b carryover.Batch) (err error) {
+	if err := validate(b); err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return wrapErr("apply: begin", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	projectID, err := upsertSession(ctx, tx, b.Session)
+	if err != nil {
+		return err
+	}
+	chunkIDs, err := insertChunks(ctx, tx, projectID, b.Session.ID, b.Chunks)
+	if err != nil {
+		return err
+	}
+	if err := upsertItems(ctx, tx, b.Session.ID, chunkIDs, b.Items); err != nil {
+		return err
+	}
+	if err := upsertCompactions(ctx, tx, b.Session.ID, b.Compactions); err != nil {
+		return err
+	}
+	st := b.State
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ingest_path = ?, ingest_file_id = ?,
+		ingest_offset = ?, ingest_line = ?, ingest_cursor = ? WHERE id = ?`,
+		st.Path, st.FileID, st.Offset, st.Line, st.Cursor, b.Session.ID); err != nil {
+		return wrapErr("apply: ingest state", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return wrapErr("apply: commit", err)
+	}
+	return nil
+}
+
+// validate rejects batches whose parts name another session or project, and
+// rows that would break deduplication. Parts may leave the session empty.
+func validate(b carryover.Batch) error {
+	id := b.Session.ID
+	if id == "" {
+		return errors.New("session id is empty")
+	}
+	same := func(what, got string) error {
+		if got != "" && got != id {
+			return fmt.Errorf("%s belongs to session %q, batch is for %q", what, got, id)
+		}
+		return nil
+	}
+	for i := range b.Chunks {
+		c := &b.Chunks[i]
+		if err := same(fmt.Sprintf("chunk %d", c.Seq), c.SessionID); err != nil {
+			return err
+		}
+		if c.Project != "" && c.Project != b.Session.Project {
+			return fmt.Errorf("chunk %d belongs to project %q, session to %q", c.Seq, c.Project, b.Session.Project)
+		}
+		if c.Hash == "" {
+			return fmt.Errorf("chunk %d has no hash", c.Seq)
+		}
+	}
+	for i := range b.Items {
+		it := &b.Items[i]
+		if err := same("item "+it.Key, it.SessionID); err != nil {
+			return err
+		}
+		if it.Key == "" || it.Kind == "" {
+			return fmt.Errorf("item at line %d has no kind or key", it.Line)
+		}
+	}
+	for i := range b.Compactions {
+		if err := same(fmt.Sprintf("compaction %d", b.Compactions[i].Window), b.Compactions[i].SessionID); err != nil {
+			return err
+		}
+	}
+	if err := same("ingest state", b.State.SessionID); err != nil {
+		return err
+	}
+	return nil
+}
+
+// upsertSession upserts the project and the session, and returns the
+// session's project id.
+func upsertSession(ctx context.Context, tx *sql.Tx, ss carryover.Session) (int64, error) {
+	var projectID int64
+	// DO UPDATE (a no-op) rather than DO NOTHING so RETURNING yields the id
+	// of an existing row too.
+	err := tx.QueryRowContext(ctx, `INSERT INTO projects (root) VALUES (?)
+		ON CONFLICT (root) DO UPDATE SET root = excluded.root RETURNING id`, ss.Project).Scan(&projectID)
+	if err != nil {
+		return 0, wrapErr("apply: project", err)
+	}
+	err = tx.QueryRowContext(ctx, `INSERT INTO sessions
+		(id, project_id, transcript_path, version, title, started_ms, updated_ms, windows, turns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET
+			project_id = CASE WHEN (SELECT root FROM projects WHERE id = sessions.project_id) = ''
+				THEN excluded.project_id ELSE sessions.project_id END,
+			transcript_path = CASE WHEN excluded.transcript_path <> '' THEN excluded.transcript_path ELSE sessions.transcript_path END,
+			version = CASE WHEN excluded.version <> '' THEN excluded.version ELSE sessions.version END,
+			title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE sessions.title END,
+			started_ms = CASE WHEN sessions.started_ms = 0 OR (excluded.started_ms <> 0 AND excluded.started_ms < sessions.started_ms)
+				THEN excluded.started_ms ELSE sessions.started_ms END,
+			updated_ms = max(sessions.updated_ms, excluded.updated_ms),
+			windows = max(sessions.windows, excluded.windows),
+			turns = max(sessions.turns, excluded.turns)
+		RETURNING project_id`,
+		ss.ID, projectID, ss.TranscriptPath, ss.Version, ss.Title, ms(ss.Started), ms(ss.Updated), ss.Windows, ss.Turns,
+	).Scan(&projectID)
+	if err != nil {
+		return 0, wrapErr("apply: session", err)
+	}
+	return projectID, nil
+}
+
+// insertChunks stores new chunks and returns the row id of each chunk of the
+// batch by Seq, the existing row's id for a duplicate.
+func insertChunks(ctx context.Context, tx *sql.Tx, projectID int64, sessionID string, chunks []carryover.Chunk) (map[int]int64, error) {
+	ids := make(map[int]int64, len(chunks))
+	if len(chunks) == 0 {
+		return ids, nil
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks
+		(project_id, session_id, seq, turn, win, first_line, last_line, start_ms, end_ms,
+		 prompt, summary, text, tools, files, commands, errors, sidechain, agent_id, hash, terms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (project_id, hash) DO NOTHING`)
+	if err != nil {
+		return nil, wrapErr("apply: chunks", err)
+	}
+	defer ins.Close()
+	var existing *sql.Stmt
+	for _, c := range chunks {
+		res, err := ins.ExecContext(ctx, projectID, sessionID, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine,
+			ms(c.Start), ms(c.End), c.Prompt, c.Summary, c.Text,
+			jsonList(c.Tools), jsonList(c.Files), jsonList(c.Commands), jsonList(c.Errors),
+			c.Sidechain, c.AgentID, c.Hash, indexTerms(c.Prompt, c.Summary, c.Text, lines(c.Files), lines(c.Commands), lines(c.Errors)))
+		if err != nil {
+			return nil, wrapErr(fmt.Sprintf("apply: chunk %d", c.Seq), err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, wrapErr("apply: chunks", err)
+		}
+		if n == 1 {
+			if ids[c.Seq], err = res.LastInsertId(); err != nil {
+				return nil, wrapErr("apply: chunks", err)
+			}
+			continue
+		}
+		if existing == nil {
+			if existing, err = tx.PrepareContext(ctx, `SELECT id FROM chunks WHERE project_id = ? AND hash = ?`); err != nil {
+				return nil, wrapErr("apply: chunks", err)
+			}
+			defer existing.Close()
+		}
+		var id int64
+		if err := existing.QueryRowContext(ctx, projectID, c.Hash).Scan(&id); err != nil {
+			return nil, wrapErr(fmt.Sprintf("apply: chunk %d: find duplicate", c.Seq), err)
+		}
+		ids[c.Seq] = id
+	}
+	return ids, nil
+}
+
+func upsertItems(ctx context.Context, tx *sql.Tx, sessionID string, chunkIDs map[int]int64, items []carryover.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO items
+		(session_id, chunk_id, chunk_seq, kind, key, text, detail, turn, win, line, time_ms, weight, resolved, count)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_id, kind, key) DO UPDATE SET
+			chunk_id = CASE WHEN excluded.line > line THEN coalesce(excluded.chunk_id, chunk_id) ELSE chunk_id END,
+			chunk_seq = CASE WHEN excluded.line > line THEN excluded.chunk_seq ELSE chunk_seq END,
+			text = CASE WHEN excluded.line > line THEN excluded.text ELSE text END,
+			detail = CASE WHEN excluded.detail <> '' AND (excluded.line > line OR detail = '')
+				THEN excluded.detail ELSE detail END,
+			turn = CASE WHEN excluded.line > line THEN excluded.turn ELSE turn END,
+			win = CASE WHEN excluded.line > line THEN excluded.win ELSE win END,
+			time_ms = CASE WHEN excluded.line > line THEN excluded.time_ms ELSE time_ms END,
+			count = count + CASE WHEN excluded.line > line THEN excluded.count ELSE 0 END,
+			line = max(line, excluded.line),
+			weight = max(weight, excluded.weight),
+			resolved = resolved OR excluded.resolved`)
+	if err != nil {
+		return wrapErr("apply: items", err)
+	}
+	defer ins.Close()
+	var bySeq *sql.Stmt
+	for _, it := range items {
+		chunkID, ok := chunkIDs[it.ChunkSeq]
+		if !ok {
+			// The chunk came in an earlier batch.
+			if bySeq == nil {
+				if bySeq, err = tx.PrepareContext(ctx, `SELECT id FROM chunks WHERE session_id = ? AND seq = ?`); err != nil {
+					return wrapErr("apply: items", err)
+				}
+				defer bySeq.Close()
+			}
+			err := bySeq.QueryRowContext(ctx, sessionID, it.ChunkSeq).Scan(&chunkID)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return wrapErr("apply: item chunk", err)
+			}
+			chunkIDs[it.ChunkSeq] = chunkID // 0 when unknown: stored as NULL
+		}
+		var chunk sql.NullInt64
+		if chunkID != 0 {
+			chunk = sql.NullInt64{Int64: chunkID, Valid: true}
+		}
+		if _, err := ins.ExecContext(ctx, sessionID, chunk, it.ChunkSeq, string(it.Kind), it.Key, it.Text, it.Detail,
+			it.Turn, it.Window, it.Line, ms(it.Time), it.Weight, it.Resolved, max(it.Count, 1)); err != nil {
+			return wrapErr(fmt.Sprintf("apply: item %s %q", it.Kind, it.Key), err)
+		}
+	}
+	return nil
+}
+
+func upsertCompactions(ctx context.Context, tx *sql.Tx, sessionID string, cs []carryover.Compaction) error {
+	for _, c := range cs {
+		_, err := tx.ExecContext(ctx, `INSERT INTO compactions
+			(session_id, win, trigger_type, pre_tokens, post_tokens, line, time_ms, summary)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (session_id, win) DO UPDATE SET
+				trigger_type = CASE WHEN excluded.trigger_type <> '' THEN excluded.trigger_type ELSE trigger_type END,
+				pre_tokens = CASE WHEN excluded.pre_tokens <> 0 THEN excluded.pre_tokens ELSE pre_tokens END,
+				post_tokens = CASE WHEN excluded.post_tokens <> 0 THEN excluded.post_tokens ELSE post_tokens END,
+				line = CASE WHEN excluded.line <> 0 THEN excluded.line ELSE line END,
+				time_ms = CASE WHEN excluded.time_ms <> 0 THEN excluded.time_ms ELSE time_ms END,
+				summary = CASE WHEN excluded.summary <> '' THEN excluded.summary ELSE summary END`,
+			sessionID, c.Window, c.Trigger, c.PreTokens, c.PostTokens, c.Line, ms(c.Time), c.Summary)
+		if err != nil {
+			return wrapErr(fmt.Sprintf("apply: compaction %d", c.Window), err)
+		}
+	}
+	return nil
+}
+
+// IngestState returns the session's ingest state, or an error wrapping
+// carryover.ErrNotFound when the session is unknown.
+func (s *Store) IngestState(ctx context.Context, sessionID string) (carryover.IngestState, error) {
+	st := carryover.IngestState{SessionID: sessionID}
+	err := s.db.QueryRowContext(ctx, `SELECT ingest_path, ingest_file_id, ingest_offset, ingest_line, ingest_cursor
+		FROM sessions WHERE id = ?`, sessionID).Scan(&st.Path, &st.FileID, &st.Offset, &st.Line, &st.Cursor)
+	if errors.Is(err, sql.ErrNoRows) {
+		return carryover.IngestState{}, fmt.Errorf("ingest state of session %s: %w", sessionID, carryover.ErrNotFound)
+	}
+	if err != nil {
+		return carryover.IngestState{}, wrapErr("ingest state of session "+sessionID, err)
+	}
+	return st, nil
+}
+
+// jsonList encodes a list as a JSON array ("[]" when empty).
+func jsonList(l []string) string {
+	if len(l) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(l) // cannot fail for a []string
+	return string(b)
+}
+
+// lines joins a list one element per line, as the search index sees it.
+func lines(l []string) string { return strings.Join(l, "\n") }
+
+// parseList decodes a JSON array; nil when empty.
+func parseList(s string) ([]string, error) {
+	if s == "" || s == "[]" {
+		return nil, nil
+	}
+	var l []string
+	if err := json.Unmarshal([]byte(s), &l); err != nil {
+		return nil, err
+	}
+	return l, nil
+}

@@ -1,0 +1,401 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+)
+
+const sessionCols = `s.id, p.root, s.transcript_path, s.version, s.title, s.started_ms, s.updated_ms,
+	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id)`
+
+func scanSession(sc interface{ Scan(...any) error }) (carryover.Session, error) {
+	var ss carryover.Session
+	var started, updated int64
+	err := sc.Scan(&ss.ID, &ss.Project, &ss.TranscriptPath, &ss.Version, &ss.Title, &started, &updated,
+		&ss.Windows, &ss.Turns, &ss.Chunks)
+	ss.Started, ss.Updated = fromMS(started), fromMS(updated)
+	return ss, err
+}
+
+// Session returns one session with its chunk count, or an error wrapping
+// carryover.ErrNotFound.
+func (s *Store) Session(ctx context.Context, id string) (carryover.Session, error) {
+	row := s.db.QueryRowContext(ctx, `SELECT `+sessionCols+`
+		FROM sessions s JOIN projects p ON p.id = s.project_id WHERE s.id = ?`, id)
+	ss, err := scanSession(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return carryover.Session{}, fmt.Errorf("session %s: %w", id, carryover.ErrNotFound)
+	}
+	if err != nil {
+		return carryover.Session{}, wrapErr("session "+id, err)
+	}
+	return ss, nil
+}
+
+// Sessions lists sessions, most recently updated first. A zero Limit means
+// no limit.
+func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carryover.Session, error) {
+	var w where
+	if f.Project != "" {
+		w.add("p.root = ?", f.Project)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sessionCols+`
+		FROM sessions s JOIN projects p ON p.id = s.project_id`+w.sql()+`
+		ORDER BY s.updated_ms DESC, s.id`+limit(f.Limit), w.args...)
+	if err != nil {
+		return nil, wrapErr("sessions", err)
+	}
+	defer rows.Close()
+	var out []carryover.Session
+	for rows.Next() {
+		ss, err := scanSession(rows)
+		if err != nil {
+			return nil, wrapErr("sessions", err)
+		}
+		out = append(out, ss)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("sessions", err)
+	}
+	return out, nil
+}
+
+const chunkCols = `c.id, c.session_id, p.root, c.seq, c.turn, c.win, c.first_line, c.last_line, c.start_ms, c.end_ms,
+	c.prompt, c.summary, c.text, c.tools, c.files, c.commands, c.errors, c.sidechain, c.agent_id, c.hash`
+
+// scanChunk scans chunkCols followed by extra destinations.
+func scanChunk(sc interface{ Scan(...any) error }, extra ...any) (carryover.Chunk, error) {
+	var c carryover.Chunk
+	var start, end int64
+	var tools, files, commands, errs string
+	dest := append([]any{&c.ID, &c.SessionID, &c.Project, &c.Seq, &c.Turn, &c.Window, &c.FirstLine, &c.LastLine,
+		&start, &end, &c.Prompt, &c.Summary, &c.Text, &tools, &files, &commands, &errs, &c.Sidechain, &c.AgentID, &c.Hash},
+		extra...)
+	if err := sc.Scan(dest...); err != nil {
+		return c, err
+	}
+	c.Start, c.End = fromMS(start), fromMS(end)
+	var err error
+	for _, l := range []struct {
+		dst *[]string
+		src string
+	}{{&c.Tools, tools}, {&c.Files, files}, {&c.Commands, commands}, {&c.Errors, errs}} {
+		if *l.dst, err = parseList(l.src); err != nil {
+			return c, fmt.Errorf("chunk %d: %w", c.ID, err)
+		}
+	}
+	return c, nil
+}
+
+// Chunks lists chunks in sequence order. Turn -1 selects every turn (0 is
+// the first turn); a zero Limit means no limit.
+func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryover.Chunk, error) {
+	var w where
+	if f.SessionID != "" {
+		w.add("c.session_id = ?", f.SessionID)
+	}
+	if f.Turn >= 0 {
+		w.add("c.turn = ?", f.Turn)
+	}
+	if f.BeforeWindow > 0 {
+		w.add("c.win < ?", f.BeforeWindow)
+	}
+	if f.FromSeq > 0 {
+		w.add("c.seq >= ?", f.FromSeq)
+	}
+	if len(f.IDs) > 0 {
+		whereIn(&w, "c.id", f.IDs)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkCols+`
+		FROM chunks c JOIN projects p ON p.id = c.project_id`+w.sql()+`
+		ORDER BY c.session_id, c.seq`+limit(f.Limit), w.args...)
+	if err != nil {
+		return nil, wrapErr("chunks", err)
+	}
+	defer rows.Close()
+	var out []carryover.Chunk
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, wrapErr("chunks", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("chunks", err)
+	}
+	return out, nil
+}
+
+const itemCols = `i.id, i.session_id, i.chunk_seq, coalesce(i.chunk_id, 0), i.kind, i.text, i.detail, i.key,
+	i.turn, i.win, i.line, i.time_ms, i.weight, i.resolved, i.count`
+
+func scanItem(sc interface{ Scan(...any) error }, extra ...any) (carryover.Item, error) {
+	var it carryover.Item
+	var t int64
+	err := sc.Scan(append([]any{&it.ID, &it.SessionID, &it.ChunkSeq, &it.ChunkID, &it.Kind, &it.Text, &it.Detail, &it.Key,
+		&it.Turn, &it.Window, &it.Line, &t, &it.Weight, &it.Resolved, &it.Count}, extra...)...)
+	it.Time = fromMS(t)
+	return it, err
+}
+
+// Items lists items, newest line first (newest time first across
+// sessions). A zero Limit means no limit.
+func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.Item, error) {
+	var w where
+	from := "items i"
+	if f.SessionID != "" {
+		w.add("i.session_id = ?", f.SessionID)
+	}
+	if f.Project != "" {
+		from += " JOIN sessions s ON s.id = i.session_id JOIN projects p ON p.id = s.project_id"
+		w.add("p.root = ?", f.Project)
+	}
+	if len(f.Kinds) > 0 {
+		whereIn(&w, "i.kind", f.Kinds)
+	}
+	if f.BeforeWindow > 0 {
+		w.add("i.win < ?", f.BeforeWindow)
+	}
+	order := " ORDER BY i.line DESC, i.id DESC"
+	if f.SessionID == "" {
+		order = " ORDER BY i.time_ms DESC, i.line DESC, i.id DESC"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM `+from+w.sql()+order+limit(f.Limit), w.args...)
+	if err != nil {
+		return nil, wrapErr("items", err)
+	}
+	defer rows.Close()
+	var out []carryover.Item
+	for rows.Next() {
+		it, err := scanItem(rows)
+		if err != nil {
+			return nil, wrapErr("items", err)
+		}
+		out = append(out, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("items", err)
+	}
+	return out, nil
+}
+
+// Compactions lists a session's compactions in window order.
+func (s *Store) Compactions(ctx context.Context, sessionID string) ([]carryover.Compaction, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT session_id, win, trigger_type, pre_tokens, post_tokens, line, time_ms, summary
+		FROM compactions WHERE session_id = ? ORDER BY win`, sessionID)
+	if err != nil {
+		return nil, wrapErr("compactions", err)
+	}
+	defer rows.Close()
+	var out []carryover.Compaction
+	for rows.Next() {
+		var c carryover.Compaction
+		var t int64
+		if err := rows.Scan(&c.SessionID, &c.Window, &c.Trigger, &c.PreTokens, &c.PostTokens, &c.Line, &t, &c.Summary); err != nil {
+			return nil, wrapErr("compactions", err)
+		}
+		c.Time = fromMS(t)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("compactions", err)
+	}
+	return out, nil
+}
+
+// RecordInjection appends to the audit log and returns the record's id. A
+// zero Time is set to now.
+func (s *Store) RecordInjection(ctx context.Context, in carryover.Injection) (int64, error) {
+	if in.Time.IsZero() {
+		in.Time = time.Now()
+	}
+	chunkIDs, err := json.Marshal(orEmpty(in.ChunkIDs))
+	if err != nil {
+		return 0, fmt.Errorf("record injection: %w", err)
+	}
+	itemIDs, err := json.Marshal(orEmpty(in.ItemIDs))
+	if err != nil {
+		return 0, fmt.Errorf("record injection: %w", err)
+	}
+	res, err := s.db.ExecContext(ctx, `INSERT INTO injections
+		(time_ms, session_id, project, event, win, chars, tokens, chunk_ids, item_ids, hash, latency_us)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		ms(in.Time), in.SessionID, in.Project, in.Event, in.Window, in.Chars, in.Tokens,
+		string(chunkIDs), string(itemIDs), in.Hash, in.Latency.Microseconds())
+	if err != nil {
+		return 0, wrapErr("record injection", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, wrapErr("record injection", err)
+	}
+	return id, nil
+}
+
+// Injections lists audit records of a session (of all sessions when
+// sessionID is ""), newest first. A zero limit means no limit.
+func (s *Store) Injections(ctx context.Context, sessionID string, lim int) ([]carryover.Injection, error) {
+	var w where
+	if sessionID != "" {
+		w.add("session_id = ?", sessionID)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, time_ms, session_id, project, event, win, chars, tokens,
+		chunk_ids, item_ids, hash, latency_us FROM injections`+w.sql()+` ORDER BY id DESC`+limit(lim), w.args...)
+	if err != nil {
+		return nil, wrapErr("injections", err)
+	}
+	defer rows.Close()
+	var out []carryover.Injection
+	for rows.Next() {
+		var in carryover.Injection
+		var t, latency int64
+		var chunkIDs, itemIDs string
+		if err := rows.Scan(&in.ID, &t, &in.SessionID, &in.Project, &in.Event, &in.Window, &in.Chars, &in.Tokens,
+			&chunkIDs, &itemIDs, &in.Hash, &latency); err != nil {
+			return nil, wrapErr("injections", err)
+		}
+		in.Time, in.Latency = fromMS(t), time.Duration(latency)*time.Microsecond
+		if err := json.Unmarshal([]byte(chunkIDs), &in.ChunkIDs); err != nil {
+			return nil, fmt.Errorf("injection %d: %w", in.ID, err)
+		}
+		if err := json.Unmarshal([]byte(itemIDs), &in.ItemIDs); err != nil {
+			return nil, fmt.Errorf("injection %d: %w", in.ID, err)
+		}
+		in.ChunkIDs, in.ItemIDs = nilIfEmpty(in.ChunkIDs), nilIfEmpty(in.ItemIDs)
+		out = append(out, in)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("injections", err)
+	}
+	return out, nil
+}
+
+// AddNote stores a note and returns its id. A note of kind "state" replaces
+// the previous state note of its session (of its project when the session
+// is ""). An empty Kind is "note"; a zero Time is set to now.
+func (s *Store) AddNote(ctx context.Context, n carryover.Note) (id int64, err error) {
+	if n.Kind == "" {
+		n.Kind = "note"
+	}
+	if n.Time.IsZero() {
+		n.Time = time.Now()
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, wrapErr("add note: begin", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	if n.Kind == "state" {
+		q, args := `DELETE FROM notes WHERE kind = 'state' AND session_id = ?`, []any{n.SessionID}
+		if n.SessionID == "" {
+			q, args = q+` AND project = ?`, append(args, n.Project)
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return 0, wrapErr("add note: replace state", err)
+		}
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO notes (time_ms, session_id, project, kind, text) VALUES (?, ?, ?, ?, ?)`,
+		ms(n.Time), n.SessionID, n.Project, n.Kind, n.Text)
+	if err != nil {
+		return 0, wrapErr("add note", err)
+	}
+	if id, err = res.LastInsertId(); err != nil {
+		return 0, wrapErr("add note", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, wrapErr("add note: commit", err)
+	}
+	return id, nil
+}
+
+// Notes lists notes oldest first: of the session when sessionID is set,
+// else of the project when project is set, else all.
+func (s *Store) Notes(ctx context.Context, project, sessionID string) ([]carryover.Note, error) {
+	var w where
+	switch {
+	case sessionID != "":
+		w.add("session_id = ?", sessionID)
+	case project != "":
+		w.add("project = ?", project)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, time_ms, session_id, project, kind, text FROM notes`+
+		w.sql()+` ORDER BY id`, w.args...)
+	if err != nil {
+		return nil, wrapErr("notes", err)
+	}
+	defer rows.Close()
+	var out []carryover.Note
+	for rows.Next() {
+		var n carryover.Note
+		var t int64
+		if err := rows.Scan(&n.ID, &t, &n.SessionID, &n.Project, &n.Kind, &n.Text); err != nil {
+			return nil, wrapErr("notes", err)
+		}
+		n.Time = fromMS(t)
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("notes", err)
+	}
+	return out, nil
+}
+
+// where collects the conditions of a query and their arguments.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+// whereIn adds "col IN (?, ...)" for a non-empty list.
+func whereIn[T any](w *where, col string, vals []T) {
+	w.conds = append(w.conds, col+" IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(vals)), ", ")+")")
+	for _, v := range vals {
+		w.args = append(w.args, v)
+	}
+}
+
+func (w *where) sql() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// limit renders a LIMIT clause; n <= 0 means none.
+func limit(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" LIMIT %d", n)
+}
+
+func orEmpty(ids []int64) []int64 {
+	if ids == nil {
+		return []int64{}
+	}
+	return ids
+}
+
+func nilIfEmpty(ids []int64) []int64 {
+	if len(ids) == 0 {
+		return nil
+	}
+	return ids
+}

@@ -1,0 +1,241 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// DefaultSearchLimit is the number of hits returned when Query.Limit is 0.
+const DefaultSearchLimit = 20
+
+// maxCandidates bounds the rows one search ranks: bm25 costs microseconds
+// per matching row, and a common term matches every row.
+const maxCandidates = 2000
+
+// chunkRank is bm25 with one weight per chunks_fts column: prompt, summary,
+// files, commands, errors, text, terms. A term in a file path, command or
+// error names the chunk's subject; one in the prose only mentions it.
+const chunkRank = `bm25(chunks_fts, 2, 1.5, 3, 3, 3, 1, 1)`
+
+// Search ranks chunks by BM25 over the full-text index. Any text is
+// accepted: it is reduced to quoted terms joined with OR (see queryTerms),
+// so there is no query syntax and no syntax error; text with nothing
+// searchable in it finds nothing. To bound the cost, the rarest terms are
+// kept while they match at most maxCandidates chunks together (commoner
+// terms have a low IDF and add little to the rank); when even the rarest
+// term matches more, its newest maxCandidates matches are ranked. Score is
+// -bm25, higher is better. Limit defaults to DefaultSearchLimit.
+func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit, error) {
+	terms := queryTerms(q.Text)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	lo, hi := int64(0), int64(math.MaxInt64)
+	var w where
+	if q.SessionID != "" {
+		// A session's chunks were mostly inserted together: bounding the
+		// rowids lets FTS5 skip the rest of each posting list.
+		var first, last sql.NullInt64
+		err := s.db.QueryRowContext(ctx, `SELECT min(id), max(id) FROM chunks WHERE session_id = ?`, q.SessionID).Scan(&first, &last)
+		if err != nil {
+			return nil, wrapErr("search", err)
+		}
+		if !first.Valid {
+			return nil, nil
+		}
+		lo, hi = first.Int64, last.Int64
+		w.add("c.session_id = ?", q.SessionID)
+	}
+	if q.Project != "" {
+		w.add("c.project_id = (SELECT id FROM projects WHERE root = ?)", q.Project)
+	}
+	if q.BeforeWindow > 0 {
+		w.add("c.win < ?", q.BeforeWindow)
+	}
+	if !q.Since.IsZero() {
+		w.add("max(c.start_ms, c.end_ms) >= ?", ms(q.Since))
+	}
+	join := ""
+	if len(w.conds) > 0 {
+		// The covering index holds every filter column: reading the chunk
+		// rows themselves, text and all, costs more than the ranking.
+		join = " JOIN chunks c INDEXED BY chunks_filter ON c.id = chunks_fts.rowid"
+	}
+	match, lo, err := s.plan(ctx, "chunks_fts", terms, scope{lo: lo, hi: hi, join: join, w: w})
+	if err != nil || match == "" {
+		return nil, err
+	}
+	args := append([]any{match, lo, hi}, w.args...)
+	lim := q.Limit
+	if lim <= 0 {
+		lim = DefaultSearchLimit
+	}
+	// Rank on the index alone, then read the few winners whole. (bm, not
+	// rank: that is the name of FTS5's own unweighted rank column.)
+	rows, err := s.db.QueryContext(ctx, `WITH hits (id, bm) AS (
+			SELECT chunks_fts.rowid, `+chunkRank+` AS bm FROM chunks_fts`+join+`
+			WHERE chunks_fts MATCH ? AND chunks_fts.rowid BETWEEN ? AND ?`+and(w)+`
+			ORDER BY bm LIMIT `+fmt.Sprint(lim)+`)
+		SELECT `+chunkCols+`, -hits.bm FROM hits JOIN chunks c ON c.id = hits.id
+		JOIN projects p ON p.id = c.project_id ORDER BY hits.bm, c.id`, args...)
+	if err != nil {
+		return nil, wrapErr("search", err)
+	}
+	defer rows.Close()
+	var hits []carryover.Hit
+	for rows.Next() {
+		var h carryover.Hit
+		if h.Chunk, err = scanChunk(rows, &h.Score); err != nil {
+			return nil, wrapErr("search", err)
+		}
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("search", err)
+	}
+	return hits, nil
+}
+
+// scope is where a search looks: FTS rowids in [lo, hi], and rows that
+// pass the conditions w over the tables of join.
+type scope struct {
+	lo, hi int64
+	join   string
+	w      where
+}
+
+// plan picks the terms of a search over the FTS table fts. It counts the
+// rows each term matches in sc's rowid range (up to maxCandidates+1), drops
+// terms that match nothing, and keeps the rarest terms while their counts
+// add up to at most maxCandidates. When the rarest term alone matches more,
+// the range's low end is raised to its maxCandidates-th newest match within
+// sc. It returns the MATCH expression ("" when no term matches) and the low
+// end.
+func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) (string, int64, error) {
+	lo, hi := sc.lo, sc.hi
+	probe, err := s.db.PrepareContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+fts+`
+		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT `+fmt.Sprint(maxCandidates+1)+`)`)
+	if err != nil {
+		return "", 0, wrapErr("search: plan", err)
+	}
+	defer probe.Close()
+	type term struct {
+		text string
+		rows int
+	}
+	var found []term
+	for _, t := range terms {
+		var n int
+		if err := probe.QueryRowContext(ctx, t, lo, hi).Scan(&n); err != nil {
+			return "", 0, wrapErr("search: plan", err)
+		}
+		if n > 0 {
+			found = append(found, term{t, n})
+		}
+	}
+	if len(found) == 0 {
+		return "", lo, nil
+	}
+	sort.SliceStable(found, func(i, j int) bool { return found[i].rows < found[j].rows })
+	kept, total := []string{found[0].text}, found[0].rows
+	for _, t := range found[1:] {
+		if total+t.rows > maxCandidates {
+			break
+		}
+		kept, total = append(kept, t.text), total+t.rows
+	}
+	match := strings.Join(kept, " OR ")
+	if total > maxCandidates {
+		var oldest int64
+		err := s.db.QueryRowContext(ctx, `SELECT `+fts+`.rowid FROM `+fts+sc.join+`
+			WHERE `+fts+` MATCH ? AND `+fts+`.rowid BETWEEN ? AND ?`+and(sc.w)+`
+			ORDER BY `+fts+`.rowid DESC LIMIT 1 OFFSET `+fmt.Sprint(maxCandidates-1),
+			append([]any{match, lo, hi}, sc.w.args...)...).Scan(&oldest)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			// The conditions leave few enough rows to rank them all.
+		case err != nil:
+			return "", 0, wrapErr("search: plan", err)
+		default:
+			lo = oldest
+		}
+	}
+	return match, lo, nil
+}
+
+// and renders w's conditions to follow other conditions.
+func and(w where) string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " AND " + strings.Join(w.conds, " AND ")
+}
+
+// ItemHit is an item found by SearchItems, with its score (higher is
+// better).
+type ItemHit struct {
+	Item  carryover.Item
+	Score float64
+}
+
+// SearchItems ranks items by BM25 over their text (weight 2) and detail
+// (weight 1), with the same query rules and cost bounds as Search. Query.BeforeWindow and
+// Query.Since filter on the item's window and time.
+func (s *Store) SearchItems(ctx context.Context, q carryover.Query) ([]ItemHit, error) {
+	terms := queryTerms(q.Text)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	var w where
+	if q.SessionID != "" {
+		w.add("i.session_id = ?", q.SessionID)
+	}
+	if q.Project != "" {
+		w.add("i.session_id IN (SELECT s.id FROM sessions s JOIN projects p ON p.id = s.project_id WHERE p.root = ?)", q.Project)
+	}
+	if q.BeforeWindow > 0 {
+		w.add("i.win < ?", q.BeforeWindow)
+	}
+	if !q.Since.IsZero() {
+		w.add("i.time_ms >= ?", ms(q.Since))
+	}
+	join := ""
+	if len(w.conds) > 0 {
+		join = " JOIN items i ON i.id = items_fts.rowid"
+	}
+	match, lo, err := s.plan(ctx, "items_fts", terms, scope{lo: 0, hi: math.MaxInt64, join: join, w: w})
+	if err != nil || match == "" {
+		return nil, err
+	}
+	lim := q.Limit
+	if lim <= 0 {
+		lim = DefaultSearchLimit
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+`, -bm25(items_fts, 2, 1) AS score
+		FROM items_fts JOIN items i ON i.id = items_fts.rowid
+		WHERE items_fts MATCH ? AND items_fts.rowid >= ?`+and(w)+`
+		ORDER BY score DESC, i.id LIMIT `+fmt.Sprint(lim), append([]any{match, lo}, w.args...)...)
+	if err != nil {
+		return nil, wrapErr("search items", err)
+	}
+	defer rows.Close()
+	var hits []ItemHit
+	for rows.Next() {
+		var h ItemHit
+		if h.Item, err = scanItem(rows, &h.Score); err != nil {
+			return nil, wrapErr("search items", err)
+		}
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("search items", err)
+	}
+	return hits, nil
+}

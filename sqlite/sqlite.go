@@ -1,0 +1,265 @@
+// Package sqlite implements carryover.Store on an embedded SQLite file
+// (modernc.org/sqlite, pure Go).
+//
+// One file holds every project. Each connection runs in WAL mode with a busy
+// timeout and takes the write lock when a transaction begins, so several hook
+// processes can write at once without losing rows. Chunks and items are
+// indexed with FTS5; see [Store.Search] for how raw text becomes a query.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+var _ carryover.Store = (*Store)(nil)
+
+// ErrCorrupt means the file is not a SQLite database or is damaged.
+var ErrCorrupt = errors.New("store is corrupt or not a database")
+
+// DefaultBusyTimeout is how long a statement waits for another process's
+// lock when Options.BusyTimeout is zero.
+const DefaultBusyTimeout = 5 * time.Second
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Options configures Open.
+type Options struct {
+	// BusyTimeout bounds the wait for a lock held by another process
+	// (default 5s). Hooks pass something shorter than their deadline.
+	BusyTimeout time.Duration
+	// ReadOnly opens an existing, migrated store without creating or
+	// changing anything; every write fails.
+	ReadOnly bool
+}
+
+// Store is a carryover.Store backed by one SQLite file. It is safe for
+// concurrent use, also by several processes on the same file.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// Open opens the store at path, creating its directory (0700) and file
+// (0600) when needed, and migrates the schema when it is older than this
+// package's. A file that is not a SQLite database yields an error wrapping
+// ErrCorrupt; a schema written by a newer carryover one wrapping
+// carryover.ErrSchemaTooNew.
+func Open(ctx context.Context, path string, opt Options) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("open store: empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if opt.BusyTimeout <= 0 {
+		opt.BusyTimeout = DefaultBusyTimeout
+	}
+	if !opt.ReadOnly {
+		if err := createFile(abs); err != nil {
+			return nil, fmt.Errorf("open store: %w", err)
+		}
+	}
+	db, err := sql.Open("sqlite", dsn(abs, opt))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	if err := s.init(ctx, opt.ReadOnly); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// createFile creates the database file with mode 0600 (SQLite gives its
+// -wal and -shm files the same mode) and its directory with 0700.
+func createFile(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// dsn sets the pragmas on every connection the pool opens: they are
+// per-connection state. The WAL journal mode is not among them: it is
+// persistent, set once when the store is created (see init), and asking
+// for it again would cost most of an open.
+func dsn(path string, opt Options) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opt.BusyTimeout.Milliseconds()))
+	if opt.ReadOnly {
+		q.Set("mode", "ro")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	return "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?" + q.Encode()
+}
+
+// Path returns the path the store was opened with.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the store.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	return nil
+}
+
+type migration struct {
+	version int
+	name    string
+}
+
+// migrations lists the embedded migrations in version order; a file
+// NNNN_name.sql brings the schema to version NNNN.
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a version", e.Name())
+		}
+		ms = append(ms, migration{version: v, name: e.Name()})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	return ms, nil
+}
+
+// init checks the schema version and, only when it is behind, switches the
+// file to WAL and migrates it: opening a current store costs one pragma
+// read.
+func (s *Store) init(ctx context.Context, readOnly bool) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	want := ms[len(ms)-1].version
+	var have int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&have); err != nil {
+		return wrapErr("read schema version", err)
+	}
+	switch {
+	case have == want:
+		return nil
+	case have > want:
+		return fmt.Errorf("schema version %d, this carryover knows %d: %w", have, want, carryover.ErrSchemaTooNew)
+	case readOnly:
+		return fmt.Errorf("schema version %d, want %d: open the store read-write once to migrate it", have, want)
+	}
+	// Outside the migration's transaction: the journal mode cannot change
+	// inside one.
+	if _, err := s.db.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
+		return wrapErr("set journal mode", err)
+	}
+	return s.migrate(ctx, ms)
+}
+
+func (s *Store) migrate(ctx context.Context, ms []migration) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return wrapErr("migrate", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	// Another process may have migrated while this one waited for the lock.
+	var have int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&have); err != nil {
+		return wrapErr("migrate: read schema version", err)
+	}
+	want := ms[len(ms)-1].version
+	if have > want {
+		return fmt.Errorf("schema version %d, this carryover knows %d: %w", have, want, carryover.ErrSchemaTooNew)
+	}
+	for _, m := range ms {
+		if m.version <= have {
+			continue
+		}
+		body, err := migrationFS.ReadFile("migrations/" + m.name)
+		if err != nil {
+			return fmt.Errorf("migrate %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			return wrapErr("migrate "+m.name, err)
+		}
+	}
+	// PRAGMA takes no bound parameters; want is an integer from our own files.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", want)); err != nil {
+		return wrapErr("migrate: set schema version", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return wrapErr("migrate: commit", err)
+	}
+	return nil
+}
+
+// SQLite primary result codes that mean the file is damaged or foreign.
+const (
+	codeCorrupt = 11 // SQLITE_CORRUPT
+	codeNotADB  = 26 // SQLITE_NOTADB
+)
+
+// wrapErr adds context to err and, when SQLite reports a damaged or foreign
+// file, ErrCorrupt.
+func wrapErr(op string, err error) error {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) && !errors.Is(err, ErrCorrupt) {
+		// Extended result codes are on: the primary code is the low byte.
+		switch coded.Code() & 0xff {
+		case codeCorrupt, codeNotADB:
+			return fmt.Errorf("%s: %w: %w", op, ErrCorrupt, err)
+		}
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// ms converts a time to unix milliseconds, 0 for the zero time.
+func ms(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// fromMS converts unix milliseconds to a UTC time, the zero time for 0.
+func fromMS(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v).UTC()
+}
