@@ -186,6 +186,7 @@ type ChunkFilter struct {
 	BeforeWindow int // when > 0: Window < BeforeWindow
 	FromSeq      int // Seq >= FromSeq
 	IDs          []int64
+	Newest       bool // newest first (with Limit: the last chunks)
 	Limit        int
 }
 

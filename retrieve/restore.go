@@ -78,6 +78,9 @@ const (
 	secFiles
 	secCommands
 	secNotes
+	// secRecent takes what the ranked sections leave of the budget: the
+	// last steps before the compaction, verbatim, newest first.
+	secRecent
 	numSections
 )
 
@@ -89,12 +92,13 @@ var sectionTitles = [numSections]string{
 	"### Files changed\n",
 	"### Commands that worked\n",
 	"### Notes / markers\n",
+	"### Last steps before the compaction (verbatim excerpts)\n",
 }
 
 // sectionShare is each section's share of the budget. Shares only order
 // the interleaving of sections: what one section cannot use goes to the
 // others.
-var sectionShare = [numSections]float64{0.20, 0.12, 0.14, 0.20, 0.12, 0.12, 0.10}
+var sectionShare = [numSections]float64{0.20, 0.12, 0.14, 0.20, 0.12, 0.12, 0.10, 0}
 
 // sectionQueries fetch each section's newest items with its own bound, so
 // that a flood of commands never crowds out the few constraints. The bounds
@@ -130,9 +134,10 @@ var defaultWeights = map[carryover.ItemKind]float64{
 
 // entry is one candidate line of the block.
 type entry struct {
-	sec    section
-	score  float64
-	itemID int64
+	sec     section
+	score   float64
+	itemID  int64
+	chunkID int64
 	open   bool   // an unresolved error
 	label  string // "fix: ", "goal: ", ...
 	text   string
@@ -253,7 +258,7 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	r := ranker{window: req.Window, maxLine: maxLine, project: req.Project}
 	var secs [numSections][]*entry
 	secs[secState] = r.stateEntries(items[secState], notes, nov)
-	for sec := secConstraints; sec < numSections; sec++ {
+	for sec := secConstraints; sec < secRecent; sec++ {
 		// Score every item, but render only the best: rendering and
 		// near-duplicate tests cost more than scoring.
 		type scored struct {
@@ -279,6 +284,13 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 		slices.SortStableFunc(es, func(a, b *entry) int { return cmpDesc(a.score, b.score) })
 		secs[sec] = es
 	}
+	recent, err := st.Chunks(ctx, carryover.ChunkFilter{
+		SessionID: req.SessionID, Turn: -1, BeforeWindow: max(req.Window, 0), Newest: true, Limit: recentChunks,
+	})
+	if err != nil {
+		return Block{}, fmt.Errorf("restore chunks: %w", err)
+	}
+	secs[secRecent] = recentEntries(recent, nov)
 	dedupe(&secs)
 
 	header := fmt.Sprintf("## carryover: restored after compaction (session %s, window %d)\n"+
@@ -289,6 +301,43 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 		return Block{}, nil
 	}
 	return renderBlock(header, chosen), nil
+}
+
+// Limits of the last-steps section.
+const (
+	recentChunks  = 12  // chunks fetched
+	recentTextCap = 500 // bytes of one chunk's excerpt
+)
+
+// recentEntries renders the last chunks before the compaction, newest
+// first: the summary compresses the end of a window hardest, and exact
+// values, paths and outputs of those last steps are what the next turn
+// needs. Lines the summary already quotes are left out.
+func recentEntries(chunks []carryover.Chunk, nov novelty) []*entry {
+	var es []*entry
+	for _, c := range chunks {
+		var lines []string
+		for l := range strings.SplitSeq(c.Text, "\n") {
+			l = strings.TrimSpace(l)
+			if l == "" || l == "…" || nov.seenText(l) {
+				continue
+			}
+			lines = append(lines, l)
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		e := &entry{
+			sec:     secRecent,
+			chunkID: c.ID,
+			text:    strings.Join(lines, "\n"),
+			prov:    fmt.Sprintf("(turn %d, L%d-%d)", c.Turn, c.FirstLine, c.LastLine),
+			multi:   true,
+		}
+		e.finish()
+		es = append(es, e)
+	}
+	return es
 }
 
 // compactionSummary returns the summary stored for the compaction that
@@ -461,7 +510,9 @@ func (e *entry) finish() {
 		e.dupKey = commandKey(e.dupKey)
 	}
 	e.toks = tokenHashes(e.text)
-	if e.multi {
+	if e.sec == secRecent {
+		e.full = e.render(recentTextCap, 0)
+	} else if e.multi {
 		e.full = e.render(blockTextCap, 0)
 	} else {
 		e.full = e.render(lineTextCap, lineDetailCap)
@@ -580,7 +631,7 @@ func interleave(secs [numSections][]*entry) []*entry {
 	var seq []*entry
 	for {
 		best := section(-1)
-		for sec := range numSections {
+		for sec := range secRecent {
 			if next[sec] >= len(secs[sec]) {
 				continue
 			}
@@ -589,7 +640,8 @@ func interleave(secs [numSections][]*entry) []*entry {
 			}
 		}
 		if best < 0 {
-			return seq
+			// The last steps only take what the ranked sections leave.
+			return append(seq, secs[secRecent]...)
 		}
 		e := secs[best][next[best]]
 		next[best]++
@@ -663,6 +715,9 @@ func renderBlock(header string, chosen []picked) Block {
 			b.WriteString(p.line)
 			if p.itemID != 0 {
 				blk.ItemIDs = append(blk.ItemIDs, p.itemID)
+			}
+			if p.chunkID != 0 {
+				blk.ChunkIDs = append(blk.ChunkIDs, p.chunkID)
 			}
 		}
 	}

@@ -115,7 +115,7 @@ func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryove
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkCols+`
 		FROM chunks c JOIN projects p ON p.id = c.project_id`+w.sql()+`
-		ORDER BY c.session_id, c.seq`+limit(f.Limit), w.args...)
+		ORDER BY c.session_id, c.seq`+desc(f.Newest)+limit(f.Limit), w.args...)
 	if err != nil {
 		return nil, wrapErr("chunks", err)
 	}
@@ -132,6 +132,13 @@ func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryove
 		return nil, wrapErr("chunks", err)
 	}
 	return out, nil
+}
+
+func desc(newest bool) string {
+	if newest {
+		return " DESC"
+	}
+	return ""
 }
 
 const itemCols = `i.id, i.session_id, i.chunk_seq, coalesce(i.chunk_id, 0), i.kind, i.text, i.detail, i.key,
