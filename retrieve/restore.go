@@ -138,17 +138,17 @@ type entry struct {
 	score   float64
 	itemID  int64
 	chunkID int64
-	open   bool   // an unresolved error
-	label  string // "fix: ", "goal: ", ...
-	text   string
-	sep    string // between text and detail
-	detail string
-	prov   string // "(turn 3, L812)"
-	multi  bool   // rendered as an indented block of lines
-	code   bool   // text in backticks
-	dupKey string
-	toks   []uint64 // sorted hashes of its distinct words
-	full   string   // rendered with the default caps
+	open    bool   // an unresolved error
+	label   string // "fix: ", "goal: ", ...
+	text    string
+	sep     string // between text and detail
+	detail  string
+	prov    string // "(turn 3, L812)"
+	multi   bool   // rendered as an indented block of lines
+	code    bool   // text in backticks
+	dupKey  string
+	toks    []uint64 // sorted hashes of its distinct words
+	full    string   // rendered with the default caps
 }
 
 // render renders the entry with its text and detail cut to the caps.
