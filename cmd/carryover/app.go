@@ -50,6 +50,10 @@ Usage: carryover [--db PATH] <command> [arguments]
 
 Commands:
   demo [--transcript FILE]     replay a sample session through PreCompact and SessionStart(compact)
+  install [--scope S]          add carryover's hooks to Claude Code settings (user, project or local)
+  uninstall [--scope S]        remove them (--purge also deletes the archive)
+  status                       which settings have carryover's hooks; the store; last ingest and restore
+  doctor                       check settings, store and every installed hook end to end
   hook <event>                 run as a Claude Code hook (payload on stdin; always exits 0)
   ingest PATH... | --all       archive transcripts (.jsonl files or directories)
   search QUERY                 search the archive (--session, --project, --budget, --limit, --json)
@@ -100,6 +104,14 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdShow(ctx, rest)
 	case "bench":
 		err = a.cmdBench(ctx, rest)
+	case "install":
+		err = a.cmdInstall(ctx, rest)
+	case "uninstall":
+		err = a.cmdUninstall(ctx, rest)
+	case "status":
+		err = a.cmdStatus(ctx, rest)
+	case "doctor":
+		err = a.cmdDoctor(ctx, rest)
 	case "help":
 		fmt.Fprint(a.stdout, usage)
 	default:

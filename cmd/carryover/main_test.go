@@ -45,8 +45,9 @@ func TestScripts(t *testing.T) {
 			return os.WriteFile(filepath.Join(env.WorkDir, "demo-full.jsonl"), demoSession, 0o600)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"payload":  cmdPayload,
-			"hookjson": cmdHookJSON,
+			"payload":    cmdPayload,
+			"hookjson":   cmdHookJSON,
+			"installbin": cmdInstallBin,
 		},
 	})
 }
@@ -78,6 +79,29 @@ func cmdPayload(ts *testscript.TestScript, neg bool, args []string) {
 	data, err := json.Marshal(p)
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o600))
+}
+
+// cmdInstallBin writes an executable "carryover" at PATH that runs this
+// test's carryover command, as an installed binary would:
+//
+//	installbin PATH
+func cmdInstallBin(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: installbin PATH")
+	}
+	var self string
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		if fi, err := os.Stat(filepath.Join(dir, "carryover")); err == nil && !fi.IsDir() {
+			self = filepath.Join(dir, "carryover")
+			break
+		}
+	}
+	if self == "" {
+		ts.Fatalf("carryover is not on PATH")
+	}
+	path := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
+	ts.Check(os.WriteFile(path, []byte("#!/bin/sh\nexec '"+self+"' \"$@\"\n"), 0o755))
 }
 
 // cmdHookJSON checks that the last stdout is exactly one hook output object

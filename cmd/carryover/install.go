@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/carryover-dev/carryover/settings"
+)
+
+// installTarget resolves the settings file of a scope.
+func (a *app) installTarget(scope, project string) (string, string, error) {
+	if project == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", "", err
+		}
+		project = wd
+	}
+	project, err := filepath.Abs(project)
+	if err != nil {
+		return "", "", err
+	}
+	path, err := settings.Path(scope, homeDir(a.getenv), project)
+	if err != nil {
+		return "", "", usageErr{err.Error()}
+	}
+	return path, project, nil
+}
+
+// installedBinary is the absolute path hooks will run: this binary, unless
+// it is a temporary build (go run), which would vanish.
+func installedBinary() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "", hintErr{fmt.Errorf("this carryover is a temporary 'go run' build (%s)", exe),
+			"install a real binary first: go install ./cmd/carryover (or go build -o ~/bin/carryover ./cmd/carryover), then run that binary's install"}
+	}
+	return exe, nil
+}
+
+func (a *app) cmdInstall(ctx context.Context, args []string) error {
+	fl := a.newFlags("install")
+	scope := fl.String("scope", "user", "where to install: user (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json)")
+	project := fl.String("project", "", "project directory for --scope project|local and --claude-md (default: current directory)")
+	dryRun := fl.Bool("dry-run", false, "print the change as a diff and write nothing")
+	claudeMD := fl.Bool("claude-md", false, "also add a Compact Instructions section to the project's CLAUDE.md")
+	startup := fl.Bool("startup", false, "also run on SessionStart(startup)")
+	postTool := fl.Bool("post-tool-use", false, "also archive after every tool call (PostToolUse; costs a process per tool call)")
+	binary := fl.String("binary", "", "the carryover binary the hooks run (default: this one)")
+	if _, err := parseInterspersed(fl, args); err != nil {
+		return err
+	}
+	path, proj, err := a.installTarget(*scope, *project)
+	if err != nil {
+		return err
+	}
+	exe := *binary
+	if exe == "" {
+		if exe, err = installedBinary(); err != nil {
+			return err
+		}
+	} else if exe, err = filepath.Abs(exe); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(exe); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file", exe)
+	}
+	f, err := settings.Load(path)
+	if err != nil {
+		return settingsErr(path, err)
+	}
+	var legacy string
+	if *scope == "user" {
+		legacy = filepath.Join(homeDir(a.getenv), ".claude", "hooks.json")
+		if _, err := os.Lstat(legacy); err != nil {
+			legacy = ""
+		} else if _, err := settings.MigrateLegacy(legacy, f); err != nil {
+			return fmt.Errorf("migrate %s: %w", legacy, err)
+		}
+	}
+	hooks := settings.DefaultHooks(exe, settings.HookOptions{Startup: *startup, PostToolUse: *postTool})
+	changed, err := f.Install(hooks)
+	if err != nil {
+		return fmt.Errorf("install into %s: %w", path, err)
+	}
+	mdPath := filepath.Join(proj, "CLAUDE.md")
+	if *dryRun {
+		if d := f.Diff(); d != "" {
+			fmt.Fprint(a.stdout, d)
+		} else {
+			fmt.Fprintf(a.stdout, "%s: carryover's hooks are already installed; nothing to change\n", path)
+		}
+		if legacy != "" {
+			fmt.Fprintf(a.stdout, "would migrate %s and rename it to %s.migrated\n", legacy, legacy)
+		}
+		if *claudeMD {
+			fmt.Fprintf(a.stdout, "would add a Compact Instructions section to %s\n", mdPath)
+		}
+		return nil
+	}
+	if changed {
+		backup, err := f.Save()
+		if err != nil {
+			return fmt.Errorf("save %s: %w", path, err)
+		}
+		fmt.Fprintf(a.stdout, "installed %d carryover hooks into %s\n", len(hooks), path)
+		if backup != "" {
+			fmt.Fprintf(a.stdout, "backup of the previous file: %s\n", backup)
+		}
+	} else {
+		fmt.Fprintf(a.stdout, "%s: carryover's hooks are already installed; nothing changed\n", path)
+	}
+	if legacy != "" {
+		if err := settings.RenameMigrated(legacy); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "migrated %s (kept as %s.migrated)\n", legacy, legacy)
+	}
+	if *claudeMD {
+		changed, err := settings.ClaudeMD(mdPath, true, settings.DefaultClaudeMDText)
+		if err != nil {
+			return fmt.Errorf("CLAUDE.md: %w", err)
+		}
+		if changed {
+			fmt.Fprintf(a.stdout, "added a Compact Instructions section to %s\n", mdPath)
+		}
+	}
+	fmt.Fprintf(a.stdout, "hooks run %s; check them with: carryover doctor\n", exe)
+	return nil
+}
+
+func (a *app) cmdUninstall(ctx context.Context, args []string) error {
+	fl := a.newFlags("uninstall")
+	scope := fl.String("scope", "user", "user, project or local")
+	project := fl.String("project", "", "project directory for --scope project|local and --claude-md (default: current directory)")
+	dryRun := fl.Bool("dry-run", false, "print the change as a diff and write nothing")
+	claudeMD := fl.Bool("claude-md", false, "also remove carryover's section from the project's CLAUDE.md")
+	purge := fl.Bool("purge", false, "also delete the archive (asks for confirmation)")
+	yes := fl.Bool("yes", false, "with --purge: do not ask")
+	if _, err := parseInterspersed(fl, args); err != nil {
+		return err
+	}
+	path, proj, err := a.installTarget(*scope, *project)
+	if err != nil {
+		return err
+	}
+	f, err := settings.Load(path)
+	if err != nil {
+		return settingsErr(path, err)
+	}
+	changed, err := f.Uninstall()
+	if err != nil {
+		return err
+	}
+	if *dryRun {
+		if d := f.Diff(); d != "" {
+			fmt.Fprint(a.stdout, d)
+		} else {
+			fmt.Fprintf(a.stdout, "%s: no carryover hooks; nothing to change\n", path)
+		}
+		return nil
+	}
+	if changed {
+		backup, err := f.Save()
+		if err != nil {
+			return fmt.Errorf("save %s: %w", path, err)
+		}
+		fmt.Fprintf(a.stdout, "removed carryover's hooks from %s\n", path)
+		if backup != "" {
+			fmt.Fprintf(a.stdout, "backup of the previous file: %s\n", backup)
+		}
+	} else {
+		fmt.Fprintf(a.stdout, "%s: no carryover hooks; nothing changed\n", path)
+	}
+	if *claudeMD {
+		mdPath := filepath.Join(proj, "CLAUDE.md")
+		changed, err := settings.ClaudeMD(mdPath, false, "")
+		if err != nil {
+			return fmt.Errorf("CLAUDE.md: %w", err)
+		}
+		if changed {
+			fmt.Fprintf(a.stdout, "removed carryover's section from %s\n", mdPath)
+		}
+	}
+	if *purge {
+		cfg := a.loadConfig("")
+		if !*yes {
+			fmt.Fprintf(a.stderr, "delete the archive %s and everything in it? type yes: ", cfg.DB)
+			line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+			if strings.TrimSpace(line) != "yes" {
+				return errors.New("purge cancelled: the archive is kept")
+			}
+		}
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if err := os.Remove(cfg.DB + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("purge: %w", err)
+			}
+		}
+		fmt.Fprintf(a.stdout, "deleted the archive %s\n", cfg.DB)
+	}
+	return nil
+}
+
+// settingsErr explains why a settings file cannot be edited.
+func settingsErr(path string, err error) error {
+	switch {
+	case errors.Is(err, settings.ErrSymlink):
+		return hintErr{fmt.Errorf("%s: %w", path, err), "carryover never writes through a symlink; edit the file it points to by hand, or replace the link with a copy"}
+	case errors.Is(err, settings.ErrParse):
+		return hintErr{fmt.Errorf("%s: %w", path, err), "fix the JSON by hand first; nothing was changed"}
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/settings"
+	"github.com/carryover-dev/carryover/sqlite"
+)
+
+func (a *app) cmdStatus(ctx context.Context, args []string) error {
+	fl := a.newFlags("status")
+	project := fl.String("project", "", "project directory whose settings are shown too (default: current directory)")
+	if _, err := parseInterspersed(fl, args); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCOPE\tSETTINGS\tCARRYOVER HOOKS\tBINARY")
+	for _, scope := range []string{"user", "project", "local"} {
+		path, _, err := a.installTarget(scope, *project)
+		if err != nil {
+			return err
+		}
+		f, err := settings.Load(path)
+		switch {
+		case err != nil:
+			fmt.Fprintf(tw, "%s\t%s\terror: %v\t\n", scope, path, err)
+			continue
+		case !f.Exists():
+			fmt.Fprintf(tw, "%s\t%s\t(no file)\t\n", scope, path)
+			continue
+		}
+		ours := f.Ours()
+		if len(ours) == 0 {
+			fmt.Fprintf(tw, "%s\t%s\tnone\t\n", scope, path)
+			continue
+		}
+		var events []string
+		bins := map[string]bool{}
+		for _, h := range ours {
+			ev := h.Event
+			if h.Matcher != "" && h.Matcher != "*" {
+				ev += "(" + h.Matcher + ")"
+			}
+			events = append(events, ev)
+			prog, _ := splitCommand(h.Command)
+			bins[prog] = true
+		}
+		var binInfo []string
+		for b := range bins {
+			if fi, err := os.Stat(b); err != nil || fi.Mode()&0o111 == 0 {
+				binInfo = append(binInfo, b+" (MISSING)")
+			} else {
+				binInfo = append(binInfo, b)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", scope, path, strings.Join(events, " "), strings.Join(binInfo, ", "))
+	}
+	tw.Flush()
+
+	cfg := a.loadConfig("")
+	fmt.Fprintf(a.stdout, "\nstore: %s", cfg.DB)
+	fi, err := os.Stat(cfg.DB)
+	if err != nil {
+		fmt.Fprintf(a.stdout, " (not created yet)\n")
+		return nil
+	}
+	fmt.Fprintf(a.stdout, " (%.1f MB)\n", float64(fi.Size())/(1<<20))
+	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	defer st.Close()
+	sessions, err := st.Sessions(ctx, carryover.SessionFilter{})
+	if err != nil {
+		return err
+	}
+	ins, err := st.Injections(ctx, "", 500)
+	if err != nil {
+		return err
+	}
+	type proj struct {
+		sessions int
+		ingest   string
+		restore  string
+	}
+	projects := map[string]*proj{}
+	var order []string
+	for _, s := range sessions {
+		p := projects[s.Project]
+		if p == nil {
+			p = &proj{ingest: s.Updated.Local().Format("2006-01-02 15:04")}
+			projects[s.Project] = p
+			order = append(order, s.Project)
+		}
+		p.sessions++
+	}
+	for _, in := range ins {
+		if p := projects[in.Project]; p != nil && p.restore == "" && strings.HasPrefix(in.Event, "SessionStart") {
+			p.restore = in.Time.Local().Format("2006-01-02 15:04")
+		}
+	}
+	if len(order) == 0 {
+		fmt.Fprintln(a.stdout, "no sessions archived yet")
+		return nil
+	}
+	tw = tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROJECT\tSESSIONS\tLAST INGEST\tLAST RESTORE")
+	for _, name := range order {
+		p := projects[name]
+		if p.restore == "" {
+			p.restore = "never"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", name, p.sessions, p.ingest, p.restore)
+	}
+	return tw.Flush()
+}

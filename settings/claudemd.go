@@ -1,0 +1,154 @@
+package settings
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultClaudeMDText is the body of the Compact Instructions section
+// carryover adds to a project's CLAUDE.md: what the summariser must keep.
+const DefaultClaudeMDText = `When compacting this conversation, keep verbatim:
+- exact file paths, function and symbol names that were read, created or edited;
+- the exact commands that worked (build, test, run, deploy), with their flags;
+- errors that are still open, with their exact messages, and how fixed errors were fixed;
+- decisions and the reasons for them, including approaches that were rejected and why;
+- constraints and preferences the user stated;
+- the current task, its todo list and the next step.
+
+Details lost in a compaction are not gone: ` + "`carryover search \"<words>\"`" + ` finds the exact
+text (commands, errors, file contents, decisions) from before it.`
+
+// The block ClaudeMD manages is delimited by these HTML comments, which
+// Markdown renders as nothing. A block carryover wrote into a file it created
+// opens with beginNew, so that removing it can remove the file too.
+const (
+	beginMark = "<!-- carryover:begin -->"
+	beginNew  = "<!-- carryover:begin new-file -->"
+	endMark   = "<!-- carryover:end -->"
+	mdHeading = "## Compact Instructions"
+)
+
+// ClaudeMD adds (install) or updates a marked block holding a
+// "## Compact Instructions" section with text to the Markdown file at path,
+// or removes it (!install). A new block goes at the end, after a blank line;
+// removing it restores the file byte for byte, and removes the file if
+// carryover created it and nothing else was added since. It refuses a
+// symlink (ErrSymlink) and a begin marker without an end (ErrParse).
+func ClaudeMD(path string, install bool, text string) (changed bool, err error) {
+	fi, err := os.Lstat(path)
+	exists := err == nil
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return false, err
+	case exists && fi.Mode()&fs.ModeSymlink != 0:
+		return false, fmt.Errorf("%s: %w", path, ErrSymlink)
+	case exists && !fi.Mode().IsRegular():
+		return false, fmt.Errorf("%s: not a regular file", path)
+	}
+	var src []byte
+	mode := fs.FileMode(0o644) // CLAUDE.md is meant to be shared
+	if exists {
+		if src, err = os.ReadFile(path); err != nil {
+			return false, err
+		}
+		mode = fi.Mode().Perm()
+	}
+	out, remove, err := editClaudeMD(src, exists, install, text)
+	if err != nil {
+		return false, fmt.Errorf("%w %s: %w", ErrParse, path, err)
+	}
+	switch {
+	case remove:
+		return true, os.Remove(path)
+	case exists && bytes.Equal(out, src), !exists && out == nil:
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, err
+	}
+	return true, writeAtomic(path, out, mode)
+}
+
+// editClaudeMD computes the new content; remove means delete the file.
+func editClaudeMD(src []byte, exists, install bool, text string) (out []byte, remove bool, err error) {
+	nl := "\n"
+	if bytes.Contains(src, []byte("\r\n")) {
+		nl = "\r\n"
+	}
+	start, end, created, err := findBlock(src)
+	if err != nil {
+		return nil, false, err
+	}
+	if !install {
+		if start < 0 {
+			return src, false, nil
+		}
+		for start >= 0 {
+			src = cutBlock(src, start, end, nl)
+			if start, end, _, err = findBlock(src); err != nil {
+				return nil, false, err
+			}
+		}
+		return src, created && len(src) == 0, nil
+	}
+	begin := beginMark
+	if created || !exists {
+		begin = beginNew
+	}
+	body := strings.ReplaceAll(strings.TrimSpace(text), "\r\n", "\n")
+	block := strings.Join([]string{begin, mdHeading, "", body, endMark}, "\n")
+	block = strings.ReplaceAll(block, "\n", nl)
+	if start >= 0 {
+		return append(append(append([]byte{}, src[:start]...), block...), src[end:]...), false, nil
+	}
+	// Append: a newline before the block (a blank line after a file that
+	// ends with one) and one after it.
+	out = append([]byte{}, src...)
+	if len(src) > 0 {
+		out = append(out, nl...)
+	}
+	return append(append(out, block...), nl...), false, nil
+}
+
+// findBlock locates the first block: start of its begin marker to the end of
+// its end marker; start is -1 if there is none.
+func findBlock(src []byte) (start, end int, created bool, err error) {
+	start = bytes.Index(src, []byte(beginMark))
+	newAt := bytes.Index(src, []byte(beginNew))
+	if newAt >= 0 && (start < 0 || newAt < start) {
+		start, created = newAt, true
+	}
+	if start < 0 {
+		return -1, -1, false, nil
+	}
+	e := bytes.Index(src[start:], []byte(endMark))
+	if e < 0 {
+		return 0, 0, false, errorAt(src, start, "carryover block without %s", endMark)
+	}
+	return start, start + e + len(endMark), created, nil
+}
+
+// cutBlock removes src[start:end] with the line break after it, and, when
+// the block ends the file, the line break before it that the append added.
+func cutBlock(src []byte, start, end int, nl string) []byte {
+	switch {
+	case bytes.HasPrefix(src[end:], []byte(nl)):
+		end += len(nl)
+	case bytes.HasPrefix(src[end:], []byte("\n")):
+		end++
+	}
+	if end == len(src) {
+		switch {
+		case bytes.HasSuffix(src[:start], []byte(nl)):
+			start -= len(nl)
+		case bytes.HasSuffix(src[:start], []byte("\n")):
+			start--
+		}
+	}
+	return append(append([]byte{}, src[:start]...), src[end:]...)
+}

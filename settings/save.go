@@ -1,0 +1,255 @@
+package settings
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// state is what an uninstall needs to know about a file's past and cannot
+// read from the file: kept in the sidecar stateFile(path).
+type state struct {
+	// Created: the file did not exist before carryover's install.
+	Created bool `json:"created,omitempty"`
+	// Empty maps the JSON pointer of an empty container that an install
+	// filled ("" for the document, "/hooks", "/hooks/Stop") to its text.
+	Empty map[string]string `json:"empty,omitempty"`
+}
+
+func (s *state) remember(ptr, text string) {
+	if s.Empty == nil {
+		s.Empty = map[string]string{}
+	}
+	s.Empty[ptr] = text
+}
+
+// forget drops ptr and everything under it.
+func (s *state) forget(ptr string) {
+	for k := range s.Empty {
+		if k == ptr || strings.HasPrefix(k, ptr+"/") {
+			delete(s.Empty, k)
+		}
+	}
+}
+
+func (s state) empty() bool { return !s.Created && len(s.Empty) == 0 }
+
+// stateFile is the sidecar of the settings file at path.
+func stateFile(path string) string { return path + ".carryover-state" }
+
+// readState reads a sidecar. A missing, unreadable or foreign one is no
+// state: uninstall then falls back to dropping the containers it empties.
+func readState(path string) state {
+	var s state
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return s
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(data, &s) != nil {
+		return state{}
+	}
+	return s
+}
+
+// Save writes the edited content and returns the path of the backup it made
+// of the previous content ("" if the file did not exist or nothing changed).
+// It refuses a path that became a symlink (ErrSymlink) or a file that
+// changed since Load (ErrChanged). It writes a temporary file in the same
+// directory, syncs it and renames it over the original, keeping the
+// original's permissions (0600 for a new file, in directories created 0700).
+// A file carryover created and an uninstall emptied is removed instead.
+func (f *File) Save() (backup string, err error) {
+	remove := f.removes()
+	switch {
+	case !f.existed && (f.src == nil || remove):
+		return "", nil // still nothing to write
+	case f.existed && !remove && bytes.Equal(f.src, f.orig):
+		return "", nil
+	}
+	fi, err := os.Lstat(f.path)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		return "", ErrSymlink
+	case err == nil && !f.existed, errors.Is(err, fs.ErrNotExist) && f.existed:
+		return "", ErrChanged
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return "", err
+	case err == nil && !fi.Mode().IsRegular():
+		return "", errors.New("not a regular file")
+	}
+	if f.existed {
+		cur, err := os.ReadFile(f.path)
+		if err != nil {
+			return "", err
+		}
+		if !bytes.Equal(cur, f.orig) {
+			return "", ErrChanged
+		}
+		if backup, err = f.backup(); err != nil {
+			return "", err
+		}
+	}
+	dir := filepath.Dir(f.path)
+	if remove {
+		if err := os.Remove(f.path); err != nil {
+			return backup, err
+		}
+		if err := syncDir(dir); err != nil {
+			return backup, err
+		}
+	} else {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return backup, err
+		}
+		if err := writeAtomic(f.path, f.src, f.mode); err != nil {
+			return backup, err
+		}
+	}
+	if err := f.saveState(remove); err != nil {
+		return backup, fmt.Errorf("record install state: %w", err)
+	}
+	f.existed, f.orig = !remove, bytes.Clone(f.src)
+	if remove {
+		f.orig, f.src, f.root, f.state = nil, nil, nil, state{}
+	}
+	return backup, nil
+}
+
+// backup copies the loaded content next to the file, named by the time.
+func (f *File) backup() (string, error) {
+	base := f.path + ".carryover-backup-" + f.now().UTC().Format("20060102T150405Z")
+	for i := 1; ; i++ {
+		name := base
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+		out, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, f.mode)
+		if errors.Is(err, fs.ErrExist) && i < 100 {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("backup: %w", err)
+		}
+		_, err = out.Write(f.orig)
+		if err == nil {
+			err = out.Sync()
+		}
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(name)
+			return "", fmt.Errorf("backup: %w", err)
+		}
+		return name, nil
+	}
+}
+
+// saveState writes the sidecar while carryover's entries are in the file
+// and there is something to remember, and removes it otherwise.
+func (f *File) saveState(removed bool) error {
+	s := state{Created: f.state.Created}
+	if !removed && len(f.ours()) > 0 {
+		// Keep only containers that still exist and are not empty.
+		for ptr, text := range f.state.Empty {
+			if n := f.lookup(ptr); n != nil && n.len() > 0 {
+				s.remember(ptr, text)
+			}
+		}
+	} else {
+		s = state{}
+	}
+	path := stateFile(f.path)
+	if s.empty() {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		f.state = s
+		return nil
+	}
+	old := readState(path)
+	if old.Created == s.Created && maps.Equal(old.Empty, s.Empty) {
+		f.state = s
+		return nil
+	}
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(path, append(data, '\n'), 0o600); err != nil {
+		return err
+	}
+	f.state = s
+	return nil
+}
+
+// lookup resolves the pointers state uses: "", "/hooks", "/hooks/<event>".
+func (f *File) lookup(ptr string) *node {
+	if f.root == nil {
+		return nil
+	}
+	if ptr == "" {
+		return f.root
+	}
+	hooks, _ := f.root.last("hooks")
+	if hooks == nil || ptr == "/hooks" {
+		return hooks
+	}
+	for _, m := range hooks.members {
+		if pointer("/hooks", m.key) == ptr {
+			return m.val
+		}
+	}
+	return nil
+}
+
+// writeAtomic replaces path with data so that a reader, or a crash, sees
+// either the old or the new content, never a mix.
+func writeAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes a rename or removal in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}

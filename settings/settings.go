@@ -1,0 +1,212 @@
+// Package settings installs carryover's hooks into Claude Code settings
+// files without damaging them.
+//
+// # Editing
+//
+// A settings file is edited as text, not re-marshalled: [Load] parses the
+// bytes into a tree that knows where every value sits, and [File.Install]
+// and [File.Uninstall] splice carryover's entries in and out at those
+// offsets. Key order, indentation, escapes, number formats, line endings and
+// the trailing newline are kept; inserted entries follow the file's own
+// layout. Install appends a whole matcher group per hook (or updates an
+// older carryover entry in place), and Uninstall removes carryover's entries
+// and the groups, event arrays and "hooks" object that are left empty, so
+// that install followed by uninstall gives back the original bytes.
+//
+// # What was there before
+//
+// Two facts cannot be read back from an installed file: whether the file
+// existed before carryover created it, and what an empty container it filled
+// ("hooks": {}, "Stop": [], or the whole document "{ }") looked like. When an
+// install produces either, [File.Save] records it in a small sidecar next to
+// the file, <file>.carryover-state, and the uninstall that removes the last
+// carryover entry deletes it again. The settings file itself never holds
+// anything but Claude Code settings. Without the sidecar (deleted, or never
+// copied along with a committed project settings file) uninstall still
+// removes exactly carryover's entries; it then drops the containers they
+// leave empty, which Claude Code reads the same way.
+//
+// # Saving
+//
+// [File.Save] refuses to write through a symlink or over a file that changed
+// since it was loaded, copies the original to a timestamped backup beside
+// it, and replaces the file atomically.
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/carryover-dev/carryover/hook"
+)
+
+// Errors, to be checked with errors.Is.
+var (
+	// ErrSymlink means a path to be edited is a symbolic link. carryover
+	// never writes through one: the link may point into a shared or managed
+	// location.
+	ErrSymlink = errors.New("is a symbolic link")
+	// ErrParse means a file could not be understood; it was not changed.
+	ErrParse = errors.New("cannot parse")
+	// ErrChanged means the file changed on disk after it was loaded.
+	ErrChanged = errors.New("changed since it was read")
+)
+
+// Hook is one hook entry carryover owns.
+type Hook struct {
+	Event   string // Claude Code's spelling: PreCompact
+	Matcher string // "" matches everything
+	Command string
+	Timeout int // seconds; 0 when the entry has none
+}
+
+// HookOptions selects optional hooks.
+type HookOptions struct {
+	// Startup also restores on SessionStart(startup), i.e. into a fresh
+	// session of a project with history.
+	Startup bool
+	// PostToolUse archives after every tool call. Off by default: the
+	// transcript already holds every tool call and Stop/PreCompact archive
+	// it, so this only buys freshness at the cost of one process per call.
+	PostToolUse bool
+}
+
+// DefaultHooks returns carryover's hooks running the binary at exe, an
+// absolute path.
+func DefaultHooks(exe string, opt HookOptions) []Hook {
+	h := func(e hook.Event, matcher string, timeout int) Hook {
+		return Hook{Event: string(e), Matcher: matcher, Command: Command(exe, e), Timeout: timeout}
+	}
+	// PreCompact and SessionStart match exact trigger and source names; the
+	// other events run unconditionally (no matcher).
+	hooks := []Hook{
+		h(hook.PreCompact, "manual", 30),
+		h(hook.PreCompact, "auto", 30),
+		h(hook.SessionStart, "compact", 10),
+		h(hook.SessionStart, "resume", 10),
+	}
+	if opt.Startup {
+		hooks = append(hooks, h(hook.SessionStart, "startup", 10))
+	}
+	hooks = append(hooks,
+		h(hook.UserPromptSubmit, "", 5),
+		h(hook.Stop, "", 15),
+		// Claude Code gives SessionEnd hooks 1.5 s unless a hook asks for
+		// more; SessionEnd only records, so a short deadline is fine.
+		h(hook.SessionEnd, "", 2),
+		h(hook.PostCompact, "", 10),
+	)
+	if opt.PostToolUse {
+		hooks = append(hooks, h(hook.PostToolUse, "", 5))
+	}
+	return hooks
+}
+
+// Command is the shell command line running exe for event e.
+func Command(exe string, e hook.Event) string {
+	return shellQuote(exe) + " hook " + e.Arg()
+}
+
+// shellQuote quotes s for a POSIX shell unless it is made of characters
+// that need no quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+./:@%,=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// IsOurs reports whether a hook command runs carryover: its program's base
+// name is carryover (in any directory, quoted or not) and its first argument
+// is "hook". An older install with another path or version counts.
+func IsOurs(command string) bool {
+	words := shellWords(command, 2)
+	if len(words) < 2 || words[1] != "hook" {
+		return false
+	}
+	base := filepath.Base(words[0])
+	return base == "carryover" || base == "carryover.exe"
+}
+
+// shellWords splits the first n words of a POSIX shell command line,
+// honouring single quotes, double quotes and backslashes. It stops at the
+// first operator or unterminated quote.
+func shellWords(s string, n int) []string {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	for i := 0; i < len(s) && len(words) < n; i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		case strings.IndexByte(";&|<>()`", c) >= 0:
+			if inWord {
+				words = append(words, w.String())
+			}
+			return words
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return words
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+					i++
+				}
+				w.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return words
+			}
+			inWord = true
+		case c == '\\':
+			if i+1 < len(s) {
+				i++
+				w.WriteByte(s[i])
+			}
+			inWord = true
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord && len(words) < n {
+		words = append(words, w.String())
+	}
+	return words
+}
+
+// Path is the settings file of a scope: "user" (home/.claude/settings.json),
+// "project" (projectDir/.claude/settings.json) or "local"
+// (projectDir/.claude/settings.local.json, not meant to be committed).
+func Path(scope, home, projectDir string) (string, error) {
+	switch scope {
+	case "user":
+		if home == "" {
+			return "", errors.New("no home directory")
+		}
+		return filepath.Join(home, ".claude", "settings.json"), nil
+	case "project", "local":
+		if projectDir == "" {
+			return "", errors.New("no project directory")
+		}
+		name := "settings.json"
+		if scope == "local" {
+			name = "settings.local.json"
+		}
+		return filepath.Join(projectDir, ".claude", name), nil
+	}
+	return "", fmt.Errorf("unknown scope %q: want user, project or local", scope)
+}
