@@ -1,0 +1,337 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// compactionMarker is the sentence of Claude Code's summary prompt that
+// identifies a compaction request.
+const compactionMarker = "Your task is to create a detailed summary of the conversation so far"
+
+// fakeSummary starts every summary the fake writes. It never repeats the
+// conversation, so a fact found after a compaction came from somewhere else.
+const fakeSummary = "FAKE-SUMMARY"
+
+const (
+	normalInputTokens = 1200
+	// bigInputTokens is reported for a [[BIG]] turn: above the threshold of
+	// the 100000-token window the auto-compaction tests configure.
+	bigInputTokens = 190000
+)
+
+// bashMarker asks the fake for one Bash tool call: [[BASH command]].
+var bashMarker = regexp.MustCompile(`\[\[BASH (.+?)\]\]`)
+
+// bigMarker asks for a reply reporting a huge usage.input_tokens:
+// [[BIG]] for bigInputTokens, [[BIG n]] for n.
+var bigMarker = regexp.MustCompile(`\[\[BIG(?: ([0-9]+))?\]\]`)
+
+// fakeAPI is a scripted Anthropic Messages API. Its reply depends on the
+// last user message: a compaction request gets a summary, a tool result a
+// short text, [[BASH cmd]] a Bash tool call, [[BIG]] (or [[BIG n]]) a text
+// with a huge usage.input_tokens, anything else a short text. Every request
+// is logged.
+type fakeAPI struct {
+	srv *httptest.Server
+
+	mu   sync.Mutex
+	n    int
+	reqs []apiRequest
+}
+
+// apiRequest is one logged request.
+type apiRequest struct {
+	N        int
+	Method   string
+	Path     string
+	Body     []byte
+	Messages []apiMessage
+	Reply    string // what the fake answered, for failure messages
+}
+
+type apiMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type reply struct {
+	text        string
+	toolName    string
+	toolInput   map[string]any
+	inputTokens int
+}
+
+func newFakeAPI(t testing.TB) *fakeAPI {
+	f := &fakeAPI{}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// URL is the base URL to give Claude Code as ANTHROPIC_BASE_URL.
+func (f *fakeAPI) URL() string { return f.srv.URL }
+
+// Messages returns the logged POST /v1/messages requests, oldest first.
+func (f *fakeAPI) Messages() []apiRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []apiRequest
+	for _, r := range f.reqs {
+		if r.Method == http.MethodPost && r.Path == "/v1/messages" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Others returns logged requests other than HEAD / and POST /v1/messages.
+func (f *fakeAPI) Others() []apiRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []apiRequest
+	for _, r := range f.reqs {
+		if !(r.Method == http.MethodPost && r.Path == "/v1/messages") && !(r.Method == http.MethodHead && r.Path == "/") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req := apiRequest{Method: r.Method, Path: r.URL.Path, Body: body}
+	if r.Method == http.MethodPost && r.URL.Path == "/v1/messages" {
+		f.messages(w, req)
+		return
+	}
+	f.log(&req)
+	if r.Method == http.MethodHead && r.URL.Path == "/" {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusNotFound)
+	fmt.Fprint(w, `{"type":"error","error":{"type":"not_found_error","message":"fake: not found"}}`)
+}
+
+func (f *fakeAPI) log(req *apiRequest) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	req.N = f.n
+	f.reqs = append(f.reqs, *req)
+}
+
+func (f *fakeAPI) messages(w http.ResponseWriter, req apiRequest) {
+	var body struct {
+		Model    string       `json:"model"`
+		Stream   bool         `json:"stream"`
+		Messages []apiMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		f.log(&req)
+		http.Error(w, "fake: bad JSON: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	req.Messages = body.Messages
+	// Number the request before choosing the reply, which quotes the number.
+	f.mu.Lock()
+	f.n++
+	req.N = f.n
+	f.mu.Unlock()
+	rp := script(req)
+	if rp.toolName != "" {
+		in, _ := json.Marshal(rp.toolInput)
+		req.Reply = "tool_use " + rp.toolName + " " + string(in)
+	} else {
+		req.Reply = rp.text
+	}
+	f.mu.Lock()
+	f.reqs = append(f.reqs, req)
+	f.mu.Unlock()
+
+	id := fmt.Sprintf("msg_fake_%d", req.N)
+	usage := map[string]int{"input_tokens": rp.inputTokens, "output_tokens": 12,
+		"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	block, stop := map[string]any{"type": "text", "text": rp.text}, "end_turn"
+	if rp.toolName != "" {
+		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_fake_%d", req.N), "name": rp.toolName, "input": rp.toolInput}
+		stop = "tool_use"
+	}
+	if !body.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "type": "message", "role": "assistant",
+			"model": body.Model, "content": []any{block}, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Request-Id", fmt.Sprintf("req_fake_%d", req.N))
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	event := func(name string, data any) {
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	startUsage := map[string]int{"input_tokens": rp.inputTokens, "output_tokens": 1,
+		"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": id, "type": "message", "role": "assistant", "model": body.Model, "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil, "usage": startUsage}})
+	if rp.toolName != "" {
+		in, _ := json.Marshal(rp.toolInput)
+		event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "tool_use", "id": block["id"], "name": rp.toolName, "input": map[string]any{}}})
+		event("ping", map[string]any{"type": "ping"})
+		event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(in)}})
+	} else {
+		event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "text", "text": ""}})
+		event("ping", map[string]any{"type": "ping"})
+		event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "text_delta", "text": rp.text}})
+	}
+	event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	event("message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 12}})
+	event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// script chooses the reply to a request from its last user message.
+func script(req apiRequest) reply {
+	last, ok := req.LastUser()
+	text := last.Text()
+	switch {
+	case !ok:
+		return reply{text: fmt.Sprintf("FAKE-REPLY %d", req.N), inputTokens: normalInputTokens}
+	case strings.Contains(text, compactionMarker):
+		return reply{text: fmt.Sprintf("<analysis>fake analysis</analysis>\n<summary>%s #%d: the user asked for a shell command and it ran.</summary>",
+			fakeSummary, req.N), inputTokens: normalInputTokens}
+	case last.HasToolResult():
+		return reply{text: "FAKE: tool finished.", inputTokens: normalInputTokens}
+	}
+	if m := bashMarker.FindStringSubmatch(text); m != nil {
+		return reply{toolName: "Bash", toolInput: map[string]any{"command": m[1], "description": "Run the requested command"},
+			inputTokens: normalInputTokens}
+	}
+	if m := bigMarker.FindStringSubmatch(text); m != nil {
+		tokens := bigInputTokens
+		if m[1] != "" {
+			tokens, _ = strconv.Atoi(m[1])
+		}
+		return reply{text: fmt.Sprintf("FAKE-REPLY %d (big usage)", req.N), inputTokens: tokens}
+	}
+	return reply{text: fmt.Sprintf("FAKE-REPLY %d", req.N), inputTokens: normalInputTokens}
+}
+
+// LastUser returns the last message with role "user" (hook context comes in
+// role "system" messages, which may follow it).
+func (r apiRequest) LastUser() (apiMessage, bool) {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			return r.Messages[i], true
+		}
+	}
+	return apiMessage{}, false
+}
+
+// IsCompaction reports whether the request asks for a compaction summary.
+func (r apiRequest) IsCompaction() bool {
+	last, ok := r.LastUser()
+	return ok && strings.Contains(last.Text(), compactionMarker)
+}
+
+// SystemText joins the role "system" messages of messages[], where Claude
+// Code puts hook context (not the top-level system prompt).
+func (r apiRequest) SystemText() string {
+	var parts []string
+	for _, m := range r.Messages {
+		if m.Role == "system" {
+			parts = append(parts, m.Text())
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// ConversationText joins the user and assistant messages.
+func (r apiRequest) ConversationText() string {
+	var parts []string
+	for _, m := range r.Messages {
+		if m.Role != "system" {
+			parts = append(parts, m.Text())
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// contentBlock is the subset of a content block the tests read.
+type contentBlock struct {
+	Type    string          `json:"type"`
+	Text    string          `json:"text"`
+	Input   json.RawMessage `json:"input"`
+	Content json.RawMessage `json:"content"`
+}
+
+func (m apiMessage) blocks() []contentBlock {
+	var bs []contentBlock
+	if json.Unmarshal(m.Content, &bs) != nil {
+		return nil
+	}
+	return bs
+}
+
+// Text is the message's text: a string content, or its text blocks, tool
+// inputs and tool results, one per line.
+func (m apiMessage) Text() string {
+	return contentText(m.Content)
+}
+
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var bs []contentBlock
+	if json.Unmarshal(raw, &bs) != nil {
+		return ""
+	}
+	var parts []string
+	for _, b := range bs {
+		switch b.Type {
+		case "text":
+			parts = append(parts, b.Text)
+		case "tool_use":
+			parts = append(parts, string(b.Input))
+		case "tool_result":
+			parts = append(parts, contentText(b.Content))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// HasToolResult reports whether the message carries a tool result.
+func (m apiMessage) HasToolResult() bool {
+	for _, b := range m.blocks() {
+		if b.Type == "tool_result" {
+			return true
+		}
+	}
+	return false
+}
