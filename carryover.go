@@ -155,7 +155,10 @@ type Query struct {
 	// (Window < BeforeWindow): what the current window no longer shows.
 	BeforeWindow int
 	Since        time.Time
-	Limit        int
+	// File, when set, keeps only chunks that touched a file whose path
+	// contains it.
+	File  string
+	Limit int
 }
 
 // Hit is a chunk found by a search, with its score (higher is better).
@@ -185,6 +188,10 @@ type ChunkFilter struct {
 	Turn         int // -1 for all turns
 	BeforeWindow int // when > 0: Window < BeforeWindow
 	FromSeq      int // Seq >= FromSeq
+	// FromLine and ToLine, when > 0, keep chunks overlapping that
+	// transcript line range.
+	FromLine int
+	ToLine   int
 	IDs          []int64
 	Newest       bool // newest first (with Limit: the last chunks)
 	Limit        int

@@ -110,6 +110,12 @@ func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryove
 	if f.FromSeq > 0 {
 		w.add("c.seq >= ?", f.FromSeq)
 	}
+	if f.FromLine > 0 {
+		w.add("c.last_line >= ?", f.FromLine)
+	}
+	if f.ToLine > 0 {
+		w.add("c.first_line <= ?", f.ToLine)
+	}
 	if len(f.IDs) > 0 {
 		whereIn(&w, "c.id", f.IDs)
 	}
@@ -132,6 +138,11 @@ func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryove
 		return nil, wrapErr("chunks", err)
 	}
 	return out, nil
+}
+
+// likeEscape escapes LIKE's wildcards in s (ESCAPE '\\').
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
 }
 
 func desc(newest bool) string {

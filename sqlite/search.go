@@ -59,6 +59,9 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	if q.BeforeWindow > 0 {
 		w.add("c.win < ?", q.BeforeWindow)
 	}
+	if q.File != "" {
+		w.add("c.files LIKE ? ESCAPE '\\'", "%"+likeEscape(q.File)+"%")
+	}
 	if !q.Since.IsZero() {
 		w.add("max(c.start_ms, c.end_ms) >= ?", ms(q.Since))
 	}

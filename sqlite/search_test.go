@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -191,6 +192,33 @@ func TestSearchFilters(t *testing.T) {
 				!tc.q.Since.IsZero() && h.Chunk.End.Before(tc.q.Since) {
 				t.Errorf("%s: hit outside the filter: %+v", tc.name, h.Chunk)
 			}
+		}
+	}
+}
+
+func TestSearchFileFilter(t *testing.T) {
+	st, _ := newStore(t)
+	a := chunk(0, "a", "fixed the parser in the lexer")
+	a.Files = []string{"internal/lexer/scan_test.go"}
+	b := chunk(1, "b", "fixed the parser in the printer")
+	b.Files = []string{"internal/printer/print.go"}
+	c := chunk(2, "c", "fixed the parser, a 100% wildcard_case")
+	c.Files = []string{"docs/100%_done.md"}
+	applyChunks(t, st, "s", "/p", a, b, c)
+	for _, tc := range []struct {
+		file string
+		want []string
+	}{
+		{"lexer/", []string{"a"}},
+		{"print.go", []string{"b"}},
+		{"100%_", []string{"c"}},
+		{"%", []string{"c"}}, // a literal percent sign, not a wildcard
+		{"_test", []string{"a"}},
+		{"nowhere", nil},
+	} {
+		got := search(t, st, carryover.Query{Text: "parser", File: tc.file})
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("File %q: got %v, want %v", tc.file, got, tc.want)
 		}
 	}
 }

@@ -215,6 +215,8 @@ func TestChunkFilters(t *testing.T) {
 		{"before window 1", carryover.ChunkFilter{SessionID: "s1", Turn: -1, BeforeWindow: 1}, []int{0, 1, 2, 3}},
 		{"from seq", carryover.ChunkFilter{SessionID: "s1", Turn: -1, FromSeq: 6}, []int{6, 7}},
 		{"limit", carryover.ChunkFilter{SessionID: "s1", Turn: -1, Limit: 3}, []int{0, 1, 2}},
+		{"newest", carryover.ChunkFilter{SessionID: "s1", Turn: -1, Newest: true, Limit: 3}, []int{7, 6, 5}},
+		{"line range", carryover.ChunkFilter{SessionID: "s1", Turn: -1, FromLine: all[3].LastLine, ToLine: all[4].FirstLine}, []int{3, 4}},
 		{"ids", carryover.ChunkFilter{Turn: -1, IDs: []int64{all[7].ID, all[2].ID}}, []int{2, 7}},
 		{"other session", carryover.ChunkFilter{SessionID: "s2", Turn: -1}, []int{0, 1}},
 		{"unknown session", carryover.ChunkFilter{SessionID: "nope", Turn: -1}, nil},
