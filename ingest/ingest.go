@@ -152,6 +152,15 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 		if rep.Restarted {
 			state.Offset, state.Line = 0, 0
 			cur = chunk.NewCursor()
+			// Sequence numbers stay unique in the session: items point at
+			// their chunk by it. Content already stored is recognised by hash.
+			last, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: rep.SessionID, Turn: -1, Newest: true, Limit: 1})
+			if err != nil {
+				return rep, fmt.Errorf("last chunk: %w", err)
+			}
+			if len(last) > 0 {
+				cur.Seq = last[0].Seq + 1
+			}
 		}
 	}
 	if opt.Project != "" {

@@ -354,3 +354,81 @@ func TestDeadlineKeepsProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestReingestAfterCompaction archives a session before its compaction (as
+// PreCompact does), again after it (SessionStart), then once more from
+// scratch after the file was rewritten: nothing is stored twice.
+func TestReingestAfterCompaction(t *testing.T) {
+	ctx := context.Background()
+	pre := synth(4)
+	boundary, _ := json.Marshal(map[string]any{"type": "system", "subtype": "compact_boundary", "uuid": "b1", "sessionId": sid,
+		"content": "Conversation compacted", "compactMetadata": map[string]any{"trigger": "auto", "preTokens": 150000}})
+	summary, _ := json.Marshal(map[string]any{"type": "user", "uuid": "s1", "parentUuid": "b1", "sessionId": sid, "isCompactSummary": true,
+		"message": map[string]any{"role": "user", "content": "This session is being continued from a previous conversation. Summary: widgets."}})
+	post := synth(6)[16:]
+	all := append(append(append([]string{}, pre...), string(boundary), string(summary)), post...)
+	path := filepath.Join(t.TempDir(), sid+".jsonl")
+	st := openStore(t)
+
+	writeLines(t, path, pre, 0)
+	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	writeLines(t, path, all, 0)
+	rep, err := ingest.File(ctx, st, path, ingest.Options{})
+	if err != nil || rep.Restarted || rep.Window != 1 {
+		t.Fatalf("after the compaction: %+v, %v", rep, err)
+	}
+	want := len(chunks(t, st))
+	comps, _ := st.Compactions(ctx, sid)
+	if len(comps) != 1 || comps[0].Summary == "" || comps[0].Trigger != "auto" {
+		t.Fatalf("compactions %+v", comps)
+	}
+	// The same content written again (as a copy or a restore would): read
+	// from the start, nothing new stored.
+	writeLines(t, path, all[:16], 0)
+	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	writeLines(t, path, all, 0)
+	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(chunks(t, st)); got != want {
+		for _, c := range chunks(t, st) {
+			t.Logf("seq %d turn %d win %d L%d-%d %s %q", c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine, c.Hash[:8], c.Text[:min(60, len(c.Text))])
+		}
+		t.Fatalf("%d chunks after re-ingesting, want %d", got, want)
+	}
+	comps, _ = st.Compactions(ctx, sid)
+	if len(comps) != 1 {
+		t.Fatalf("%d compactions after re-ingesting, want 1", len(comps))
+	}
+
+	// A rewrite cut inside a step is read again with other chunk
+	// boundaries: the text is stored twice, but no sequence number is
+	// reused (items point at chunks by it) and every line is still there.
+	writeLines(t, path, all[:3], 0)
+	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	writeLines(t, path, all, 0)
+	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	seqs := map[int]bool{}
+	for _, c := range chunks(t, st) {
+		if seqs[c.Seq] {
+			t.Fatalf("sequence number %d used twice", c.Seq)
+		}
+		seqs[c.Seq] = true
+	}
+	for _, c := range chunks(t, st) {
+		if strings.Contains(c.Text, "This session is being continued") {
+			t.Fatalf("the compaction summary was archived as a chunk: %q", c.Text)
+		}
+		if strings.Contains(c.Text, "widget5") && c.Window != 1 {
+			t.Fatalf("chunk after the boundary in window %d", c.Window)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+package mcpserver
+
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+
+var _ = mcp.NewServer
