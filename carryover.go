@@ -192,9 +192,9 @@ type ChunkFilter struct {
 	// transcript line range.
 	FromLine int
 	ToLine   int
-	IDs          []int64
-	Newest       bool // newest first (with Limit: the last chunks)
-	Limit        int
+	IDs      []int64
+	Newest   bool // newest first (with Limit: the last chunks)
+	Limit    int
 }
 
 // Batch is what one ingest step writes, atomically: new chunks, items and

@@ -31,15 +31,24 @@ const (
 // bashMarker asks the fake for one Bash tool call: [[BASH command]].
 var bashMarker = regexp.MustCompile(`\[\[BASH (.+?)\]\]`)
 
+// mcpMarker asks the fake for one call of a tool of carryover's MCP
+// server: [[MCP tool words]] calls mcp__carryover__<tool> with the input
+// {"query": words}.
+var mcpMarker = regexp.MustCompile(`\[\[MCP (\w+) (.+?)\]\]`)
+
+// mcpToolPrefix is how Claude Code names the tools of an MCP server
+// registered as "carryover".
+const mcpToolPrefix = "mcp__carryover__"
+
 // bigMarker asks for a reply reporting a huge usage.input_tokens:
 // [[BIG]] for bigInputTokens, [[BIG n]] for n.
 var bigMarker = regexp.MustCompile(`\[\[BIG(?: ([0-9]+))?\]\]`)
 
 // fakeAPI is a scripted Anthropic Messages API. Its reply depends on the
 // last user message: a compaction request gets a summary, a tool result a
-// short text, [[BASH cmd]] a Bash tool call, [[BIG]] (or [[BIG n]]) a text
-// with a huge usage.input_tokens, anything else a short text. Every request
-// is logged.
+// short text, [[BASH cmd]] a Bash tool call, [[MCP tool words]] a call of
+// carryover's MCP tool, [[BIG]] (or [[BIG n]]) a text with a huge
+// usage.input_tokens, anything else a short text. Every request is logged.
 type fakeAPI struct {
 	srv *httptest.Server
 
@@ -55,7 +64,9 @@ type apiRequest struct {
 	Path     string
 	Body     []byte
 	Messages []apiMessage
-	Reply    string // what the fake answered, for failure messages
+	Tools    []string // names of the tools offered
+	Reply    string   // what the fake answered, for failure messages
+	ToolID   string   // the id of the tool_use the fake answered with
 }
 
 type apiMessage struct {
@@ -140,6 +151,9 @@ func (f *fakeAPI) messages(w http.ResponseWriter, req apiRequest) {
 		Model    string       `json:"model"`
 		Stream   bool         `json:"stream"`
 		Messages []apiMessage `json:"messages"`
+		Tools    []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
 	}
 	if err := json.Unmarshal(req.Body, &body); err != nil {
 		f.log(&req)
@@ -147,6 +161,9 @@ func (f *fakeAPI) messages(w http.ResponseWriter, req apiRequest) {
 		return
 	}
 	req.Messages = body.Messages
+	for _, t := range body.Tools {
+		req.Tools = append(req.Tools, t.Name)
+	}
 	// Number the request before choosing the reply, which quotes the number.
 	f.mu.Lock()
 	f.n++
@@ -156,6 +173,7 @@ func (f *fakeAPI) messages(w http.ResponseWriter, req apiRequest) {
 	if rp.toolName != "" {
 		in, _ := json.Marshal(rp.toolInput)
 		req.Reply = "tool_use " + rp.toolName + " " + string(in)
+		req.ToolID = fmt.Sprintf("toolu_fake_%d", req.N)
 	} else {
 		req.Reply = rp.text
 	}
@@ -168,7 +186,7 @@ func (f *fakeAPI) messages(w http.ResponseWriter, req apiRequest) {
 		"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 	block, stop := map[string]any{"type": "text", "text": rp.text}, "end_turn"
 	if rp.toolName != "" {
-		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_fake_%d", req.N), "name": rp.toolName, "input": rp.toolInput}
+		block = map[string]any{"type": "tool_use", "id": req.ToolID, "name": rp.toolName, "input": rp.toolInput}
 		stop = "tool_use"
 	}
 	if !body.Stream {
@@ -231,6 +249,9 @@ func script(req apiRequest) reply {
 		return reply{toolName: "Bash", toolInput: map[string]any{"command": m[1], "description": "Run the requested command"},
 			inputTokens: normalInputTokens}
 	}
+	if m := mcpMarker.FindStringSubmatch(text); m != nil {
+		return reply{toolName: mcpToolPrefix + m[1], toolInput: map[string]any{"query": m[2]}, inputTokens: normalInputTokens}
+	}
 	if m := bigMarker.FindStringSubmatch(text); m != nil {
 		tokens := bigInputTokens
 		if m[1] != "" {
@@ -281,12 +302,27 @@ func (r apiRequest) ConversationText() string {
 	return strings.Join(parts, "\n")
 }
 
+// ToolResult returns the text of the tool_result for the tool_use id in
+// the request's messages, and whether it is marked as an error.
+func (r apiRequest) ToolResult(id string) (text string, isError, ok bool) {
+	for _, m := range r.Messages {
+		for _, b := range m.blocks() {
+			if b.Type == "tool_result" && b.ToolUseID == id {
+				return contentText(b.Content), b.IsError, true
+			}
+		}
+	}
+	return "", false, false
+}
+
 // contentBlock is the subset of a content block the tests read.
 type contentBlock struct {
-	Type    string          `json:"type"`
-	Text    string          `json:"text"`
-	Input   json.RawMessage `json:"input"`
-	Content json.RawMessage `json:"content"`
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Input     json.RawMessage `json:"input"`
+	Content   json.RawMessage `json:"content"`
+	ToolUseID string          `json:"tool_use_id"`
+	IsError   bool            `json:"is_error"`
 }
 
 func (m apiMessage) blocks() []contentBlock {

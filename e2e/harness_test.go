@@ -102,6 +102,7 @@ type harness struct {
 	proj   string
 	db     string
 	extra  []string // more environment for the CLI
+	args   []string // more arguments for every prompt
 }
 
 func newHarness(t *testing.T, extraEnv ...string) *harness {
@@ -201,6 +202,7 @@ func (h *harness) tryPrompt(sid, text string) (cliResult, error) {
 	if sid != "" {
 		args = append(args, "--resume", sid)
 	}
+	args = append(args, h.args...)
 	out, errOut, elapsed, runErr := h.run(args...)
 	var res cliResult
 	if err := json.Unmarshal(out, &res); err != nil || res.SessionID == "" {

@@ -25,6 +25,7 @@ type File struct {
 	style   style
 	state   state
 	now     func() time.Time
+	lock    string // the lock directory Save takes, if any
 }
 
 // Load reads the settings file at path. Errors do not repeat the path. A missing file is fine
@@ -54,7 +55,7 @@ func Load(path string) (*File, error) {
 		return nil, err
 	}
 	f.mode = fi.Mode().Perm()
-	if len(f.ours()) > 0 {
+	if f.hasOurs() {
 		// A sidecar only describes a file that carryover's entries are in;
 		// a stale one (entries removed by hand) must not delete the file.
 		f.state = readState(stateFile(path))
@@ -265,13 +266,8 @@ func (f *File) Install(hooks []Hook) (changed bool, err error) {
 		want[k] = true
 	}
 	before := f.src
-	if f.src == nil {
-		// A new file starts as an empty object; Save removes it again if an
-		// uninstall gets back to that.
-		if err := f.splice(0, 0, "{}"+f.style.nl); err != nil {
-			return false, err
-		}
-		f.state.Created = true
+	if err := f.create(); err != nil {
+		return false, err
 	}
 	for _, h := range hooks {
 		if err := f.steps(func() (bool, error) { return f.ensure(h) }); err != nil {
@@ -297,6 +293,23 @@ func (f *File) Install(hooks []Hook) (changed bool, err error) {
 	}
 	return !bytes.Equal(before, f.src), nil
 }
+
+// create starts a missing file as an empty object; Save removes it again if
+// an uninstall gets back to that.
+func (f *File) create() error {
+	if f.src != nil {
+		return nil
+	}
+	if err := f.splice(0, 0, "{}"+f.style.nl); err != nil {
+		return err
+	}
+	f.state.Created = true
+	return nil
+}
+
+// hasOurs reports whether any carryover entry, hook or MCP server, is in
+// the file.
+func (f *File) hasOurs() bool { return len(f.ours()) > 0 || f.hasOurMCP() }
 
 // Uninstall removes carryover's entries, and the matcher groups, event
 // arrays and "hooks" object they leave empty (or puts back the empty

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // state is what an uninstall needs to know about a file's past and cannot
@@ -71,6 +72,13 @@ func (f *File) Save() (backup string, err error) {
 		return "", nil // still nothing to write
 	case f.existed && !remove && bytes.Equal(f.src, f.orig):
 		return "", nil
+	}
+	if f.lock != "" {
+		unlock, err := lockDir(f.lock)
+		if err != nil {
+			return "", err
+		}
+		defer unlock()
 	}
 	fi, err := os.Lstat(f.path)
 	switch {
@@ -155,7 +163,7 @@ func (f *File) backup() (string, error) {
 // and there is something to remember, and removes it otherwise.
 func (f *File) saveState(removed bool) error {
 	s := state{Created: f.state.Created}
-	if !removed && len(f.ours()) > 0 {
+	if !removed && f.hasOurs() {
 		// Keep only containers that still exist and are not empty.
 		for ptr, text := range f.state.Empty {
 			if n := f.lookup(ptr); n != nil && n.len() > 0 {
@@ -189,24 +197,56 @@ func (f *File) saveState(removed bool) error {
 	return nil
 }
 
-// lookup resolves the pointers state uses: "", "/hooks", "/hooks/<event>".
+// lookup resolves the pointers state uses, which only go through objects:
+// "", "/hooks", "/hooks/<event>", "/mcpServers", "/projects/<dir>".
 func (f *File) lookup(ptr string) *node {
-	if f.root == nil {
-		return nil
+	n := f.root
+	if n == nil || ptr == "" {
+		return n
 	}
-	if ptr == "" {
-		return f.root
-	}
-	hooks, _ := f.root.last("hooks")
-	if hooks == nil || ptr == "/hooks" {
-		return hooks
-	}
-	for _, m := range hooks.members {
-		if pointer("/hooks", m.key) == ptr {
-			return m.val
+	unescape := strings.NewReplacer("~1", "/", "~0", "~")
+	for key := range strings.SplitSeq(strings.TrimPrefix(ptr, "/"), "/") {
+		if n.kind != kindObject {
+			return nil
+		}
+		if n, _ = n.last(unescape.Replace(key)); n == nil {
+			return nil
 		}
 	}
-	return nil
+	return n
+}
+
+// Claude Code's lock on its config file, taken by its lock library
+// (proper-lockfile): a directory, whose holder refreshes its mtime and which
+// counts as abandoned once that is older than lockStale.
+const (
+	lockStale = 10 * time.Second
+	lockWait  = 3 * time.Second
+)
+
+// lockDir takes the lock directory path, waiting up to lockWait for its
+// holder and taking over an abandoned one. unlock releases it.
+func lockDir(path string) (unlock func(), err error) {
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := os.Mkdir(path, 0o700)
+		if err == nil {
+			return func() { os.Remove(path) }, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("lock: %w", err)
+		}
+		if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) > lockStale {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("lock: remove abandoned %s: %w", path, err)
+			}
+			continue
+		}
+		if time.Now().After(deadline) {
+			return nil, ErrLocked
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // writeAtomic replaces path with data so that a reader, or a crash, sees

@@ -52,6 +52,9 @@ var (
 	ErrParse = errors.New("cannot parse")
 	// ErrChanged means the file changed on disk after it was loaded.
 	ErrChanged = errors.New("changed since it was read")
+	// ErrLocked means another program (a running Claude Code) held the
+	// file's lock for too long.
+	ErrLocked = errors.New("locked by another program")
 )
 
 // Hook is one hook entry carryover owns.

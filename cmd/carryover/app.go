@@ -59,7 +59,10 @@ Commands:
   search QUERY                 search the archive (--session, --project, --budget, --limit, --json)
   sessions                     list archived sessions (--project, --json)
   show SESSION                 print an archived session (--turn N)
-  bench latency|survival       measure hook latency or fact survival
+  note TEXT [--kind K]         remember a decision, constraint or note in every later restore (--session, --project)
+  state TEXT                   replace the session's current state (task, next step), shown first in restores
+  mcp                          serve the MCP tools (search, get, timeline, sessions, remember, state) on stdio
+  bench latency|survival|locomo  measure hook latency, fact survival or LoCoMo retrieval
   version                      print the version
 
 Global flags:
@@ -102,6 +105,12 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdSessions(ctx, rest)
 	case "show":
 		err = a.cmdShow(ctx, rest)
+	case "note":
+		err = a.cmdNote(ctx, rest, false)
+	case "state":
+		err = a.cmdNote(ctx, rest, true)
+	case "mcp":
+		err = a.cmdMCP(ctx, rest)
 	case "bench":
 		err = a.cmdBench(ctx, rest)
 	case "install":

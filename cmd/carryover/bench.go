@@ -25,15 +25,17 @@ import (
 
 func (a *app) cmdBench(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageErr{"bench: give latency or survival"}
+		return usageErr{"bench: give latency, survival or locomo"}
 	}
 	switch args[0] {
 	case "latency":
 		return a.benchLatency(ctx, args[1:])
 	case "survival":
 		return a.benchSurvival(ctx, args[1:])
+	case "locomo":
+		return a.benchLocomo(ctx, args[1:])
 	}
-	return usageErr{fmt.Sprintf("bench: unknown benchmark %q (latency, survival)", args[0])}
+	return usageErr{fmt.Sprintf("bench: unknown benchmark %q (latency, survival, locomo)", args[0])}
 }
 
 // ---- survival -------------------------------------------------------------

@@ -84,6 +84,9 @@ func (a *app) cmdDoctor(ctx context.Context, args []string) error {
 	} else {
 		a.checkHooks(d, found)
 	}
+	if err := a.checkMCP(d, *project); err != nil {
+		return err
+	}
 	cfg := a.loadConfig("")
 	for _, p := range cfg.Problems {
 		d.warnf("config", p, "see the Configuration section of the README")
@@ -158,6 +161,41 @@ func (a *app) checkHooks(d *doctor, found []installedHook) {
 			d.pass(name, fmt.Sprintf("%s settings, timeout %d s", h.scope, h.Timeout))
 		}
 	}
+}
+
+// checkMCP checks where carryover's MCP server is registered and that its
+// binary is there. Not registering it (install --no-mcp) only warns.
+func (a *app) checkMCP(d *doctor, project string) error {
+	found := 0
+	for _, scope := range []string{"user", "project", "local"} {
+		_, proj, err := a.installTarget(scope, project)
+		if err != nil {
+			return err
+		}
+		t, err := a.mcpTarget(scope, proj)
+		if err != nil {
+			return err
+		}
+		name := "mcp server " + scope
+		srv, ok, err := loadMCP(t)
+		switch {
+		case err != nil:
+			d.fail(name, fmt.Sprintf("%s: %v", t.Path, err), "fix or restore the file (carryover keeps a backup next to it when it edits it)")
+			continue
+		case !ok:
+			continue
+		}
+		found++
+		if !isExecutable(srv.Command) {
+			d.fail(name, fmt.Sprintf("%s: %s is missing or not executable", t.Path, srv.Command), "reinstall with the binary you use: carryover install --scope "+scope)
+			continue
+		}
+		d.pass(name, fmt.Sprintf("%s: %s %s", t.Path, srv.Command, strings.Join(srv.Args, " ")))
+	}
+	if found == 0 {
+		d.warnf("mcp server", "carryover's MCP server is not registered: Claude Code cannot search the archive itself", "run: carryover install")
+	}
+	return nil
 }
 
 // splitCommand returns the program of a hook command (unquoted) and the

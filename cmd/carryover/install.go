@@ -57,7 +57,8 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	claudeMD := fl.Bool("claude-md", false, "also add a Compact Instructions section to the project's CLAUDE.md")
 	startup := fl.Bool("startup", false, "also run on SessionStart(startup)")
 	postTool := fl.Bool("post-tool-use", false, "also archive after every tool call (PostToolUse; costs a process per tool call)")
-	binary := fl.String("binary", "", "the carryover binary the hooks run (default: this one)")
+	binary := fl.String("binary", "", "the carryover binary the hooks and the MCP server run (default: this one)")
+	noMCP := fl.Bool("no-mcp", false, "do not register carryover's MCP server (carryover mcp) with Claude Code")
 	if _, err := parseInterspersed(fl, args); err != nil {
 		return err
 	}
@@ -94,12 +95,27 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("install into %s: %w", path, err)
 	}
+	var mcp *mcpEdit
+	if !*noMCP {
+		if mcp, err = a.editMCP(*scope, proj, func(f *settings.File, at []string) (bool, error) {
+			return f.InstallMCP(at, settings.MCPName, settings.CarryoverMCP(exe))
+		}); err != nil {
+			return err
+		}
+	}
 	mdPath := filepath.Join(proj, "CLAUDE.md")
 	if *dryRun {
 		if d := f.Diff(); d != "" {
 			fmt.Fprint(a.stdout, d)
 		} else {
 			fmt.Fprintf(a.stdout, "%s: carryover's hooks are already installed; nothing to change\n", path)
+		}
+		if mcp != nil {
+			if d := mcp.file.Diff(); d != "" {
+				fmt.Fprint(a.stdout, d)
+			} else {
+				fmt.Fprintf(a.stdout, "%s: carryover's MCP server is already registered; nothing to change\n", mcp.target.Path)
+			}
 		}
 		if legacy != "" {
 			fmt.Fprintf(a.stdout, "would migrate %s and rename it to %s.migrated\n", legacy, legacy)
@@ -121,6 +137,16 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	} else {
 		fmt.Fprintf(a.stdout, "%s: carryover's hooks are already installed; nothing changed\n", path)
 	}
+	if mcp != nil {
+		switch changed, err := mcp.save(); {
+		case err != nil:
+			return err
+		case changed:
+			fmt.Fprintf(a.stdout, "registered carryover's MCP server (%s mcp, %s scope) in %s\n", exe, *scope, mcp.target.Path)
+		default:
+			fmt.Fprintf(a.stdout, "%s: carryover's MCP server is already registered; nothing changed\n", mcp.target.Path)
+		}
+	}
 	if legacy != "" {
 		if err := settings.RenameMigrated(legacy); err != nil {
 			return err
@@ -137,6 +163,9 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 		}
 	}
 	fmt.Fprintf(a.stdout, "hooks run %s; check them with: carryover doctor\n", exe)
+	if mcp != nil && *scope == "project" {
+		fmt.Fprintln(a.stdout, "Claude Code asks once per project before it starts a server from .mcp.json")
+	}
 	return nil
 }
 
@@ -163,11 +192,22 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	mcp, err := a.editMCP(*scope, proj, func(f *settings.File, at []string) (bool, error) {
+		return f.UninstallMCP(at, settings.MCPName)
+	})
+	if err != nil {
+		return err
+	}
 	if *dryRun {
 		if d := f.Diff(); d != "" {
 			fmt.Fprint(a.stdout, d)
 		} else {
 			fmt.Fprintf(a.stdout, "%s: no carryover hooks; nothing to change\n", path)
+		}
+		if d := mcp.file.Diff(); d != "" {
+			fmt.Fprint(a.stdout, d)
+		} else {
+			fmt.Fprintf(a.stdout, "%s: carryover's MCP server is not registered; nothing to change\n", mcp.target.Path)
 		}
 		return nil
 	}
@@ -182,6 +222,14 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 		}
 	} else {
 		fmt.Fprintf(a.stdout, "%s: no carryover hooks; nothing changed\n", path)
+	}
+	switch changed, err := mcp.save(); {
+	case err != nil:
+		return err
+	case changed:
+		fmt.Fprintf(a.stdout, "removed carryover's MCP server from %s\n", mcp.target.Path)
+	default:
+		fmt.Fprintf(a.stdout, "%s: carryover's MCP server is not registered; nothing changed\n", mcp.target.Path)
 	}
 	if *claudeMD {
 		mdPath := filepath.Join(proj, "CLAUDE.md")
@@ -212,11 +260,69 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 	return nil
 }
 
+// mcpTarget is where Claude Code reads a scope's MCP servers.
+func (a *app) mcpTarget(scope, project string) (settings.MCPTarget, error) {
+	t, err := settings.MCPLocation(scope, homeDir(a.getenv), a.getenv("CLAUDE_CONFIG_DIR"), project)
+	if err != nil {
+		return t, usageErr{err.Error()}
+	}
+	return t, nil
+}
+
+// mcpEdit is a pending change to the file holding a scope's MCP servers.
+type mcpEdit struct {
+	target  settings.MCPTarget
+	file    *settings.File
+	changed bool
+	edit    func(*settings.File, []string) (bool, error)
+}
+
+// editMCP loads the MCP file of scope and applies edit to it in memory.
+func (a *app) editMCP(scope, project string, edit func(*settings.File, []string) (bool, error)) (*mcpEdit, error) {
+	t, err := a.mcpTarget(scope, project)
+	if err != nil {
+		return nil, err
+	}
+	m := &mcpEdit{target: t, edit: edit}
+	return m, m.load()
+}
+
+func (m *mcpEdit) load() (err error) {
+	if m.file, err = settings.LoadMCP(m.target); err != nil {
+		return settingsErr(m.target.Path, err)
+	}
+	if m.changed, err = m.edit(m.file, m.target.At); err != nil {
+		return settingsErr(m.target.Path, err)
+	}
+	return nil
+}
+
+// save writes the change, if any. Claude Code rewrites ~/.claude.json at
+// any time: when it did since the load, the edit is made again on what it
+// wrote.
+func (m *mcpEdit) save() (changed bool, err error) {
+	for attempt := 1; m.changed; attempt++ {
+		_, err := m.file.Save()
+		if err == nil {
+			return true, nil
+		}
+		if !errors.Is(err, settings.ErrChanged) || attempt == 5 {
+			return false, fmt.Errorf("save %s: %w", m.target.Path, err)
+		}
+		if err := m.load(); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
 // settingsErr explains why a settings file cannot be edited.
 func settingsErr(path string, err error) error {
 	switch {
 	case errors.Is(err, settings.ErrSymlink):
 		return hintErr{fmt.Errorf("%s: %w", path, err), "carryover never writes through a symlink; edit the file it points to by hand, or replace the link with a copy"}
+	case errors.Is(err, settings.ErrLocked):
+		return hintErr{fmt.Errorf("%s: %w", path, err), "a running Claude Code is writing it; try again in a moment"}
 	case errors.Is(err, settings.ErrParse):
 		return hintErr{fmt.Errorf("%s: %w", path, err), "fix the JSON by hand first; nothing was changed"}
 	}

@@ -61,6 +61,9 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", scope, path, strings.Join(events, " "), strings.Join(binInfo, ", "))
 	}
 	tw.Flush()
+	if err := a.statusMCP(*project); err != nil {
+		return err
+	}
 
 	cfg := a.loadConfig("")
 	fmt.Fprintf(a.stdout, "\nstore: %s", cfg.DB)
@@ -118,4 +121,55 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", name, p.sessions, p.ingest, p.restore)
 	}
 	return tw.Flush()
+}
+
+// statusMCP lists where carryover's MCP server is registered.
+func (a *app) statusMCP(project string) error {
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nSCOPE\tMCP SERVERS\tCARRYOVER MCP SERVER")
+	for _, scope := range []string{"user", "project", "local"} {
+		_, proj, err := a.installTarget(scope, project)
+		if err != nil {
+			return err
+		}
+		t, err := a.mcpTarget(scope, proj)
+		if err != nil {
+			return err
+		}
+		where := t.Path
+		if len(t.At) > 0 {
+			where += " (" + strings.Join(t.At, " → ") + ")"
+		}
+		srv, ok, err := loadMCP(t)
+		switch {
+		case err != nil:
+			fmt.Fprintf(tw, "%s\t%s\terror: %v\n", scope, where, err)
+		case !ok:
+			fmt.Fprintf(tw, "%s\t%s\tnone\n", scope, where)
+		default:
+			cmd := strings.Join(append([]string{srv.Command}, srv.Args...), " ")
+			if !isExecutable(srv.Command) {
+				cmd += " (MISSING)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", scope, where, cmd)
+		}
+	}
+	return tw.Flush()
+}
+
+// loadMCP reads carryover's server entry of an MCP target; ok is false
+// when the file or the entry is missing, or the entry is not carryover's.
+func loadMCP(t settings.MCPTarget) (srv settings.MCPServer, ok bool, err error) {
+	f, err := settings.LoadMCP(t)
+	if err != nil {
+		return srv, false, err
+	}
+	srv, ok, err = f.MCP(t.At, settings.MCPName)
+	return srv, ok && settings.IsOurMCP(srv), err
+}
+
+// isExecutable reports whether path is an executable file.
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }

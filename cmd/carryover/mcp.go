@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/carryover-dev/carryover/mcpserver"
+)
+
+// cmdMCP serves carryover's MCP tools on stdin and stdout until the client
+// closes stdin. Nothing but protocol messages may reach stdout: logs go to
+// the log file.
+func (a *app) cmdMCP(ctx context.Context, args []string) error {
+	fl := a.newFlags("mcp")
+	project := fl.String("project", "", "project directory the tools are scoped to (default: $CLAUDE_PROJECT_DIR, else the current directory)")
+	session := fl.String("session", "", "current session id (default: $CLAUDE_CODE_SESSION_ID, else the project's latest session)")
+	pos, err := parseInterspersed(fl, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr{"mcp: takes no arguments"}
+	}
+	dir, err := projectDir(*project, a.getenv)
+	if err != nil {
+		return err
+	}
+	sid := strings.TrimSpace(*session)
+	if sid == "" {
+		sid = strings.TrimSpace(a.getenv("CLAUDE_CODE_SESSION_ID"))
+	}
+	cfg := a.loadConfig(dir)
+	st, err := a.openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	log := a.log.With("cmd", "mcp")
+	log.Info("mcp server start", "project", dir, "session", sid, "db", cfg.DB)
+	srv := mcpserver.New(st, mcpserver.Options{Project: dir, SessionID: sid, Version: versionString(), Logger: log})
+	err = srv.Run(ctx, &mcp.StdioTransport{})
+	log.Info("mcp server stop", "err", err)
+	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("mcp: %w", err)
+}

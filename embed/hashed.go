@@ -1,0 +1,280 @@
+// Package embed holds carryover's embedders: Hashed, the default, which
+// needs no model files, and SeedHash, the seed design's hash embedding, kept
+// only as a measured baseline.
+package embed
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// Feature groups, each hashed with its own tag so that a word and a
+// character n-gram with the same letters do not share a bucket.
+const (
+	tagWord   = 'w'
+	tagBigram = 'b'
+	tagChar   = 'c'
+)
+
+// Hashed is a feature-hashing embedder (the hashing trick): word unigrams
+// (identifier parts, and whole identifiers and paths), word bigrams and
+// character 3–5-grams of each word, each hashed to one of Dim buckets with
+// a hashed sign, weighted by sublinear term frequency (1 + ln tf). Each
+// group is L2-normalised on its own and weighted, and the sum is
+// L2-normalised again, so a long text's many character n-grams cannot drown
+// its words. Stopwords and one-rune words are dropped.
+//
+// Document vectors carry no IDF: it needs corpus statistics, and stored
+// vectors would go stale as they change. EmbedQuery applies it on the
+// query side instead.
+//
+// The zero value is not usable; use NewHashed or DefaultHashed.
+type Hashed struct {
+	dim                   int
+	wordW, bigramW, charW float64
+	minN, maxN            int
+}
+
+var _ carryover.Embedder = Hashed{}
+
+// DefaultDim is the dimension of DefaultHashed. Collisions cost recall:
+// on the LoCoMo benchmark turn R@10 is 0.39 at 256, 0.46 at 512, 0.52 at
+// 1024 and 0.56 at 4096 buckets (word features only); 1024 float32 is 4 KB
+// a vector.
+const DefaultDim = 1024
+
+// DefaultHashed returns the default embedder: DefaultDim buckets, words
+// weighted 1, bigrams 0.25, character n-grams 1.5 (tuned on LoCoMo, where
+// character n-grams, which match inflections, help most and bigrams little,
+// since questions paraphrase).
+func DefaultHashed() Hashed {
+	return NewHashed(DefaultDim)
+}
+
+// NewHashed returns a Hashed embedder with dim buckets (at least 16) and
+// the default weights.
+func NewHashed(dim int) Hashed {
+	return Hashed{dim: max(dim, 16), wordW: 1, bigramW: 0.25, charW: 1.5, minN: 3, maxN: 5}
+}
+
+// WithWeights returns h with other group weights (negative ones count as
+// zero); a changed weight changes Name.
+func (h Hashed) WithWeights(word, bigram, char float64) Hashed {
+	h.wordW, h.bigramW, h.charW = max(word, 0), max(bigram, 0), max(char, 0)
+	return h
+}
+
+// Name implements carryover.Embedder.
+func (h Hashed) Name() string {
+	return fmt.Sprintf("hashed-v1-d%d-w%g-b%g-c%g-n%d%d", h.dim, h.wordW, h.bigramW, h.charW, h.minN, h.maxN)
+}
+
+// Dim implements carryover.Embedder.
+func (h Hashed) Dim() int { return h.dim }
+
+// Embed implements carryover.Embedder.
+func (h Hashed) Embed(texts []string) [][]float32 {
+	out := make([][]float32, len(texts))
+	var fs features
+	for i, t := range texts {
+		out[i] = h.embed(t, &fs)
+	}
+	return out
+}
+
+// features is the scratch space of one embedding, reused across texts.
+type features struct {
+	words, bigrams, chars []feature
+	acc                   []float64
+}
+
+// feature is one occurrence of a hashed feature with its term weight.
+type feature struct {
+	hash uint64
+	w    float64
+}
+
+// EmbedQuery embeds a query with each word's features weighted by idf(word)
+// (a bigram by the mean of its words', a character n-gram by its word's):
+// the SMART lnc.ltc scheme, where documents carry log tf and queries log tf
+// × idf, so that the words rare in the archive decide the match, as in
+// BM25. idf comes from the archive's statistics (see DF); nil means 1.
+func (h Hashed) EmbedQuery(text string, idf func(term string) float64) []float32 {
+	var fs features
+	return h.embedWeighted(text, &fs, idf)
+}
+
+func (h Hashed) embed(text string, fs *features) []float32 {
+	return h.embedWeighted(text, fs, nil)
+}
+
+func (h Hashed) embedWeighted(text string, fs *features, idf func(string) float64) []float32 {
+	a := analyze(text)
+	weight := func(t string) float64 {
+		if idf == nil {
+			return 1
+		}
+		return idf(t)
+	}
+	fs.words, fs.bigrams, fs.chars = fs.words[:0], fs.bigrams[:0], fs.chars[:0]
+	prevW := 0.0
+	for i, t := range a.tokens {
+		w := weight(t)
+		fs.words = append(fs.words, feature{hashString(tagWord, t), w})
+		if i > 0 {
+			fs.bigrams = append(fs.bigrams, feature{hashPair(a.tokens[i-1], t), (prevW + w) / 2})
+		}
+		if h.charW > 0 {
+			fs.chars = h.charGrams(fs.chars, t, w)
+		}
+		prevW = w
+	}
+	for _, t := range a.wholes {
+		fs.words = append(fs.words, feature{hashString(tagWord, t), weight(t)})
+	}
+	if cap(fs.acc) < h.dim {
+		fs.acc = make([]float64, h.dim)
+	}
+	acc := fs.acc[:h.dim]
+	clear(acc)
+	h.add(acc, fs.words, h.wordW)
+	h.add(acc, fs.bigrams, h.bigramW)
+	h.add(acc, fs.chars, h.charW)
+	return normalized(acc)
+}
+
+// charGrams appends the minN..maxN-rune n-grams of "<t>", the brackets
+// marking the word's start and end, with weight w. Words shorter than minN
+// runes have none (the word feature covers them). It hashes the bytes of
+// "<t>" without building it.
+func (h Hashed) charGrams(dst []feature, t string, w float64) []feature {
+	var offs [64]int
+	idx := offs[:0] // byte offset of each rune of t, then len(t)
+	for i := range t {
+		idx = append(idx, i)
+	}
+	idx = append(idx, len(t))
+	n := len(idx) - 1
+	if n < h.minN {
+		return dst
+	}
+	// Position p of "<t>" is '<' for 0, '>' for n+1, t's rune p-1 between.
+	for size := h.minN; size <= h.maxN; size++ {
+		for p := 0; p+size <= n+2; p++ {
+			x := fnvByte(fnvOffset, tagChar)
+			if p == 0 {
+				x = fnvByte(x, '<')
+			}
+			a, b := max(p-1, 0), min(p+size-1, n)
+			for k := idx[a]; k < idx[b]; k++ {
+				x = fnvByte(x, t[k])
+			}
+			if p+size == n+2 {
+				x = fnvByte(x, '>')
+			}
+			dst = append(dst, feature{mix(x), w})
+		}
+	}
+	return dst
+}
+
+// add adds one feature group to acc: per distinct feature, sublinear tf
+// times the largest weight it occurs with, a sign from the hash, the group
+// normalised to length gw.
+func (h Hashed) add(acc []float64, fs []feature, gw float64) {
+	if gw == 0 || len(fs) == 0 {
+		return
+	}
+	slices.SortFunc(fs, func(a, b feature) int { return cmp.Compare(a.hash, b.hash) })
+	// Fold each run of equal hashes into its first element.
+	out := fs[:0]
+	for i := 0; i < len(fs); {
+		j, w := i+1, fs[i].w
+		for j < len(fs) && fs[j].hash == fs[i].hash {
+			w = max(w, fs[j].w)
+			j++
+		}
+		out = append(out, feature{fs[i].hash, (1 + math.Log(float64(j-i))) * w})
+		i = j
+	}
+	var sum float64
+	for _, f := range out {
+		sum += f.w * f.w
+	}
+	if sum == 0 {
+		return
+	}
+	scale := gw / math.Sqrt(sum)
+	dim := uint64(h.dim)
+	for _, f := range out {
+		v := f.w * scale
+		if f.hash>>63 == 1 {
+			v = -v
+		}
+		acc[(f.hash&(1<<63-1))%dim] += v
+	}
+}
+
+// normalized returns acc as a unit float32 vector (zero when acc is).
+func normalized(acc []float64) []float32 {
+	var sum float64
+	for _, v := range acc {
+		sum += v * v
+	}
+	out := make([]float32, len(acc))
+	if sum == 0 {
+		return out
+	}
+	inv := 1 / math.Sqrt(sum)
+	for i, v := range acc {
+		out[i] = float32(v * inv)
+	}
+	return out
+}
+
+// FNV-1a, 64 bits, then a finaliser so that both the low bits (the bucket)
+// and the top bit (the sign) depend on every input byte. Stored vectors
+// depend on it: changing it changes Name.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvByte(h uint64, b byte) uint64 {
+	return (h ^ uint64(b)) * fnvPrime
+}
+
+func hashString(tag byte, s string) uint64 {
+	h := fnvByte(fnvOffset, tag)
+	for i := 0; i < len(s); i++ {
+		h = fnvByte(h, s[i])
+	}
+	return mix(h)
+}
+
+func hashPair(a, b string) uint64 {
+	h := uint64(fnvOffset)
+	h = (h ^ tagBigram) * fnvPrime
+	for i := 0; i < len(a); i++ {
+		h = (h ^ uint64(a[i])) * fnvPrime
+	}
+	h = (h ^ 0x1f) * fnvPrime // unit separator: "ab c" ≠ "a bc"
+	for i := 0; i < len(b); i++ {
+		h = (h ^ uint64(b[i])) * fnvPrime
+	}
+	return mix(h)
+}
+
+// mix is the splitmix64 finaliser.
+func mix(h uint64) uint64 {
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	h ^= h >> 31
+	return h
+}

@@ -1,0 +1,267 @@
+// Package mcpserver is carryover's MCP server: tools that let Claude search
+// and read its own archived past (search, get, timeline, sessions) and keep
+// what must survive every compaction (remember, state).
+//
+// Results are plain text only. Claude Code hands a tool's structured content,
+// when there is any, to the model instead of its text, and the text is what
+// is written for the model to read.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// Default caps of the characters one tool result may hold.
+const (
+	DefaultSearchBudgetMax = 12000
+	DefaultGetBudgetMax    = 30000
+)
+
+// Options configure a server.
+type Options struct {
+	// Project is the project root directory the tools are scoped to by
+	// default ("" for all projects).
+	Project string
+	// SessionID is the current session when known. When "", the project's
+	// most recently updated session is used.
+	SessionID string
+	Version   string
+	// SearchBudgetMax and GetBudgetMax cap the budget argument of search
+	// and of get; 0 means DefaultSearchBudgetMax and DefaultGetBudgetMax.
+	SearchBudgetMax int
+	GetBudgetMax    int
+	// Logger receives a line per tool call; nil discards.
+	Logger *slog.Logger
+}
+
+// instructions are shown to the model with the server's tools.
+const instructions = `carryover archives every step of this project's Claude Code sessions (prompts, commands, tool results, edits, errors) before each compaction. After a compaction, search it for exact details the summary dropped instead of guessing or redoing work. Keep the session's current state with "state" and lasting decisions or constraints with "remember": every restore after a compaction shows them.`
+
+// server holds what the tool handlers share.
+type server struct {
+	st  carryover.Store
+	opt Options
+	log *slog.Logger
+}
+
+// New returns an MCP server with carryover's tools over st. Run it with
+// (*mcp.Server).Run and a transport such as mcp.StdioTransport.
+func New(st carryover.Store, opt Options) *mcp.Server {
+	if opt.SearchBudgetMax <= 0 {
+		opt.SearchBudgetMax = DefaultSearchBudgetMax
+	}
+	if opt.GetBudgetMax <= 0 {
+		opt.GetBudgetMax = DefaultGetBudgetMax
+	}
+	if opt.Project != "" {
+		opt.Project = filepath.Clean(opt.Project)
+	}
+	if opt.Version == "" {
+		opt.Version = "dev"
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &server{st: st, opt: opt, log: log}
+	ms := mcp.NewServer(&mcp.Implementation{Name: "carryover", Version: opt.Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       log,
+		// Tools only: no logging capability, and the tool list never changes.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	addTool(s, ms, "search", searchDescription, readOnly, s.search)
+	addTool(s, ms, "get", getDescription, readOnly, s.get)
+	addTool(s, ms, "timeline", timelineDescription, readOnly, s.timeline)
+	addTool(s, ms, "sessions", sessionsDescription, readOnly, s.sessions)
+	addTool(s, ms, "remember", rememberDescription, &mcp.ToolAnnotations{Title: "Remember across compactions", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}, s.remember)
+	addTool(s, ms, "state", stateDescription, &mcp.ToolAnnotations{Title: "Set the current state", DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}, s.state)
+	return ms
+}
+
+var readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+
+func ptr[T any](v T) *T { return &v }
+
+// addTool registers a handler that returns text; its error becomes a tool
+// error result (IsError) that the model reads.
+func addTool[In any](s *server, ms *mcp.Server, name, desc string, ann *mcp.ToolAnnotations, h func(context.Context, In) (string, error)) {
+	mcp.AddTool(ms, &mcp.Tool{Name: name, Description: desc, Annotations: ann},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+			start := time.Now()
+			text, err := h(ctx, in)
+			if err != nil {
+				s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "err", err)
+				return nil, nil, err
+			}
+			s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "chars", len(text))
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+		})
+}
+
+// errNoSession is returned when a tool needs the current session and none
+// is known.
+var errNoSession = errors.New("no current session: none was given to the server and nothing is archived for this project yet")
+
+// currentSession returns the current session's id: the configured one, else
+// the project's most recently updated session.
+func (s *server) currentSession(ctx context.Context) (string, error) {
+	if s.opt.SessionID != "" {
+		return s.opt.SessionID, nil
+	}
+	ss, err := s.st.Sessions(ctx, carryover.SessionFilter{Project: s.opt.Project, Limit: 1})
+	if err != nil {
+		return "", fmt.Errorf("sessions: %w", err)
+	}
+	if len(ss) == 0 {
+		return "", errNoSession
+	}
+	return ss[0].ID, nil
+}
+
+// resolveSession returns the archived session named by id (a full id or a
+// unique prefix), or the current one when id is "".
+func (s *server) resolveSession(ctx context.Context, id string) (carryover.Session, error) {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		cur, err := s.currentSession(ctx)
+		if err != nil {
+			return carryover.Session{}, err
+		}
+		sess, err := s.st.Session(ctx, cur)
+		if errors.Is(err, carryover.ErrNotFound) {
+			return carryover.Session{}, fmt.Errorf("the current session %s has nothing archived yet (it is archived when a turn ends and before a compaction); name another session, or see the sessions tool", cur)
+		}
+		return sess, err
+	}
+	if sess, err := s.st.Session(ctx, id); err == nil {
+		return sess, nil
+	} else if !errors.Is(err, carryover.ErrNotFound) {
+		return carryover.Session{}, err
+	}
+	all, err := s.st.Sessions(ctx, carryover.SessionFilter{})
+	if err != nil {
+		return carryover.Session{}, fmt.Errorf("sessions: %w", err)
+	}
+	var found []carryover.Session
+	for _, sess := range all {
+		if strings.HasPrefix(sess.ID, id) {
+			found = append(found, sess)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return carryover.Session{}, fmt.Errorf("no archived session %q; the sessions tool lists them", id)
+	case 1:
+		return found[0], nil
+	}
+	return carryover.Session{}, fmt.Errorf("session prefix %q matches %d sessions; give more of the id", id, len(found))
+}
+
+// checkBudget applies a budget argument's default and range.
+func checkBudget(budget, def, lo, hi int) (int, error) {
+	if budget == 0 {
+		return def, nil
+	}
+	if budget < lo || budget > hi {
+		return 0, fmt.Errorf("budget %d is out of range: give %d to %d characters (default %d)", budget, lo, hi, def)
+	}
+	return budget, nil
+}
+
+// parseSince reads an RFC 3339 time, a date (2006-01-02) or an age such
+// as 7d, 24h or 90m.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	bad := fmt.Errorf("since %q: want an RFC 3339 time, a date (2006-01-02) or an age such as 7d, 24h or 90m", s)
+	var d time.Duration
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.ParseFloat(n, 64)
+		if err != nil || math.IsNaN(days) || days > 1e5 {
+			return time.Time{}, bad
+		}
+		d = time.Duration(days * float64(24*time.Hour))
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return time.Time{}, bad
+		}
+	}
+	if d <= 0 {
+		return time.Time{}, fmt.Errorf("since %q: the age must be positive", s)
+	}
+	return now.Add(-d), nil
+}
+
+// shortID is the first part of a session id (a UUID's first 8 characters).
+func shortID(id string) string {
+	if i := strings.IndexAny(id, "-/"); i == 8 {
+		return id[:8]
+	}
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// oneLine collapses white space and shortens s to at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// count is n and word, plural unless n is 1: "1 chunk", "3 chunks".
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// stamp formats a time for provenance, in UTC.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "unknown time"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+// capText cuts s to at most n bytes, at a line boundary when one is near,
+// and ends it with "[… cut: more]".
+func capText(s string, n int, more string) string {
+	if len(s) <= n {
+		return s
+	}
+	tail := "\n[… cut: " + more + "]"
+	room := max(n-len(tail), 0)
+	cut := room
+	for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if nl := strings.LastIndexByte(s[:cut], '\n'); nl > cut*3/4 {
+		cut = nl
+	}
+	return strings.TrimRight(s[:cut], " \n") + tail
+}

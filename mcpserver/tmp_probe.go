@@ -1,5 +1,0 @@
-package mcpserver
-
-import "github.com/modelcontextprotocol/go-sdk/mcp"
-
-var _ = mcp.NewServer
