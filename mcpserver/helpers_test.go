@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"io"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -60,18 +61,26 @@ func connect(tb testing.TB, st carryover.Store, opt mcpserver.Options) *mcp.Clie
 	tb.Helper()
 	ctx := context.Background()
 	srv := mcpserver.New(st, opt)
-	ct, stt := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, stt, nil)
-	if err != nil {
-		tb.Fatalf("server connect: %v", err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	// The server speaks on a pipe pair; the SDK's client is the peer.
+	toServer, clientOut := io.Pipe()
+	clientIn, fromServer := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := srv.Serve(ctx, toServer, fromServer)
+		fromServer.Close()
+		done <- err
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
 	if err != nil {
 		tb.Fatalf("client connect: %v", err)
 	}
 	tb.Cleanup(func() {
 		cs.Close()
-		ss.Wait()
+		clientOut.Close()
+		if err := <-done; err != nil {
+			tb.Errorf("serve: %v", err)
+		}
 	})
 	return cs
 }

@@ -8,18 +8,19 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/carryover-dev/carryover"
 )
@@ -57,9 +58,9 @@ type server struct {
 	log *slog.Logger
 }
 
-// New returns an MCP server with carryover's tools over st. Run it with
-// (*mcp.Server).Run and a transport such as mcp.StdioTransport.
-func New(st carryover.Store, opt Options) *mcp.Server {
+// New returns carryover's MCP server over st. Serve it on a stream pair
+// such as stdin and stdout.
+func New(st carryover.Store, opt Options) *Server {
 	if opt.SearchBudgetMax <= 0 {
 		opt.SearchBudgetMax = DefaultSearchBudgetMax
 	}
@@ -77,39 +78,50 @@ func New(st carryover.Store, opt Options) *mcp.Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &server{st: st, opt: opt, log: log}
-	ms := mcp.NewServer(&mcp.Implementation{Name: "carryover", Version: opt.Version}, &mcp.ServerOptions{
-		Instructions: instructions,
-		Logger:       log,
-		// Tools only: no logging capability, and the tool list never changes.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-	})
-	addTool(s, ms, "search", searchDescription, readOnly, s.search)
-	addTool(s, ms, "get", getDescription, readOnly, s.get)
-	addTool(s, ms, "timeline", timelineDescription, readOnly, s.timeline)
-	addTool(s, ms, "sessions", sessionsDescription, readOnly, s.sessions)
-	addTool(s, ms, "remember", rememberDescription, &mcp.ToolAnnotations{Title: "Remember across compactions", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}, s.remember)
-	addTool(s, ms, "state", stateDescription, &mcp.ToolAnnotations{Title: "Set the current state", DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}, s.state)
-	return ms
+	srv := &Server{s: s}
+	addTool(srv, "search", searchDescription, readOnly("Search the archive"), s.search)
+	addTool(srv, "get", getDescription, readOnly("Read archived text"), s.get)
+	addTool(srv, "timeline", timelineDescription, readOnly("Session timeline"), s.timeline)
+	addTool(srv, "sessions", sessionsDescription, readOnly("Archived sessions"), s.sessions)
+	addTool(srv, "remember", rememberDescription, annotations{Title: "Remember across compactions", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}, s.remember)
+	addTool(srv, "state", stateDescription, annotations{Title: "Set the current state", DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}, s.state)
+	return srv
 }
 
-var readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+func readOnly(title string) annotations {
+	return annotations{Title: title, ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+}
 
 func ptr[T any](v T) *T { return &v }
 
-// addTool registers a handler that returns text; its error becomes a tool
-// error result (IsError) that the model reads.
-func addTool[In any](s *server, ms *mcp.Server, name, desc string, ann *mcp.ToolAnnotations, h func(context.Context, In) (string, error)) {
-	mcp.AddTool(ms, &mcp.Tool{Name: name, Description: desc, Annotations: ann},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+// addTool registers a handler that returns text. Its arguments are decoded
+// into In, whose fields (json and jsonschema tags) give the input schema;
+// an error becomes a tool error result (isError) that the model reads.
+func addTool[In any](srv *Server, name, desc string, ann annotations, h func(context.Context, In) (string, error)) {
+	srv.tools = append(srv.tools, tool{
+		Name:        name,
+		Description: desc,
+		InputSchema: schemaOf(reflect.TypeFor[In]()),
+		Annotations: ann,
+		call: func(ctx context.Context, args json.RawMessage) (string, error) {
+			var in In
+			if len(args) > 0 && string(args) != "null" {
+				dec := json.NewDecoder(bytes.NewReader(args))
+				dec.DisallowUnknownFields()
+				if err := dec.Decode(&in); err != nil {
+					return "", fmt.Errorf("invalid arguments for %s: %v", name, err)
+				}
+			}
 			start := time.Now()
 			text, err := h(ctx, in)
 			if err != nil {
-				s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "err", err)
-				return nil, nil, err
+				srv.s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "err", err)
+				return "", err
 			}
-			s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "chars", len(text))
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
-		})
+			srv.s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "chars", len(text))
+			return text, nil
+		},
+	})
 }
 
 // errNoSession is returned when a tool needs the current session and none
