@@ -2,8 +2,8 @@ package mcpserver_test
 
 import (
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
