@@ -20,8 +20,12 @@ const DefaultClaudeMDText = `When compacting this conversation, keep verbatim:
 - constraints and preferences the user stated;
 - the current task, its todo list and the next step.
 
-Details lost in a compaction are not gone: ` + "`carryover search \"<words>\"`" + ` finds the exact
-text (commands, errors, file contents, decisions) from before it.`
+Details lost in a compaction are not gone: carryover archives every step of this project's sessions. After a
+compaction, use the ` + "`mcp__carryover__search`" + ` tool (then ` + "`get`, `timeline`, `sessions`" + `), or run
+` + "`carryover search \"<words>\"`" + `, for exact commands, paths, errors and decisions the summary dropped. Keep the
+current task and next step with the ` + "`state`" + ` tool (or ` + "`carryover state \"…\"`" + `), and lasting decisions or
+constraints with ` + "`remember`" + ` (or ` + "`carryover note \"…\" --kind decision`" + `): every restore after a compaction
+shows them, the state first.`
 
 // The block ClaudeMD manages is delimited by these HTML comments, which
 // Markdown renders as nothing. A block carryover wrote into a file it created
