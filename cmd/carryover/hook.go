@@ -88,6 +88,11 @@ func (a *app) handleHook(ctx context.Context, cfg config, ev hook.Event, stdin i
 	if err := validSessionID(in.SessionID); err != nil {
 		return err
 	}
+	// Nothing to do: not even the store is opened.
+	if ev == hook.SessionStart && in.Source != "compact" && in.Source != "resume" ||
+		ev == hook.UserPromptSubmit && !cfg.Recall {
+		return nil
+	}
 	// Waiting for a busy store must leave time to finish inside the deadline.
 	busy := time.Second
 	if dl, ok := ctx.Deadline(); ok {
