@@ -41,6 +41,12 @@
 // shows a superset. Each line's text keeps its head (at most 200 bytes)
 // and ends with its provenance, "(turn T, LN)".
 //
+// # Search snippets
+//
+// Search results share the budget by rank, hit i getting 1/(i+1) of it
+// relative to the others: the best hits show more of their chunk, and a
+// small budget goes to a few long snippets rather than many fragments.
+//
 // # Recall threshold
 //
 // A recall hit must score at least [RecallMinScore] in the store and its

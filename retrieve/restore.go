@@ -312,16 +312,21 @@ const (
 // recentEntries renders the last chunks before the compaction, newest
 // first: the summary compresses the end of a window hardest, and exact
 // values, paths and outputs of those last steps are what the next turn
-// needs. Lines the summary already quotes are left out.
+// needs. Lines the summary already quotes, lines an earlier excerpt already
+// shows (a long write continued over several chunks) and lines without
+// information (closing brackets, omission markers) are left out.
 func recentEntries(chunks []carryover.Chunk, nov novelty) []*entry {
 	var es []*entry
+	shown := map[string]bool{}
 	for _, c := range chunks {
 		var lines []string
 		for l := range strings.SplitSeq(c.Text, "\n") {
 			l = strings.TrimSpace(l)
-			if l == "" || l == "…" || nov.seenText(l) {
+			k := normSpace(l)
+			if shown[k] || !informativeLine(l) || nov.seenText(l) {
 				continue
 			}
+			shown[k] = true
 			lines = append(lines, l)
 		}
 		if len(lines) == 0 {
@@ -338,6 +343,26 @@ func recentEntries(chunks []carryover.Chunk, nov novelty) []*entry {
 		es = append(es, e)
 	}
 	return es
+}
+
+// informativeLine reports whether an excerpt line says something: at
+// least two words of three letters or more, or one specific token (a path,
+// identifier, number, flag). Closing brackets, "end", "…" and omission
+// markers carry nothing a model could use.
+func informativeLine(l string) bool {
+	if strings.HasPrefix(l, "… [") && strings.HasSuffix(l, "omitted] …") {
+		return false
+	}
+	if specificity(l, 1) > 0 {
+		return true
+	}
+	n := 0
+	for _, w := range words(l) {
+		if len(w) >= 3 {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // compactionSummary returns the summary stored for the compaction that

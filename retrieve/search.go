@@ -59,16 +59,21 @@ func Search(ctx context.Context, st carryover.Store, req SearchRequest) ([]Resul
 }
 
 // snippets renders hits in rank order until budget bytes are used. Each
-// hit gets an equal part of what is left, so short chunks leave room to the
-// ones after them; the last one may be cut to fit.
+// hit gets its rankWeight's part of what is left, so short chunks leave
+// room to the ones after them; the last one may be cut to fit.
 func snippets(hits []carryover.Hit, terms []term, budget int) []Result {
 	hits = uniqueHits(hits)
 	var out []Result
 	left := budget
+	weightLeft := 0.0
+	for i := range hits {
+		weightLeft += rankWeight(i)
+	}
 	for i, h := range hits {
 		c := h.Chunk
 		header := fmt.Sprintf("[session %s, turn %d, L%d-%d]\n", shortID(c.SessionID), c.Turn, c.FirstLine, c.LastLine)
-		share := left/(len(hits)-i) - len(header)
+		share := int(float64(left)*rankWeight(i)/weightLeft) - len(header)
+		weightLeft -= rankWeight(i)
 		share = max(share, min(minSnippet, left-len(header)))
 		if share < minSnippet/2 {
 			break
@@ -89,6 +94,14 @@ func snippets(hits []carryover.Hit, terms []term, budget int) []Result {
 		left -= len(text)
 	}
 	return out
+}
+
+// rankWeight is the part of the budget the hit at rank i gets, relative
+// to the others (Zipf's 1/rank): the best hits are the likeliest to hold
+// the answer, so they show more of their chunk, and a small budget goes
+// to fewer, longer snippets instead of many fragments.
+func rankWeight(i int) float64 {
+	return 1 / float64(i+1)
 }
 
 // uniqueHits drops hits whose chunk text equals a better hit's.
