@@ -8,6 +8,7 @@
 package carryover
 
 import (
+	"strings"
 	"time"
 )
 
@@ -211,4 +212,16 @@ type Batch struct {
 // rule of thumb Claude Code's own budgets use.
 func TokenEstimate(s string) int {
 	return (len(s) + 3) / 4
+}
+
+// ShortID is the short form of a session id shown to people and models:
+// a UUID's first 8 characters, else at most 12.
+func ShortID(id string) string {
+	if i := strings.IndexAny(id, "-/"); i == 8 {
+		return id[:8]
+	}
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }

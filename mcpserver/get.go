@@ -52,7 +52,7 @@ func (s *server) get(ctx context.Context, in getIn) (string, error) {
 		return "", err
 	}
 	f := carryover.ChunkFilter{SessionID: sess.ID, Turn: -1, FromLine: in.FromLine, ToLine: in.ToLine}
-	what := "session " + shortID(sess.ID)
+	what := "session " + carryover.ShortID(sess.ID)
 	if in.Turn != nil {
 		f.Turn = *in.Turn
 		what += fmt.Sprintf(", turn %d", *in.Turn)
@@ -143,7 +143,7 @@ func (s *server) renderChunks(head string, chunks []carryover.Chunk, comps []car
 		}
 		lastWindow = c.Window
 		fmt.Fprintf(&part, "\n── chunk %d · session %s · turn %d · window %d · lines %d-%d · %s\n",
-			c.ID, shortID(c.SessionID), c.Turn, c.Window, c.FirstLine, c.LastLine, stamp(c.Start))
+			c.ID, carryover.ShortID(c.SessionID), c.Turn, c.Window, c.FirstLine, c.LastLine, stamp(c.Start))
 		text := strings.TrimSpace(c.Text)
 		if text == "" {
 			text = c.Summary

@@ -113,7 +113,7 @@ func (s *server) remember(ctx context.Context, in rememberIn) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	msg := fmt.Sprintf("Remembered %s #%d for session %s. It will appear in every later restore after a compaction of this session, and in restores of later sessions of this project.", kind, id, shortID(sessionID))
+	msg := fmt.Sprintf("Remembered %s #%d for session %s. It will appear in every later restore after a compaction of this session, and in restores of later sessions of this project.", kind, id, carryover.ShortID(sessionID))
 	if n := len(strings.TrimSpace(in.Text)); n > shownNote {
 		msg += fmt.Sprintf(" It is %d characters long: restores show the first %d.", n, shownNote)
 	}
@@ -132,7 +132,7 @@ func (s *server) state(ctx context.Context, in stateIn) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	msg := fmt.Sprintf("Current state saved for session %s, replacing the previous one. Every restore after a compaction shows it first.", shortID(sessionID))
+	msg := fmt.Sprintf("Current state saved for session %s, replacing the previous one. Every restore after a compaction shows it first.", carryover.ShortID(sessionID))
 	if n := len(strings.TrimSpace(in.Text)); n > shownState {
 		msg += fmt.Sprintf(" It is %d characters long: restores show the first %d.", n, shownState)
 	}

@@ -71,7 +71,7 @@ func (s *server) search(ctx context.Context, in searchIn) (string, error) {
 			return "", err
 		}
 		q.SessionID = id
-		where = "the current session " + shortID(id)
+		where = "the current session " + carryover.ShortID(id)
 	case "all":
 		where = "all projects"
 	default:
@@ -162,7 +162,7 @@ func (s *server) renderHit(n int, r retrieve.Result, c carryover.Chunk) string {
 		}
 	}
 	head := fmt.Sprintf("[%d] chunk %d · session %s · turn %d · lines %d-%d · window %d · %s",
-		n, r.ChunkID, shortID(r.SessionID), r.Turn, r.Lines[0], r.Lines[1], c.Window, stamp(c.Start))
+		n, r.ChunkID, carryover.ShortID(r.SessionID), r.Turn, r.Lines[0], r.Lines[1], c.Window, stamp(c.Start))
 	if s.opt.Project == "" || c.Project != s.opt.Project {
 		if c.Project != "" {
 			head += " · project " + c.Project

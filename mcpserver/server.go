@@ -224,17 +224,6 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return now.Add(-d), nil
 }
 
-// shortID is the first part of a session id (a UUID's first 8 characters).
-func shortID(id string) string {
-	if i := strings.IndexAny(id, "-/"); i == 8 {
-		return id[:8]
-	}
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
-
 // oneLine collapses white space and shortens s to at most n runes.
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")

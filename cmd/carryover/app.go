@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/carryover-dev/carryover/sqlite"
@@ -215,14 +214,4 @@ func (a *app) openLog() {
 	}
 	a.log = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})).With("pid", os.Getpid())
 	a.logClose = func() { f.Close() }
-}
-
-func shortID(id string) string {
-	if i := strings.IndexAny(id, "-/"); i == 8 {
-		return id[:8]
-	}
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }

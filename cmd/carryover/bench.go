@@ -294,8 +294,8 @@ func (a *app) benchLatency(ctx context.Context, args []string) error {
 	for _, f := range files {
 		sid := ingest.SessionIDFromPath(f)
 		payload := hookPayload(sid, f, "PreCompact", `"trigger":"auto","custom_instructions":null`)
-		row := b.measure("PreCompact cold ingest "+shortID(sid), payload, func(i int) []string {
-			return []string{"--db", filepath.Join(tmp, fmt.Sprintf("cold-%s-%d.db", shortID(sid), i)), "hook", "pre-compact"}
+		row := b.measure("PreCompact cold ingest "+carryover.ShortID(sid), payload, func(i int) []string {
+			return []string{"--db", filepath.Join(tmp, fmt.Sprintf("cold-%s-%d.db", carryover.ShortID(sid), i)), "hook", "pre-compact"}
 		}, nil)
 		mb := float64(size(f)) / (1 << 20)
 		row.Note = fmt.Sprintf("%.1f MB, %.0f ms/MB", mb, row.MedianMS/mb)
@@ -325,7 +325,7 @@ func (a *app) benchLatency(ctx context.Context, args []string) error {
 		return err
 	}
 	incPayload := hookPayload(sid, incPath, "PreCompact", `"trigger":"auto","custom_instructions":null`)
-	rows = append(rows, b.measure(fmt.Sprintf("PreCompact incremental (50 lines) %s", shortID(sid)), incPayload, func(i int) []string {
+	rows = append(rows, b.measure(fmt.Sprintf("PreCompact incremental (50 lines) %s", carryover.ShortID(sid)), incPayload, func(i int) []string {
 		return []string{"--db", filepath.Join(tmp, fmt.Sprintf("inc-%d.db", i)), "hook", "pre-compact"}
 	}, func(i int) error { return copyFile(baseDB, filepath.Join(tmp, fmt.Sprintf("inc-%d.db", i))) }))
 
@@ -334,9 +334,9 @@ func (a *app) benchLatency(ctx context.Context, args []string) error {
 	if err := ingestInto(ctx, fullDB, largest, sid); err != nil {
 		return err
 	}
-	rows = append(rows, b.measure("SessionStart(compact) restore "+shortID(sid), hookPayload(sid, largest, "SessionStart", `"source":"compact"`),
+	rows = append(rows, b.measure("SessionStart(compact) restore "+carryover.ShortID(sid), hookPayload(sid, largest, "SessionStart", `"source":"compact"`),
 		func(int) []string { return []string{"--db", fullDB, "hook", "session-start"} }, nil))
-	rows = append(rows, b.measure("UserPromptSubmit recall "+shortID(sid), hookPayload(sid, largest, "UserPromptSubmit", `"prompt":"which command made the failing test pass again?"`),
+	rows = append(rows, b.measure("UserPromptSubmit recall "+carryover.ShortID(sid), hookPayload(sid, largest, "UserPromptSubmit", `"prompt":"which command made the failing test pass again?"`),
 		func(int) []string { return []string{"--db", fullDB, "hook", "user-prompt-submit"} }, nil))
 	rows = append(rows, b.measure("search", nil,
 		func(int) []string { return []string{"--db", fullDB, "search", "test failure error fix", "--json"} }, nil))

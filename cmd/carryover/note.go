@@ -72,9 +72,9 @@ func (a *app) cmdNote(ctx context.Context, args []string, state bool) error {
 		return fmt.Errorf("store note: %w", err)
 	}
 	if state {
-		fmt.Fprintf(a.stdout, "state saved for session %s (replacing the previous one): every restore after a compaction shows it first\n", shortID(sess.ID))
+		fmt.Fprintf(a.stdout, "state saved for session %s (replacing the previous one): every restore after a compaction shows it first\n", carryover.ShortID(sess.ID))
 	} else {
-		fmt.Fprintf(a.stdout, "remembered %s #%d for session %s: every later restore after a compaction shows it\n", kind, id, shortID(sess.ID))
+		fmt.Fprintf(a.stdout, "remembered %s #%d for session %s: every later restore after a compaction shows it\n", kind, id, carryover.ShortID(sess.ID))
 	}
 	a.log.Info(name, "session", sess.ID, "kind", kind, "chars", len(text))
 	return nil

@@ -79,7 +79,7 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 		if i > 0 {
 			fmt.Fprintln(a.stdout)
 		}
-		fmt.Fprintf(a.stdout, "── %s  turn %d  lines %d-%d  score %.2f\n%s\n", shortID(r.SessionID), r.Turn, r.Lines[0], r.Lines[1], r.Score, r.Text)
+		fmt.Fprintf(a.stdout, "── %s  turn %d  lines %d-%d  score %.2f\n%s\n", carryover.ShortID(r.SessionID), r.Turn, r.Lines[0], r.Lines[1], r.Score, r.Text)
 	}
 	return nil
 }
@@ -158,7 +158,7 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tUPDATED\tTURNS\tCOMPACTIONS\tCHUNKS\tPROJECT\tTITLE")
 	for _, s := range ss {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", shortID(s.ID), s.Updated.Local().Format("2006-01-02 15:04"),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", carryover.ShortID(s.ID), s.Updated.Local().Format("2006-01-02 15:04"),
 			s.Turns, s.Windows, s.Chunks, s.Project, truncate(s.Title, 60))
 	}
 	return tw.Flush()
@@ -195,7 +195,7 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 	fmt.Fprintf(a.stdout, "session %s\nproject %s\ntranscript %s\n%d turns, %d compactions, %d chunks\n",
 		s.ID, s.Project, s.TranscriptPath, s.Turns, s.Windows, s.Chunks)
 	if *turn >= 0 && len(chunks) == 0 {
-		return fmt.Errorf("session %s has no turn %d", shortID(s.ID), *turn)
+		return fmt.Errorf("session %s has no turn %d", carryover.ShortID(s.ID), *turn)
 	}
 	lastTurn, lastWindow := -1, 0
 	for _, c := range chunks {
