@@ -82,11 +82,12 @@ const (
 	KindFileEdit   ItemKind = "file_edit"  // a file changed, with the turn's purpose
 	KindCommand    ItemKind = "command"    // a shell command that succeeded
 	KindMarker     ItemKind = "marker"     // IMPORTANT:/REMEMBER:/NOTE:/CRITICAL:/TODO:
+	KindValue      ItemKind = "value"      // settings, names and UI strings written; ids, commits, tallies reported
 	KindNote       ItemKind = "note"       // remembered explicitly (notes)
 )
 
 // ItemKinds lists every kind extracted from transcripts.
-var ItemKinds = []ItemKind{KindGoal, KindTodo, KindDecision, KindConstraint, KindError, KindFix, KindFileEdit, KindCommand, KindMarker}
+var ItemKinds = []ItemKind{KindGoal, KindTodo, KindDecision, KindConstraint, KindError, KindFix, KindFileEdit, KindCommand, KindMarker, KindValue}
 
 // Item is a classified fact extracted from a chunk.
 type Item struct {
@@ -165,7 +166,11 @@ type Query struct {
 // Hit is a chunk found by a search, with its score (higher is better).
 type Hit struct {
 	Chunk Chunk
+	// Score ranks the hits: BM25 fused with the vector similarity.
 	Score float64
+	// BM25 is the full-text part alone (the negated bm25, higher is
+	// better): a relevance scale that does not depend on the other hits.
+	BM25 float64
 }
 
 // SessionFilter selects sessions.

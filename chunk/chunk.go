@@ -16,6 +16,7 @@
 package chunk
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
@@ -537,11 +538,13 @@ func (b *builder) success(c Call, p *part, e *transcript.Entry, out string) {
 			ro := readOnlyCommands[head] || readOnlyCommands[prog]
 			b.item(p, e, carryover.KindCommand, shorten(c.Command, 300), c.Desc, ro)
 		}
+		b.values(p, e, outputValues(out), cmp.Or(c.Desc, c.Head))
 	case "Edit", "MultiEdit", "Write", "NotebookEdit":
 		if c.File == "" {
 			break
 		}
 		b.item(p, e, carryover.KindFileEdit, c.File, shorten(b.cur.Prompt, 200), false)
+		b.values(p, e, c.Values, c.File)
 		for i := range b.cur.Errors {
 			change := c.Change
 			if change == "" {
@@ -551,6 +554,8 @@ func (b *builder) success(c Call, p *part, e *transcript.Entry, out string) {
 				oe.Edits = append(oe.Edits, change)
 			}
 		}
+	case "Task", "Agent":
+		b.values(p, e, reportedIDs(out), c.Head)
 	case "TaskCreate":
 		// "Task #3 created successfully: subject"
 		if rest, ok := strings.CutPrefix(out, "Task #"); ok && len(b.cur.Tasks) < maxTasks {
@@ -583,6 +588,15 @@ func renderTasks(ts []Task) string {
 		lines[i] = checkbox(t.Status) + " #" + t.ID + " " + t.Subject
 	}
 	return strings.Join(lines, "\n")
+}
+
+// values adds one value item for the values a call introduced or
+// reported, with where they came from as its detail.
+func (b *builder) values(p *part, e *transcript.Entry, vs []string, from string) {
+	if len(vs) == 0 {
+		return
+	}
+	b.item(p, e, carryover.KindValue, shorten(strings.Join(vs, valueSep), valueItemCap), shorten(from, 80), false)
 }
 
 // item appends an item found in part p and returns its index.

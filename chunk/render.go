@@ -83,6 +83,9 @@ type Call struct {
 	// Change is an edit in one short line (file: "old" → "new"): when it
 	// precedes a passing re-run of a failed command, it is the likely fix.
 	Change string `json:"change,omitempty"`
+	// Values are the settings, names and UI strings an edit introduces,
+	// kept until its result says it was applied.
+	Values []string `json:"values,omitempty"`
 }
 
 // renderCall renders a tool_use block and returns the Call to pair with its
@@ -115,6 +118,7 @@ func renderCall(id, name string, raw json.RawMessage, project string) (string, C
 		if in.ReplaceAll {
 			text += " (all)"
 		}
+		c.Values = editValues(file, in.OldString, in.NewString)
 	case "MultiEdit":
 		c.File = file
 		var b strings.Builder
@@ -126,13 +130,20 @@ func renderCall(id, name string, raw json.RawMessage, project string) (string, C
 			}
 			fmt.Fprintf(&b, "\n\"%s\" → \"%s\"", headTail(ed.OldString, 150, 50), headTail(ed.NewString, 300, 100))
 		}
+		for _, ed := range in.Edits {
+			for _, v := range editValues(file, ed.OldString, ed.NewString) {
+				c.Values = addValue(c.Values, v)
+			}
+		}
 		text = b.String()
 	case "Write":
 		c.File = file
 		text = fmt.Sprintf("Write %s (%d lines)\n%s", file, strings.Count(strings.TrimRight(in.Content, "\n"), "\n")+1, headTail(in.Content, 3000, 500))
+		c.Values = editValues(file, "", in.Content)
 	case "NotebookEdit":
 		c.File = file
 		text = "NotebookEdit " + file + "\n" + headTail(in.NewSource, 600, 200)
+		c.Values = editValues(file, "", in.NewSource)
 	case "Read":
 		c.File = file
 		text = "Read " + file

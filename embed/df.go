@@ -39,3 +39,10 @@ func (d *DF) IDF(term string) float64 {
 	n, df := float64(d.docs), float64(d.count[term])
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
+
+// IDF returns BM25's inverse document frequency of a word found in df of
+// n documents, as DF.IDF computes it: for callers that count documents
+// themselves (a full-text index).
+func IDF(n, df int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}

@@ -196,3 +196,35 @@ func BenchmarkDot512(b *testing.B) {
 		Dot(v[0], v[1])
 	}
 }
+
+func TestQuantizeRoundTrip(t *testing.T) {
+	h := DefaultHashed()
+	vs := h.Embed([]string{
+		"The websocket client now reconnects with exponential backoff.",
+		"go test ./internal/store -run TestMigrate",
+		"",
+	})
+	for i, v := range vs[:2] {
+		b := Quantize(v)
+		if len(b) != h.Dim() {
+			t.Fatalf("%d bytes, want %d", len(b), h.Dim())
+		}
+		u := Dequantize(nil, b)
+		if c := Dot(u, v); c < 0.99 {
+			t.Errorf("text %d: cosine %v between a vector and its round trip, want ≥ 0.99", i, c)
+		}
+		if n := Dot(u, u); n < 0.999 || n > 1.001 {
+			t.Errorf("text %d: dequantised length² %v, want 1", i, n)
+		}
+	}
+	// Similarity survives: the two texts stay as (dis)similar as they were.
+	a, b := Dequantize(nil, Quantize(vs[0])), Dequantize(nil, Quantize(vs[1]))
+	if d := Dot(a, b) - Dot(vs[0], vs[1]); d > 0.02 || d < -0.02 {
+		t.Errorf("cosine changed by %v in the round trip", d)
+	}
+	for _, x := range Dequantize(nil, Quantize(vs[2])) {
+		if x != 0 {
+			t.Fatal("the zero vector did not round-trip to zero")
+		}
+	}
+}

@@ -49,9 +49,10 @@
 //
 // # Recall threshold
 //
-// A recall hit must score at least [RecallMinScore] in the store and its
+// A recall hit must score at least [RecallMinScore] in the store, its
 // chunk must contain [RecallMinTerms] distinct informative words of the
 // prompt, or one identifier-like word (a path, camelCase, snake_case, a
-// dotted name, a flag). Slash commands and prompts without such words
+// dotted name, a flag), and at least [RecallMinCoverage] of the prompt's
+// informative words and identifiers, weighted as in snippets. Slash commands and prompts without such words
 // never search.
 package retrieve

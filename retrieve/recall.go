@@ -9,18 +9,24 @@ import (
 )
 
 // Recall thresholds. A hit is injected only when all of these hold; most
-// prompts inject nothing. They are first guesses, to be calibrated on the
-// compaction-survival recall test.
+// prompts inject nothing. MinScore and MinCoverage are calibrated with
+// `carryover bench recall`: questions whose answer is in an earlier window
+// against prompts whose answer is not in the archive.
 const (
 	DefaultRecallBudget = 2000
 	// RecallMinScore is the lowest store score (BM25, higher is better) a
-	// hit needs.
+	// hit needs. BM25 grows with the archive's size (idf), so it is kept
+	// low: a young archive scores its answers at 2-3; coverage does the
+	// calibrated cut.
 	RecallMinScore = 1.0
 	// RecallMinTerms is how many distinct informative prompt words (three
 	// letters or more, not stop words) a hit's chunk must contain, unless
 	// it contains a rare identifier-like word of the prompt (a path, a
 	// camelCase or snake_case name, a dotted name, a flag).
 	RecallMinTerms = 2
+	// RecallMinCoverage is the weighted fraction of the prompt's
+	// informative words and identifiers a hit's chunk must contain.
+	RecallMinCoverage = 0.5
 	// RecallMaxHits bounds the chunks one prompt brings back.
 	RecallMaxHits = 3
 	// recallFetch is how many hits each search asks the store for.
@@ -37,6 +43,10 @@ type RecallRequest struct {
 	Window    int            // current context window; this session's earlier windows are searched
 	Budget    int            // characters; DefaultRecallBudget when <= 0
 	Exclude   map[int64]bool // chunk ids already injected in this window
+	// MinScore and MinCoverage override RecallMinScore and
+	// RecallMinCoverage when > 0 (calibration sweeps).
+	MinScore    float64
+	MinCoverage float64
 }
 
 // Recall returns archived chunks relevant to a new prompt, for
@@ -48,6 +58,13 @@ func Recall(ctx context.Context, st carryover.Store, req RecallRequest) (Block, 
 	budget := req.Budget
 	if budget <= 0 {
 		budget = DefaultRecallBudget
+	}
+	minScore, minCov := req.MinScore, req.MinCoverage
+	if minScore <= 0 {
+		minScore = RecallMinScore
+	}
+	if minCov <= 0 {
+		minCov = RecallMinCoverage
 	}
 	prompt := strings.TrimSpace(req.Prompt)
 	if prompt == "" || strings.HasPrefix(prompt, "/") {
@@ -79,7 +96,7 @@ func Recall(ctx context.Context, st carryover.Store, req RecallRequest) (Block, 
 			if q.SessionID == "" && c.SessionID == req.SessionID {
 				continue
 			}
-			if req.Exclude[c.ID] || h.Score < RecallMinScore || !relevant(terms, c) {
+			if req.Exclude[c.ID] || h.Score < minScore || !relevant(terms, c, minCov) {
 				continue
 			}
 			keep = append(keep, h)
@@ -135,10 +152,33 @@ func passesTermGate(terms []term, present func(term) bool) bool {
 	return n >= RecallMinTerms
 }
 
-// relevant applies the term gate to a chunk's text, summary and files.
-func relevant(terms []term, c carryover.Chunk) bool {
+// relevant applies the term gate and the coverage threshold to a chunk's
+// text, summary and files.
+func relevant(terms []term, c carryover.Chunk, minCov float64) bool {
 	hay := lowerASCII(c.Text + "\n" + c.Summary + "\n" + strings.Join(c.Files, "\n"))
-	return passesTermGate(terms, func(t term) bool { return strings.Contains(hay, t.text) })
+	present := func(t term) bool { return strings.Contains(hay, t.text) }
+	return passesTermGate(terms, present) && coverage(terms, present) >= minCov
+}
+
+// coverage is the weighted fraction of the prompt's informative terms and
+// identifiers that are present. BM25 sums over matched terms, so a long
+// prompt scores high on a chunk sharing a few of its common words; a chunk
+// that answers the prompt holds most of what the prompt names.
+func coverage(terms []term, present func(term) bool) float64 {
+	var have, all float64
+	for _, t := range terms {
+		if !t.rare && !informative(t) {
+			continue
+		}
+		all += t.weight
+		if present(t) {
+			have += t.weight
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return have / all
 }
 
 // searchText is the store query for a prompt: its informative words and

@@ -81,3 +81,40 @@ func TestRecallBudget(t *testing.T) {
 		t.Errorf("budget 400: %d chars:\n%s", len(blk.Text), blk.Text)
 	}
 }
+
+// TestRecallCoverage: a chunk sharing an identifier with a prompt that is
+// mostly about something else is not injected; the same identifier asked
+// about on its own is.
+func TestRecallCoverage(t *testing.T) {
+	st := archiveFixture(t)
+	for _, tc := range []struct {
+		prompt string
+		want   bool
+	}{
+		{"what is in annotations_session_id_state_index", true},
+		{"rewrite the kubernetes helm chart, terraform modules and grafana dashboards, then mention annotations_session_id_state_index", false},
+		{"which port does SpotterWeb.Endpoint use in config/test.exs", true},
+		{"deploy the frontend bundle to cloudflare pages with wrangler and purge cdn caches for SpotterWeb.Endpoint", false},
+	} {
+		blk := recall(t, st, retrieve.RecallRequest{Prompt: tc.prompt})
+		if got := blk.Text != ""; got != tc.want {
+			t.Errorf("prompt %q: injected %v, want %v:\n%s", tc.prompt, got, tc.want, blk.Text)
+		}
+	}
+}
+
+// TestRecallNewSession: a session with nothing archived (window 0) recalls
+// only from the project's other sessions.
+func TestRecallNewSession(t *testing.T) {
+	st := archiveFixture(t)
+	blk := recall(t, st, retrieve.RecallRequest{SessionID: "fresh-session", Project: archiveProject,
+		Prompt: "how did we push the spotter-gqc branch with --set-upstream?"})
+	if !strings.Contains(blk.Text, "git push --set-upstream origin spotter-gqc") {
+		t.Fatalf("new session misses the project's earlier session:\n%s", blk.Text)
+	}
+	blk = recall(t, st, retrieve.RecallRequest{SessionID: "fresh-session", Project: "/elsewhere",
+		Prompt: "how did we push the spotter-gqc branch with --set-upstream?"})
+	if blk.Text != "" {
+		t.Errorf("another project's archive was recalled:\n%s", blk.Text)
+	}
+}

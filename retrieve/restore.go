@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -41,10 +42,15 @@ const (
 const (
 	lineTextCap   = 200 // an item's text, head kept
 	lineDetailCap = 160 // its detail (fix, purpose, reason)
-	blockTextCap  = 600 // a multi-line item: todo list, state note
-	keyCap        = 160 // head of a text used as a novelty key
-	minShrunkText = 40  // smallest text worth showing when a line is cut to fit
-	candidatesCap = 60  // ranked candidates kept per section
+	// A command's purpose and a value's source only say where it came
+	// from; a fix's text is an edit whose error, in the detail, matters more.
+	whereCap       = 60
+	fixTextCap     = 120
+	commandTextCap = 160 // a long command is mostly its file list
+	blockTextCap   = 600 // a multi-line item: todo list, state note
+	keyCap         = 160 // head of a text used as a novelty key
+	minShrunkText  = 40  // smallest text worth showing when a line is cut to fit
+	candidatesCap  = 60  // ranked candidates kept per section
 )
 
 // RestoreRequest asks for the block injected after a compaction.
@@ -77,6 +83,7 @@ const (
 	secErrors
 	secFiles
 	secCommands
+	secValues
 	secNotes
 	// secRecent takes what the ranked sections leave of the budget: the
 	// last steps before the compaction, verbatim, newest first.
@@ -91,6 +98,7 @@ var sectionTitles = [numSections]string{
 	"### Errors\n",
 	"### Files changed\n",
 	"### Commands that worked\n",
+	"### Values and names (settings, definitions, UI text, ids, commits)\n",
 	"### Notes / markers\n",
 	"### Last steps before the compaction (verbatim excerpts)\n",
 }
@@ -98,7 +106,7 @@ var sectionTitles = [numSections]string{
 // sectionShare is each section's share of the budget. Shares only order
 // the interleaving of sections: what one section cannot use goes to the
 // others.
-var sectionShare = [numSections]float64{0.20, 0.12, 0.14, 0.20, 0.12, 0.12, 0.10, 0}
+var sectionShare = [numSections]float64{0.20, 0.12, 0.14, 0.20, 0.12, 0.12, 0.16, 0.10, 0}
 
 // sectionQueries fetch each section's newest items with its own bound, so
 // that a flood of commands never crowds out the few constraints. The bounds
@@ -115,6 +123,7 @@ var sectionQueries = []struct {
 	{secErrors, []carryover.ItemKind{carryover.KindError, carryover.KindFix}, 80},
 	{secFiles, []carryover.ItemKind{carryover.KindFileEdit}, 60},
 	{secCommands, []carryover.ItemKind{carryover.KindCommand}, 60},
+	{secValues, []carryover.ItemKind{carryover.KindValue}, 40},
 	{secNotes, []carryover.ItemKind{carryover.KindMarker, carryover.KindNote}, 40},
 }
 
@@ -129,6 +138,7 @@ var defaultWeights = map[carryover.ItemKind]float64{
 	carryover.KindFileEdit:   0.7,
 	carryover.KindCommand:    0.6,
 	carryover.KindMarker:     0.9,
+	carryover.KindValue:      0.6,
 	carryover.KindNote:       1.0,
 }
 
@@ -149,6 +159,8 @@ type entry struct {
 	dupKey  string
 	toks    []uint64 // sorted hashes of its distinct words
 	full    string   // rendered with the default caps
+	// textCap and detailCap override lineTextCap and lineDetailCap when > 0.
+	textCap, detailCap int
 }
 
 // render renders the entry with its text and detail cut to the caps.
@@ -267,7 +279,10 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 		}
 		var ss []scored
 		for _, it := range items[sec] {
-			if !nov.seen(it) && !trivial(it) {
+			if it.Kind == carryover.KindValue {
+				it.Text = nov.unseenValues(it.Text)
+			}
+			if it.Text != "" && !nov.seen(it) && !trivial(it) {
 				ss = append(ss, scored{it, r.score(it)})
 			}
 		}
@@ -465,11 +480,15 @@ func (r ranker) itemEntry(sec section, it carryover.Item, score float64) *entry 
 	case carryover.KindFix:
 		e.label = "fix: "
 		e.code = true
+		e.textCap = fixTextCap
 	case carryover.KindFileEdit:
 		e.text = relPath(e.text, r.project)
 		e.code = true
 	case carryover.KindCommand:
 		e.code = true
+		e.textCap, e.detailCap = commandTextCap, whereCap
+	case carryover.KindValue:
+		e.detailCap = whereCap
 	case carryover.KindDecision:
 		e.sep = " — because: "
 	}
@@ -540,7 +559,7 @@ func (e *entry) finish() {
 	} else if e.multi {
 		e.full = e.render(blockTextCap, 0)
 	} else {
-		e.full = e.render(lineTextCap, lineDetailCap)
+		e.full = e.render(cmp.Or(e.textCap, lineTextCap), cmp.Or(e.detailCap, lineDetailCap))
 	}
 }
 
@@ -771,6 +790,24 @@ func (n novelty) seen(it carryover.Item) bool {
 		return n.seenText(it.Text) || n.seenText(relPath(it.Text, n.project))
 	}
 	return n.seenText(it.Text)
+}
+
+// valueSep joins the values of one value item (chunk's valueSep).
+const valueSep = " · "
+
+// unseenValues returns the values of a value item's text that the summary
+// does not quote, or "" when it quotes them all.
+func (n novelty) unseenValues(text string) string {
+	if n.summary == "" {
+		return text
+	}
+	var keep []string
+	for v := range strings.SplitSeq(text, valueSep) {
+		if !n.seenText(v) {
+			keep = append(keep, v)
+		}
+	}
+	return strings.Join(keep, valueSep)
 }
 
 func (n novelty) seenText(s string) bool {

@@ -29,10 +29,29 @@ import (
 //   - compactions: one per (session, window); the new row's non-empty
 //     fields win, so a summary is kept when a later write has none.
 //   - ingest state: replaced.
+//
+// Each new chunk's vector (the store's Embedder over embedText) is computed
+// before the transaction and stored with it. A batch with chunks then
+// embeds up to BackfillBatch chunks stored before vectors existed (see
+// Backfill), so that a migrated store catches up as it is used.
 func (s *Store) Apply(ctx context.Context, b carryover.Batch) (err error) {
 	if err := validate(b); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
+	// Embed before taking the write lock: it is the slow part.
+	vecs := s.embedChunks(b.Chunks)
+	if err := s.apply(ctx, b, vecs); err != nil {
+		return err
+	}
+	if len(b.Chunks) > 0 {
+		if _, err := s.Backfill(ctx, BackfillBatch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte) (err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return wrapErr("apply: begin", err)
@@ -49,6 +68,17 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) (err error) {
 	chunkIDs, err := insertChunks(ctx, tx, projectID, b.Session.ID, b.Chunks)
 	if err != nil {
 		return err
+	}
+	if len(b.Chunks) > 0 {
+		ok, err := s.vectorsUsable(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := insertVectors(ctx, tx, b.Chunks, chunkIDs, vecs); err != nil {
+				return err
+			}
+		}
 	}
 	if err := upsertItems(ctx, tx, b.Session.ID, chunkIDs, b.Items); err != nil {
 		return err

@@ -30,8 +30,13 @@ const chunkRank = `bm25(chunks_fts, 2, 1.5, 3, 3, 3, 1, 1)`
 // searchable in it finds nothing. To bound the cost, the rarest terms are
 // kept while they match at most maxCandidates chunks together (commoner
 // terms have a low IDF and add little to the rank); when even the rarest
-// term matches more, its newest maxCandidates matches are ranked. Score is
-// -bm25, higher is better. Limit defaults to DefaultSearchLimit.
+// term matches more, its newest maxCandidates matches are ranked. Limit
+// defaults to DefaultSearchLimit.
+//
+// The best HybridPool (or Limit, if more) by BM25 are then reranked with
+// the chunks' stored vectors (see rerank): Hit.BM25 is -bm25 and Hit.Score
+// BM25 plus the vector part, both higher-is-better. Chunks without a vector
+// yet (see Backfill) are ranked by BM25 alone.
 func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit, error) {
 	terms := queryTerms(q.Text)
 	if len(terms) == 0 {
@@ -71,34 +76,71 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 		// rows themselves, text and all, costs more than the ranking.
 		join = " JOIN chunks c INDEXED BY chunks_filter ON c.id = chunks_fts.rowid"
 	}
-	match, lo, err := s.plan(ctx, "chunks_fts", terms, scope{lo: lo, hi: hi, join: join, w: w})
+	match, planLo, df, err := s.plan(ctx, "chunks_fts", terms, scope{lo: lo, hi: hi, join: join, w: w})
 	if err != nil || match == "" {
 		return nil, err
 	}
-	args := append([]any{match, lo, hi}, w.args...)
+	args := append([]any{match, planLo, hi}, w.args...)
 	lim := q.Limit
 	if lim <= 0 {
 		lim = DefaultSearchLimit
 	}
 	// Rank on the index alone, then read the few winners whole. (bm, not
 	// rank: that is the name of FTS5's own unweighted rank column.)
-	rows, err := s.db.QueryContext(ctx, `WITH hits (id, bm) AS (
-			SELECT chunks_fts.rowid, `+chunkRank+` AS bm FROM chunks_fts`+join+`
-			WHERE chunks_fts MATCH ? AND chunks_fts.rowid BETWEEN ? AND ?`+and(w)+`
-			ORDER BY bm LIMIT `+fmt.Sprint(lim)+`)
-		SELECT `+chunkCols+`, -hits.bm FROM hits JOIN chunks c ON c.id = hits.id
-		JOIN projects p ON p.id = c.project_id ORDER BY hits.bm, c.id`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT chunks_fts.rowid, -`+chunkRank+` AS bm FROM chunks_fts`+join+`
+		WHERE chunks_fts MATCH ? AND chunks_fts.rowid BETWEEN ? AND ?`+and(w)+`
+		ORDER BY bm DESC, chunks_fts.rowid LIMIT `+fmt.Sprint(max(lim, HybridPool)), args...)
+	if err != nil {
+		return nil, wrapErr("search", err)
+	}
+	var cands []candidate
+	for rows.Next() {
+		var c candidate
+		if err := rows.Scan(&c.id, &c.bm); err != nil {
+			rows.Close()
+			return nil, wrapErr("search", err)
+		}
+		cands = append(cands, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("search", err)
+	}
+	if err := s.rerank(ctx, q.Text, docFreq{df: df, lo: lo, hi: hi}, cands); err != nil {
+		return nil, err
+	}
+	cands = cands[:min(lim, len(cands))]
+	return s.readHits(ctx, cands)
+}
+
+// readHits reads the chunks of cands, in their order.
+func (s *Store) readHits(ctx context.Context, cands []candidate) ([]carryover.Hit, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	pos := make(map[int64]int, len(cands))
+	var b strings.Builder
+	for i, c := range cands {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprint(&b, c.id)
+		pos[c.id] = i
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks c JOIN projects p ON p.id = c.project_id
+		WHERE c.id IN (`+b.String()+`)`)
 	if err != nil {
 		return nil, wrapErr("search", err)
 	}
 	defer rows.Close()
-	var hits []carryover.Hit
+	hits := make([]carryover.Hit, len(cands))
 	for rows.Next() {
-		var h carryover.Hit
-		if h.Chunk, err = scanChunk(rows, &h.Score); err != nil {
+		ch, err := scanChunk(rows)
+		if err != nil {
 			return nil, wrapErr("search", err)
 		}
-		hits = append(hits, h)
+		i := pos[ch.ID]
+		hits[i] = carryover.Hit{Chunk: ch, Score: cands[i].score, BM25: cands[i].bm}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("search", err)
@@ -119,14 +161,14 @@ type scope struct {
 // terms that match nothing, and keeps the rarest terms while their counts
 // add up to at most maxCandidates. When the rarest term alone matches more,
 // the range's low end is raised to its maxCandidates-th newest match within
-// sc. It returns the MATCH expression ("" when no term matches) and the low
-// end.
-func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) (string, int64, error) {
+// sc. It returns the MATCH expression ("" when no term matches), the low
+// end, and the rows each term matches (unquoted; at most maxCandidates+1).
+func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) (string, int64, map[string]int, error) {
 	lo, hi := sc.lo, sc.hi
 	probe, err := s.db.PrepareContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+fts+`
 		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT `+fmt.Sprint(maxCandidates+1)+`)`)
 	if err != nil {
-		return "", 0, wrapErr("search: plan", err)
+		return "", 0, nil, wrapErr("search: plan", err)
 	}
 	defer probe.Close()
 	type term struct {
@@ -134,17 +176,19 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) 
 		rows int
 	}
 	var found []term
+	counts := make(map[string]int, len(terms))
 	for _, t := range terms {
 		var n int
 		if err := probe.QueryRowContext(ctx, t, lo, hi).Scan(&n); err != nil {
-			return "", 0, wrapErr("search: plan", err)
+			return "", 0, nil, wrapErr("search: plan", err)
 		}
 		if n > 0 {
 			found = append(found, term{t, n})
 		}
+		counts[strings.ReplaceAll(strings.Trim(t, `"`), `""`, `"`)] = n
 	}
 	if len(found) == 0 {
-		return "", lo, nil
+		return "", lo, nil, nil
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].rows < found[j].rows })
 	kept, total := []string{found[0].text}, found[0].rows
@@ -165,12 +209,12 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) 
 		case errors.Is(err, sql.ErrNoRows):
 			// The conditions leave few enough rows to rank them all.
 		case err != nil:
-			return "", 0, wrapErr("search: plan", err)
+			return "", 0, nil, wrapErr("search: plan", err)
 		default:
 			lo = oldest
 		}
 	}
-	return match, lo, nil
+	return match, lo, counts, nil
 }
 
 // and renders w's conditions to follow other conditions.
@@ -213,7 +257,7 @@ func (s *Store) SearchItems(ctx context.Context, q carryover.Query) ([]ItemHit, 
 	if len(w.conds) > 0 {
 		join = " JOIN items i ON i.id = items_fts.rowid"
 	}
-	match, lo, err := s.plan(ctx, "items_fts", terms, scope{lo: 0, hi: math.MaxInt64, join: join, w: w})
+	match, lo, _, err := s.plan(ctx, "items_fts", terms, scope{lo: 0, hi: math.MaxInt64, join: join, w: w})
 	if err != nil || match == "" {
 		return nil, err
 	}

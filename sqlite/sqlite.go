@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	cembed "github.com/carryover-dev/carryover/embed"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -47,6 +48,11 @@ type Options struct {
 	// ReadOnly opens an existing, migrated store without creating or
 	// changing anything; every write fails.
 	ReadOnly bool
+	// Embedder embeds chunks as Apply stores them and queries as Search
+	// ranks them (default embed.DefaultHashed()). A store keeps the vectors
+	// of the embedder that wrote first; opened with another, it ranks by
+	// BM25 alone.
+	Embedder carryover.Embedder
 }
 
 // Store is a carryover.Store backed by one SQLite file. It is safe for
@@ -54,6 +60,7 @@ type Options struct {
 type Store struct {
 	db   *sql.DB
 	path string
+	emb  carryover.Embedder
 }
 
 // Open opens the store at path, creating its directory (0700) and file
@@ -81,7 +88,10 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path}
+	if opt.Embedder == nil {
+		opt.Embedder = cembed.DefaultHashed()
+	}
+	s := &Store{db: db, path: path, emb: opt.Embedder}
 	if err := s.init(ctx, opt.ReadOnly); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)

@@ -25,7 +25,7 @@ import (
 
 func (a *app) cmdBench(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageErr{"bench: give latency, survival or locomo"}
+		return usageErr{"bench: give latency, survival, locomo or recall"}
 	}
 	switch args[0] {
 	case "latency":
@@ -34,8 +34,10 @@ func (a *app) cmdBench(ctx context.Context, args []string) error {
 		return a.benchSurvival(ctx, args[1:])
 	case "locomo":
 		return a.benchLocomo(ctx, args[1:])
+	case "recall":
+		return a.benchRecall(ctx, args[1:])
 	}
-	return usageErr{fmt.Sprintf("bench: unknown benchmark %q (latency, survival, locomo)", args[0])}
+	return usageErr{fmt.Sprintf("bench: unknown benchmark %q (latency, survival, locomo, recall)", args[0])}
 }
 
 // ---- survival -------------------------------------------------------------

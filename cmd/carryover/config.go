@@ -17,6 +17,7 @@ type config struct {
 	Budget            int           // restore budget in characters
 	RecallBudget      int           // UserPromptSubmit recall budget in characters
 	Recall            bool          // inject recall hits on UserPromptSubmit
+	StartupBrief      bool          // SessionStart(startup): brief of the project's last session
 	HookTimeout       time.Duration // deadline of every hook but SessionEnd
 	SessionEndTimeout time.Duration
 	// Problems lists config lines that were ignored; hooks ignore them, the
@@ -45,7 +46,7 @@ func (a *app) loadConfig(dir string) config {
 	}
 	for key, env := range map[string]string{
 		"db": "CARRYOVER_DB", "budget": "CARRYOVER_BUDGET", "budget_tokens": "CARRYOVER_BUDGET_TOKENS",
-		"recall": "CARRYOVER_RECALL", "recall_budget": "CARRYOVER_RECALL_BUDGET",
+		"recall": "CARRYOVER_RECALL", "recall_budget": "CARRYOVER_RECALL_BUDGET", "startup_brief": "CARRYOVER_STARTUP_BRIEF",
 		"hook_timeout": "CARRYOVER_HOOK_TIMEOUT", "session_end_timeout": "CARRYOVER_SESSION_END_TIMEOUT",
 	} {
 		if v := a.getenv(env); v != "" {
@@ -134,6 +135,13 @@ func (c *config) set(key, val, where string) {
 			return
 		}
 		c.Recall = b
+	case "startup_brief":
+		b, err := strconv.ParseBool(val)
+		if err != nil {
+			bad(err)
+			return
+		}
+		c.StartupBrief = b
 	case "hook_timeout":
 		if d, ok := dur(); ok {
 			c.HookTimeout = d

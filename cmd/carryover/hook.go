@@ -89,7 +89,7 @@ func (a *app) handleHook(ctx context.Context, cfg config, ev hook.Event, stdin i
 		return err
 	}
 	// Nothing to do: not even the store is opened.
-	if ev == hook.SessionStart && in.Source != "compact" && in.Source != "resume" ||
+	if ev == hook.SessionStart && in.Source != "compact" && in.Source != "resume" && !(in.Source == "startup" && cfg.StartupBrief) ||
 		ev == hook.UserPromptSubmit && !cfg.Recall {
 		return nil
 	}
@@ -148,6 +148,13 @@ func (a *app) ingestLogged(ctx context.Context, st carryover.Store, in hook.Inpu
 }
 
 func (a *app) onSessionStart(ctx context.Context, cfg config, st carryover.Store, in hook.Input, out io.Writer) error {
+	if in.Source == "startup" && cfg.StartupBrief {
+		blk, err := retrieve.StartupBrief(ctx, st, retrieve.BriefRequest{Project: in.Cwd, SessionID: in.SessionID})
+		if err != nil {
+			return fmt.Errorf("startup brief: %w", err)
+		}
+		return a.inject(ctx, st, hook.SessionStart, "SessionStart:startup", in, in.Cwd, 0, blk, out)
+	}
 	if in.Source != "compact" && in.Source != "resume" {
 		return nil
 	}
@@ -199,7 +206,9 @@ func (a *app) onUserPrompt(ctx context.Context, cfg config, st carryover.Store, 
 	}
 	sess, err := st.Session(ctx, in.SessionID)
 	if errors.Is(err, carryover.ErrNotFound) {
-		return nil // nothing archived for this session yet
+		// Nothing archived of this session yet (its first prompt, or the
+		// first after /clear): the project's other sessions may still know.
+		sess = carryover.Session{ID: in.SessionID, Project: in.Cwd}
 	} else if err != nil {
 		return fmt.Errorf("session: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/sqlite"
 )
 
 func (a *app) cmdIngest(ctx context.Context, args []string) error {
@@ -75,6 +76,22 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 			fmt.Fprintf(a.stdout, "%s  %d new lines, %d chunks, %d items, %d compactions%s\n",
 				rep.SessionID, rep.Lines, rep.Chunks, rep.Items, rep.Compactions, note)
 		}
+	}
+	// A store made before vectors existed gets them here at once rather than
+	// a batch per hook.
+	vectors := 0
+	for {
+		n, err := st.Backfill(ctx, sqlite.BackfillBatch*16)
+		if err != nil {
+			return fmt.Errorf("embed older chunks: %w", err)
+		}
+		vectors += n
+		if n == 0 {
+			break
+		}
+	}
+	if vectors > 0 && !*quiet {
+		fmt.Fprintf(a.stdout, "embedded %d chunks archived before vectors were stored\n", vectors)
 	}
 	fmt.Fprintf(a.stdout, "ingested %d transcript(s): %d new lines, %d chunks into %s\n", len(files)-failed, lines, chunks, cfg.DB)
 	if failed > 0 {

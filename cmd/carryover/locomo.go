@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -31,23 +32,23 @@ import (
 var locomoRankers = []string{"bm25", "seedhash", "hashed", "hashed_ctx", "fused"}
 
 // The rankers:
-//   - bm25: the store's full-text search (sqlite.Store.Search).
+//   - bm25: the store's full-text ranking alone (the BM25 part of each
+//     hit of sqlite.Store.Search, re-sorted).
 //   - seedhash: cosine over embed.SeedHash vectors (the seed's baseline).
 //   - hashed: cosine over embed.Hashed vectors of each turn, the question
 //     embedded with the conversation's IDF (Hashed.EmbedQuery with embed.DF).
 //   - hashed_ctx: the same, each turn's vector plus neighbourW times its
 //     neighbours' (withNeighbours).
-//   - fused: reciprocal-rank fusion of bm25 and hashed_ctx: a turn scores
-//     Σ w_r / (rrfK + rank_r) over the rankings (rank from 1; a turn missing
-//     from a ranking's top locomoPool adds nothing). rrfK = 60 is the
-//     constant of Cormack et al. (2009). The weights were tuned on this set
-//     (bm25 0.3–1 and neighbourW 0.25–0.5 all give turn R@10 0.595–0.613).
+//   - fused: the product's hybrid search, sqlite.Store.Search as hooks and
+//     `carryover search` call it: BM25 candidates reranked by a blend with
+//     the cosine of their stored vectors (see sqlite/hybrid.go).
+//
+// hashed and hashed_ctx score every turn of the conversation, which the
+// product does not (a hook cannot read every vector); they show what the
+// embedder alone can do.
 const (
-	rrfK        = 60
-	rrfBM25W    = 0.5
-	rrfHashedW  = 1.0
 	neighbourW  = 0.5
-	locomoPool  = 100 // candidates each ranker hands to the fusion
+	locomoPool  = 100 // hits each dense ranker returns
 	locomoStore = "locomo"
 )
 
@@ -213,22 +214,35 @@ func runLocomo(ctx context.Context, dbPath string, convs []locomoConv, audit map
 			if len(sets["original"]) == 0 && len(sets["corrected"]) == 0 {
 				continue
 			}
-			hits, err := st.Search(ctx, carryover.Query{Text: qa.Question, SessionID: sid, Limit: locomoPool})
+			// One product search: its order is the fused ranker; its
+			// BM25 parts, re-sorted, the bm25 ranker (the search reranks
+			// its whole candidate pool, so asking for the pool returns
+			// every BM25 candidate).
+			hits, err := st.Search(ctx, carryover.Query{Text: qa.Question, SessionID: sid, Limit: sqlite.HybridPool})
 			if err != nil {
 				return nil, fmt.Errorf("bench locomo %s: %w", c.SampleID, err)
 			}
+			fused := make([]int, 0, len(hits))
+			for _, h := range hits {
+				fused = append(fused, h.Chunk.FirstLine-1)
+			}
+			slices.SortStableFunc(hits, func(a, b carryover.Hit) int {
+				if c := cmp.Compare(b.BM25, a.BM25); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.Chunk.ID, b.Chunk.ID)
+			})
 			bm := make([]int, 0, len(hits))
 			for _, h := range hits {
 				bm = append(bm, h.Chunk.FirstLine-1)
 			}
 			qv := hashed.EmbedQuery(qa.Question, df.IDF)
-			withCtx := denseRank(qv, ctxVecs, locomoPool)
 			ranked := map[string][]int{
 				"bm25":       bm,
 				"seedhash":   denseRank(seed.Embed([]string{qa.Question})[0], seedVecs, locomoPool),
 				"hashed":     denseRank(qv, hashedVecs, locomoPool),
-				"hashed_ctx": withCtx,
-				"fused":      rrf(len(turns), []float64{rrfBM25W, rrfHashedW}, bm, withCtx),
+				"hashed_ctx": denseRank(qv, ctxVecs, locomoPool),
+				"fused":      fused,
 			}
 			for set, ev := range sets {
 				if len(ev) == 0 {
@@ -366,30 +380,6 @@ func denseRank(q []float32, vecs [][]float32, k int) []int {
 	return idx[:min(k, len(idx))]
 }
 
-// rrf fuses rankings of n items by weighted reciprocal rank and returns all
-// items that appear in any of them, best first (ties by index).
-func rrf(n int, weights []float64, rankings ...[]int) []int {
-	score := make([]float64, n)
-	seen := make([]bool, n)
-	var items []int
-	for r, ranking := range rankings {
-		for pos, i := range ranking {
-			score[i] += weights[r] / float64(rrfK+pos+1)
-			if !seen[i] {
-				seen[i] = true
-				items = append(items, i)
-			}
-		}
-	}
-	sort.SliceStable(items, func(a, b int) bool {
-		if score[items[a]] != score[items[b]] {
-			return score[items[a]] > score[items[b]]
-		}
-		return items[a] < items[b]
-	})
-	return items
-}
-
 func readLocomo(path string) ([]locomoConv, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -453,8 +443,8 @@ func (r *locomoResult) print(a *app) error {
 		r.Conversations, r.Turns, orig.N, r.Replaced, r.Elapsed.Seconds())
 	fmt.Fprintf(a.stdout, "turn R@k: fraction of a question's evidence turns among the top k; session R@k: fraction of its evidence sessions\n")
 	fmt.Fprintf(a.stdout, "with a turn in the top k; both averaged over questions. hashed: %s, query idf from the conversation;\n", embed.DefaultHashed().Name())
-	fmt.Fprintf(a.stdout, "hashed_ctx: turn vector + %g x neighbours'; fused: RRF of bm25 and hashed_ctx, k=%d, weights %g/%g.\n",
-		neighbourW, rrfK, rrfBM25W, rrfHashedW)
+	fmt.Fprintf(a.stdout, "hashed_ctx: turn vector + %g x neighbours'; fused: the product's search (BM25 top %d reranked with stored vectors).\n",
+		neighbourW, sqlite.HybridPool)
 	cats := []string{"all", "1 multi-hop", "2 temporal", "3 open-domain", "4 single-hop"}
 	for _, set := range []string{"original", "corrected"} {
 		n := orig.N

@@ -108,16 +108,3 @@ func TestEvidenceTurns(t *testing.T) {
 		}
 	}
 }
-
-func TestRRF(t *testing.T) {
-	// Item 2 is second in both rankings, items 0 and 1 first in one each:
-	// with equal weights 2 wins (2/62 > 1/61 + nothing).
-	got := rrf(4, []float64{1, 1}, []int{0, 2}, []int{1, 2, 3})
-	if got[0] != 2 || len(got) != 4 {
-		t.Errorf("rrf = %v, want 2 first, 4 items", got)
-	}
-	// A ranking weighted near zero barely counts.
-	if got := rrf(4, []float64{1, 0.01}, []int{0, 2}, []int{1, 2, 3}); got[0] != 0 {
-		t.Errorf("weighted rrf = %v, want 0 first", got)
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -28,6 +29,9 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	budget := fl.Int("budget", 4000, "characters of result text in all")
 	limit := fl.Int("limit", 8, "at most this many hits")
 	asJSON := fl.Bool("json", false, "print a JSON array of hits")
+	since := fl.String("since", "", "only chunks from this time on: RFC 3339, a date (2006-01-02) or an age (7d, 24h)")
+	kind := fl.String("kind", "", "only chunks holding a fact of this kind (goal, todo, decision, constraint, error, fix, file_edit, command, marker)")
+	file := fl.String("file", "", "only chunks that touched a file whose path contains this")
 	words, err := parseInterspersed(fl, args)
 	if err != nil {
 		return err
@@ -39,13 +43,26 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	if *budget <= 0 || *limit <= 0 {
 		return usageErr{"search: --budget and --limit must be positive"}
 	}
+	q := carryover.Query{Text: query, Limit: *limit, File: strings.TrimSpace(*file)}
+	if *since != "" {
+		if q.Since, err = retrieve.ParseSince(*since, time.Now()); err != nil {
+			return usageErr{"search: " + err.Error()}
+		}
+	}
+	k := carryover.ItemKind(strings.ToLower(strings.TrimSpace(*kind)))
+	if k != "" && !slices.Contains(carryover.ItemKinds, k) {
+		return usageErr{fmt.Sprintf("search: --kind %q: want one of goal, todo, decision, constraint, error, fix, file_edit, command, marker", *kind)}
+	}
 	cfg := a.loadConfig("")
 	st, err := a.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	q := carryover.Query{Text: query, Limit: *limit}
+	var src carryover.Store = st
+	if k != "" {
+		src = retrieve.WithKind(st, k)
+	}
 	if *project != "" {
 		if q.Project, err = filepath.Abs(*project); err != nil {
 			return err
@@ -58,7 +75,7 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 		}
 		q.SessionID = s.ID
 	}
-	res, err := retrieve.Search(ctx, st, retrieve.SearchRequest{Query: q, Budget: *budget})
+	res, err := retrieve.Search(ctx, src, retrieve.SearchRequest{Query: q, Budget: *budget})
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
 	}

@@ -1,0 +1,295 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/embed"
+)
+
+// maxEmbedBytes bounds the text of one chunk that is embedded: a pasted log
+// costs embedding time in proportion, and its first part says what it is.
+const maxEmbedBytes = 16 << 10
+
+// structuredRepeat is how many times embedText repeats a chunk's files,
+// commands and errors: their weight in chunkRank.
+const structuredRepeat = 3
+
+// BackfillBatch is how many chunks stored without a vector (by a version
+// of carryover before vectors) one Apply embeds, newest first: embedding
+// costs up to about 0.5 ms a chunk, so this adds at most some 30 ms to a
+// hook, and an archive of 10,000 chunks catches up in about 150 ingests
+// (or at once with Backfill).
+const BackfillBatch = 64
+
+// embedText is the text of a chunk that its vector represents: the turn's
+// prompt gives a sub-turn window its subject, and the files, commands and
+// errors come structuredRepeat times (raising their words' term frequency)
+// because, as the full-text index's field weights say (chunkRank), a word
+// there names what the chunk is about where one in the prose may only
+// mention it.
+func embedText(c carryover.Chunk) string {
+	var b strings.Builder
+	add := func(x string) {
+		if x == "" || b.Len() >= maxEmbedBytes {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(x)
+	}
+	for _, l := range [][]string{c.Files, c.Commands, c.Errors} {
+		for _, x := range l {
+			for range structuredRepeat {
+				add(x)
+			}
+		}
+	}
+	add(c.Prompt)
+	add(c.Text)
+	s := b.String()
+	if len(s) > maxEmbedBytes {
+		s = strings.ToValidUTF8(s[:maxEmbedBytes], "")
+	}
+	return s
+}
+
+// embedChunks returns the quantised vector of each chunk.
+func (s *Store) embedChunks(chunks []carryover.Chunk) [][]byte {
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = embedText(c)
+	}
+	vecs := s.emb.Embed(texts)
+	out := make([][]byte, len(vecs))
+	for i, v := range vecs {
+		out[i] = embed.Quantize(v)
+	}
+	return out
+}
+
+// vectorsUsable reports whether the stored vectors are the store
+// embedder's, claiming the store for it when no embedder has written yet.
+func (s *Store) vectorsUsable(ctx context.Context, tx *sql.Tx) (bool, error) {
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO meta (key, value) VALUES ('embedder', ?)`, s.emb.Name()); err != nil {
+		return false, wrapErr("apply: vectors", err)
+	}
+	var name string
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&name); err != nil {
+		return false, wrapErr("apply: vectors", err)
+	}
+	return name == s.emb.Name(), nil
+}
+
+// insertVectors stores the vectors of the chunks newly inserted (ids by
+// Seq; a duplicate keeps its row's vector).
+func insertVectors(ctx context.Context, tx *sql.Tx, chunks []carryover.Chunk, ids map[int]int64, vecs [][]byte) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO chunk_vecs (id, linked, vec)
+		SELECT c.id, EXISTS (SELECT 1 FROM chunks p WHERE p.id = c.id - 1 AND p.session_id = c.session_id AND p.turn = c.turn), ?
+		FROM chunks c WHERE c.id = ?`)
+	if err != nil {
+		return wrapErr("apply: vectors", err)
+	}
+	defer ins.Close()
+	for i, c := range chunks {
+		if _, err := ins.ExecContext(ctx, vecs[i], ids[c.Seq]); err != nil {
+			return wrapErr("apply: vectors", err)
+		}
+	}
+	return nil
+}
+
+// Backfill embeds up to limit chunks (newest first) that were stored
+// before the store had vectors, and returns how many it embedded; 0 means
+// every chunk has its vector. Apply calls it with BackfillBatch after each
+// batch; `carryover ingest` may call it until it returns 0. It also
+// returns 0 when the stored vectors are another embedder's.
+func (s *Store) Backfill(ctx context.Context, limit int) (int, error) {
+	var below int64
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'vec_backfill_below'`).Scan(&below)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && below <= 1 {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, wrapErr("backfill", err)
+	}
+	var name string
+	err = s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&name)
+	if err == nil && name != s.emb.Name() {
+		return 0, nil // another embedder's store: its vectors would not compare
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, wrapErr("backfill", err)
+	}
+	// Embed outside the write transaction: it is the slow part.
+	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks c JOIN projects p ON p.id = c.project_id
+		WHERE c.id < ? AND c.id NOT IN (SELECT id FROM chunk_vecs WHERE id < ?)
+		ORDER BY c.id DESC LIMIT ?`, below, below, limit)
+	if err != nil {
+		return 0, wrapErr("backfill", err)
+	}
+	var chunks []carryover.Chunk
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			rows.Close()
+			return 0, wrapErr("backfill", err)
+		}
+		chunks = append(chunks, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, wrapErr("backfill", err)
+	}
+	vecs := s.embedChunks(chunks)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, wrapErr("backfill", err)
+	}
+	defer tx.Rollback()
+	ok, err := s.vectorsUsable(ctx, tx)
+	if err != nil || !ok {
+		return 0, err
+	}
+	ids := make(map[int]int64, len(chunks))
+	for i := range chunks {
+		// Key by position: chunks of several sessions share Seq values.
+		ids[i] = chunks[i].ID
+		chunks[i].Seq = i
+	}
+	if err := insertVectors(ctx, tx, chunks, ids, vecs); err != nil {
+		return 0, err
+	}
+	next := int64(0)
+	if len(chunks) == limit {
+		next = chunks[len(chunks)-1].ID
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'vec_backfill_below'`, next); err != nil {
+		return 0, wrapErr("backfill", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, wrapErr("backfill: commit", err)
+	}
+	return len(chunks), nil
+}
+
+// docFreq is what the query side's idf knows of the archive: the rows of
+// ids lo..hi each query word matches, as the search plan counted them
+// (capped at maxCandidates+1: beyond that a word is common anyway). Words
+// the plan did not count (whole identifiers, paths) count as rare.
+type docFreq struct {
+	df     map[string]int
+	lo, hi int64
+}
+
+// maxEmbedQueryBytes bounds the query text embedded: a pasted log says
+// what it is about in its first part.
+const maxEmbedQueryBytes = 4 << 10
+
+// queryVector embeds a search query, its words weighted by their idf when
+// the embedder supports it.
+func (s *Store) queryVector(ctx context.Context, text string, df docFreq) ([]float32, error) {
+	if len(text) > maxEmbedQueryBytes {
+		text = strings.ToValidUTF8(text[:maxEmbedQueryBytes], "")
+	}
+	qe, ok := s.emb.(interface {
+		EmbedQuery(text string, idf func(string) float64) []float32
+	})
+	if !ok {
+		return s.emb.Embed([]string{text})[0], nil
+	}
+	var last int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM chunks`).Scan(&last); err != nil {
+		return nil, wrapErr("search: vector", err)
+	}
+	n := int(max(min(df.hi, last)-df.lo+1, 1))
+	return qe.EmbedQuery(text, func(t string) float64 { return embed.IDF(n, df.df[t]) }), nil
+}
+
+// candidateVectors reads, in one query, the stored vectors of ids, each
+// dequantised and blended with ctxW times the vectors of the chunks just
+// before and after it in the same turn (by id: a turn's chunks are stored
+// together): a sub-turn window is scored with its parent turn as context.
+// A blended vector is no longer a unit vector.
+// A chunk without a vector (not yet backfilled) gets none.
+func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32) (map[int64][]float32, error) {
+	var name string
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && name != s.emb.Name() {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, wrapErr("search: vectors", err)
+	}
+	want := make(map[int64]bool, 3*len(ids))
+	for _, id := range ids {
+		want[id-1], want[id], want[id+1] = true, true, true
+	}
+	var b strings.Builder
+	for id := range want {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprint(&b, id)
+	}
+	// The ids are integers from the index: inlining them keeps this one
+	// statement whatever their number.
+	rows, err := s.db.QueryContext(ctx, `SELECT id, linked, vec FROM chunk_vecs WHERE id IN (`+b.String()+`)`)
+	if err != nil {
+		return nil, wrapErr("search: vectors", err)
+	}
+	defer rows.Close()
+	type stored struct {
+		linked bool // to the chunk before
+		vec    []float32
+	}
+	all := make(map[int64]stored, len(want))
+	for rows.Next() {
+		var id int64
+		var st stored
+		var raw sql.RawBytes
+		if err := rows.Scan(&id, &st.linked, &raw); err != nil {
+			return nil, wrapErr("search: vectors", err)
+		}
+		st.vec = embed.Dequantize(nil, raw)
+		all[id] = st
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("search: vectors", err)
+	}
+	out := make(map[int64][]float32, len(ids))
+	for _, id := range ids {
+		c, ok := all[id]
+		if !ok {
+			continue
+		}
+		v := c.vec
+		prev, hasPrev := all[id-1]
+		next, hasNext := all[id+1]
+		if ctxW != 0 && (hasPrev && c.linked || hasNext && next.linked) {
+			v = slices.Clone(v)
+			if hasPrev && c.linked {
+				addScaled(v, prev.vec, ctxW)
+			}
+			if hasNext && next.linked {
+				addScaled(v, next.vec, ctxW)
+			}
+		}
+		out[id] = v
+	}
+	return out, nil
+}
+
+// addScaled adds w × b to a.
+func addScaled(a, b []float32, w float32) {
+	b = b[:len(a)]
+	for i := range a {
+		a[i] += w * b[i]
+	}
+}

@@ -1,0 +1,230 @@
+package sqlite_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/embed"
+	"github.com/carryover-dev/carryover/sqlite"
+)
+
+// TestVectorsStored checks that Apply stores one quantised vector per new
+// chunk, the embedder's vector of the chunk's text, and none twice.
+func TestVectorsStored(t *testing.T) {
+	st, path := newStore(t)
+	text := "The websocket client now reconnects with exponential backoff."
+	applyChunks(t, st, "s1", "/p", chunk(0, "a", text), chunk(1, "b", filler))
+	applyChunks(t, st, "s1", "/p", chunk(0, "a", text)) // a duplicate
+	db := rawDB(t, path)
+	if n, c := count(t, db, "chunk_vecs"), count(t, db, "chunks"); n != 2 || c != 2 {
+		t.Fatalf("%d vectors for %d chunks, want 2 and 2", n, c)
+	}
+	var got []byte
+	if err := db.QueryRow(`SELECT v.vec FROM chunk_vecs v JOIN chunks c ON c.id = v.id WHERE c.hash = 'a'`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	h := embed.DefaultHashed()
+	want := embed.Quantize(h.Embed([]string{text})[0])
+	if len(got) != h.Dim() || !bytes.Equal(got, want) {
+		t.Errorf("stored vector (%d bytes) is not the quantised embedding of the text (%d bytes)", len(got), len(want))
+	}
+}
+
+// TestMigrateVersion1Store turns a store back into schema version 1 (no
+// vectors) and checks that opening it migrates it in place, that search
+// works before the backfill, and that Apply and Backfill give every old
+// chunk its vector.
+func TestMigrateVersion1Store(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "carryover.db")
+	st := openStore(t, path)
+	b := batch("s1", "/p", 0, 300)
+	if err := st.Apply(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	db := rawDB(t, path)
+	for _, q := range []string{"DROP TABLE chunk_vecs", "DROP TABLE meta", "PRAGMA user_version = 1"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+
+	st = openStore(t, path)
+	var v int
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 2 {
+		t.Fatalf("schema version %d (%v) after open, want 2", v, err)
+	}
+	if n := count(t, db, "chunk_vecs"); n != 0 {
+		t.Fatalf("%d vectors right after the migration, want 0", n)
+	}
+	hits, err := st.Search(ctx, carryover.Query{Text: b.Chunks[7].Text})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("search before the backfill: %d hits, %v", len(hits), err)
+	}
+	if hits[0].Score != hits[0].BM25 {
+		t.Errorf("without vectors Score %v should be the BM25 %v", hits[0].Score, hits[0].BM25)
+	}
+
+	// A new batch embeds its chunks and BackfillBatch old ones.
+	if err := st.Apply(ctx, batch("s2", "/p", 0, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "chunk_vecs"); n != 1+sqlite.BackfillBatch {
+		t.Errorf("%d vectors after one Apply, want %d", n, 1+sqlite.BackfillBatch)
+	}
+	total := 0
+	for {
+		n, err := st.Backfill(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		total += n
+	}
+	if total != 300-sqlite.BackfillBatch {
+		t.Errorf("Backfill embedded %d chunks, want %d", total, 300-sqlite.BackfillBatch)
+	}
+	if n, c := count(t, db, "chunk_vecs"), count(t, db, "chunks"); n != c {
+		t.Errorf("%d vectors for %d chunks after the backfill", n, c)
+	}
+	var bad int
+	if err := db.QueryRow(`SELECT count(*) FROM chunk_vecs WHERE length(vec) != ?`, embed.DefaultDim).Scan(&bad); err != nil || bad != 0 {
+		t.Errorf("%d vectors of the wrong size (%v)", bad, err)
+	}
+	hits, err = st.Search(ctx, carryover.Query{Text: b.Chunks[7].Text})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("search after the backfill: %d hits, %v", len(hits), err)
+	}
+	if hits[0].Score <= hits[0].BM25 {
+		t.Errorf("after the backfill Score %v should add the vector part to the BM25 %v", hits[0].Score, hits[0].BM25)
+	}
+}
+
+// hybridStore holds a chunk that answers a question in other words, a
+// chunk stuffed with the question's rarest term, and unrelated chunks that
+// make the terms' document frequencies realistic.
+func hybridStore(t *testing.T, opt sqlite.Options) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "carryover.db"), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	chunks := []carryover.Chunk{
+		chunk(0, "related", "The websocket reconnect kept dropping: the client gave up after one attempt when the dial "+
+			"timed out, so it now reconnects with exponential backoff."),
+		chunk(1, "stuffed", strings.Repeat("GET /api/health timeout after 5000ms, retrying the health probe. ", 6)),
+	}
+	topics := []string{"parser", "database migration", "CSS layout", "release notes", "unit tests", "logging"}
+	for i := range 30 {
+		tp := topics[i%len(topics)]
+		chunks = append(chunks, chunk(2+i, fmt.Sprint("filler-", i), fmt.Sprintf("Worked on the %s: %s %d", tp, filler, i)))
+	}
+	if err := st.Apply(context.Background(), carryover.Batch{Session: carryover.Session{ID: "s1", Project: "/p"}, Chunks: chunks}); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+const hybridQuery = "why did the websocket reconnection keep failing with a timeout"
+
+// TestHybridRanksMeaningAboveStuffing checks that a chunk sharing some
+// words and word forms with the question (websocket, reconnection/
+// reconnect(s), keep/kept, timeout/timed out) outranks a log about
+// something else that repeats one of its rare words, which BM25 alone
+// prefers.
+func TestHybridRanksMeaningAboveStuffing(t *testing.T) {
+	st := hybridStore(t, sqlite.Options{})
+	hits, err := st.Search(context.Background(), carryover.Query{Text: hybridQuery})
+	if err != nil {
+		t.Fatal(err)
+	}
+	score, bm := map[string]float64{}, map[string]float64{}
+	for _, h := range hits {
+		score[h.Chunk.Hash], bm[h.Chunk.Hash] = h.Score, h.BM25
+		if h.Score < h.BM25 {
+			t.Errorf("%s: Score %v below its BM25 %v", h.Chunk.Hash, h.Score, h.BM25)
+		}
+	}
+	if bm["stuffed"] <= bm["related"] {
+		t.Fatalf("fixture: BM25 should prefer the stuffed chunk (%v vs %v)", bm["stuffed"], bm["related"])
+	}
+	if len(hits) < 2 || hits[0].Chunk.Hash != "related" {
+		t.Errorf("first hit %v, want related (scores %v, bm25 %v)", hits[0].Chunk.Hash, score, bm)
+	}
+}
+
+// TestHybridDeterministic checks that the same archive and query give the
+// same hits and scores, in another store too, with ties in BM25 order.
+func TestHybridDeterministic(t *testing.T) {
+	ctx := context.Background()
+	var runs [][]carryover.Hit
+	for range 2 {
+		st := hybridStore(t, sqlite.Options{})
+		for range 2 {
+			hits, err := st.Search(ctx, carryover.Query{Text: hybridQuery + " parser logging"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs = append(runs, hits)
+		}
+	}
+	for i, r := range runs[1:] {
+		if !reflect.DeepEqual(r, runs[0]) {
+			t.Fatalf("run %d differs from run 0", i+1)
+		}
+	}
+	// Identical chunks tie: they keep the index's order (by id).
+	st, _ := newStore(t)
+	var same []carryover.Chunk
+	for i := range 5 {
+		same = append(same, chunk(i, fmt.Sprint("same-", i), "the retry loop in the scheduler"))
+	}
+	same = append(same, chunk(5, "other", filler))
+	applyChunks(t, st, "s1", "/p", same...)
+	got := search(t, st, carryover.Query{Text: "scheduler retry"})
+	if want := []string{"same-0", "same-1", "same-2", "same-3", "same-4"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("tied hits %v, want %v", got, want)
+	}
+}
+
+// TestOtherEmbedder checks that the embedder is injectable, and that a
+// store opened with an embedder other than the one that wrote its vectors
+// ranks by BM25 alone rather than compare incomparable vectors.
+func TestOtherEmbedder(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "carryover.db")
+	st, err := sqlite.Open(ctx, path, sqlite.Options{Embedder: embed.SeedHash{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyChunks(t, st, "s1", "/p", chunk(0, "a", "the retry loop in the scheduler"), chunk(1, "b", filler), chunk(2, "c", "scheduler "+filler))
+	st.Close()
+	var n int
+	if err := rawDB(t, path).QueryRow(`SELECT length(vec) FROM chunk_vecs LIMIT 1`).Scan(&n); err != nil || n != (embed.SeedHash{}).Dim() {
+		t.Fatalf("vector of %d bytes (%v), want SeedHash's %d", n, err, (embed.SeedHash{}).Dim())
+	}
+	st = openStore(t, path) // the default embedder
+	hits, err := st.Search(ctx, carryover.Query{Text: "scheduler retry"})
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("%d hits, %v", len(hits), err)
+	}
+	for _, h := range hits {
+		if h.Score != h.BM25 {
+			t.Errorf("%s: Score %v, BM25 %v: vectors of another embedder were used", h.Chunk.Hash, h.Score, h.BM25)
+		}
+	}
+	applyChunks(t, st, "s1", "/p", chunk(3, "d", "more scheduler work"))
+	if c := count(t, rawDB(t, path), "chunk_vecs"); c != 3 {
+		t.Errorf("%d vectors, want the first embedder's 3 only", c)
+	}
+}
