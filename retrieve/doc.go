@@ -33,7 +33,10 @@
 // # Budget
 //
 // Sections (current state, constraints, decisions, errors, files,
-// commands, notes) have budget shares. All candidates are interleaved into
+// commands, values and names, notes) have budget shares. Values (settings,
+// definitions, UI strings, ids, commits) are shown one by one, each dropped
+// when the summary quotes it. A last section, verbatim excerpts of the last
+// steps before the compaction, takes only what the others leave. All candidates are interleaved into
 // one sequence, independent of the budget, by always taking the next best
 // entry of the section furthest below its share; a section that runs out
 // leaves its share to the others. The block is the longest prefix of that

@@ -310,7 +310,7 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 
 	header := fmt.Sprintf("## carryover: restored after compaction (session %s, window %d)\n"+
 		"Exact details from before the compaction that the summary may have dropped. More: `carryover search \"<words>\"`.\n",
-		shortID(req.SessionID), req.Window)
+		carryover.ShortID(req.SessionID), req.Window)
 	chosen := fill(interleave(secs), budget-len(header))
 	if len(chosen) == 0 {
 		return Block{}, nil
@@ -874,13 +874,6 @@ func trivialCommand(cmd string) bool {
 		return len(f) == 1 || slices.Contains([]string{"status", "diff", "log", "show", "branch"}, f[1])
 	}
 	return false
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 func cmpDesc(a, b float64) int {

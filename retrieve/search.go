@@ -71,7 +71,7 @@ func snippets(hits []carryover.Hit, terms []term, budget int) []Result {
 	}
 	for i, h := range hits {
 		c := h.Chunk
-		header := fmt.Sprintf("[session %s, turn %d, L%d-%d]\n", shortID(c.SessionID), c.Turn, c.FirstLine, c.LastLine)
+		header := fmt.Sprintf("[session %s, turn %d, L%d-%d]\n", carryover.ShortID(c.SessionID), c.Turn, c.FirstLine, c.LastLine)
 		share := int(float64(left)*rankWeight(i)/weightLeft) - len(header)
 		weightLeft -= rankWeight(i)
 		share = max(share, min(minSnippet, left-len(header)))
