@@ -62,6 +62,7 @@ Commands:
   state TEXT                   replace the session's current state (task, next step), shown first in restores
   mcp                          serve the MCP tools (search, get, timeline, sessions, remember, state) on stdio
   bench latency|survival|locomo  measure hook latency, fact survival or LoCoMo retrieval
+  bench scale [--chunks N]     measure recall and search on a generated archive of N chunks (--dir, --keep, --json)
   version                      print the version
 
 Global flags:

@@ -25,7 +25,7 @@ import (
 
 func (a *app) cmdBench(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageErr{"bench: give latency, survival, locomo or recall"}
+		return usageErr{"bench: give latency, survival, locomo, recall or scale"}
 	}
 	switch args[0] {
 	case "latency":
@@ -36,8 +36,10 @@ func (a *app) cmdBench(ctx context.Context, args []string) error {
 		return a.benchLocomo(ctx, args[1:])
 	case "recall":
 		return a.benchRecall(ctx, args[1:])
+	case "scale":
+		return a.benchScale(ctx, args[1:])
 	}
-	return usageErr{fmt.Sprintf("bench: unknown benchmark %q (latency, survival, locomo, recall)", args[0])}
+	return usageErr{fmt.Sprintf("bench: unknown benchmark %q (latency, survival, locomo, recall, scale)", args[0])}
 }
 
 // ---- survival -------------------------------------------------------------
