@@ -85,7 +85,7 @@ func (s *server) search(ctx context.Context, in searchIn) (string, error) {
 		}
 	}
 	if strings.TrimSpace(in.Since) != "" {
-		if q.Since, err = parseSince(in.Since, time.Now()); err != nil {
+		if q.Since, err = retrieve.ParseSince(in.Since, time.Now()); err != nil {
 			return "", err
 		}
 	}
@@ -200,7 +200,7 @@ func (r *recordingStore) Search(ctx context.Context, q carryover.Query) ([]carry
 	}
 	if r.kind != "" {
 		r.unfiltered = len(hits)
-		if hits, err = r.withKind(ctx, hits); err != nil {
+		if hits, err = retrieve.FilterKind(ctx, r.Store, hits, r.kind); err != nil {
 			return nil, err
 		}
 		hits = hits[:min(len(hits), want)]
@@ -209,39 +209,4 @@ func (r *recordingStore) Search(ctx context.Context, q carryover.Query) ([]carry
 		r.chunks[h.Chunk.ID] = h.Chunk
 	}
 	return hits, nil
-}
-
-// withKind keeps the hits whose chunk has an item of r.kind.
-func (r *recordingStore) withKind(ctx context.Context, hits []carryover.Hit) ([]carryover.Hit, error) {
-	type seqKey struct {
-		session string
-		seq     int
-	}
-	ids := map[int64]bool{}
-	seqs := map[seqKey]bool{}
-	done := map[string]bool{}
-	for _, h := range hits {
-		sid := h.Chunk.SessionID
-		if done[sid] {
-			continue
-		}
-		done[sid] = true
-		items, err := r.Items(ctx, carryover.ItemFilter{SessionID: sid, Kinds: []carryover.ItemKind{r.kind}})
-		if err != nil {
-			return nil, fmt.Errorf("items: %w", err)
-		}
-		for _, it := range items {
-			if it.ChunkID != 0 {
-				ids[it.ChunkID] = true
-			}
-			seqs[seqKey{it.SessionID, it.ChunkSeq}] = true
-		}
-	}
-	var out []carryover.Hit
-	for _, h := range hits {
-		if ids[h.Chunk.ID] || seqs[seqKey{h.Chunk.SessionID, h.Chunk.Seq}] {
-			out = append(out, h)
-		}
-	}
-	return out, nil
 }

@@ -14,10 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -192,36 +190,6 @@ func checkBudget(budget, def, lo, hi int) (int, error) {
 		return 0, fmt.Errorf("budget %d is out of range: give %d to %d characters (default %d)", budget, lo, hi, def)
 	}
 	return budget, nil
-}
-
-// parseSince reads an RFC 3339 time, a date (2006-01-02) or an age such
-// as 7d, 24h or 90m.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
-	}
-	bad := fmt.Errorf("since %q: want an RFC 3339 time, a date (2006-01-02) or an age such as 7d, 24h or 90m", s)
-	var d time.Duration
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.ParseFloat(n, 64)
-		if err != nil || math.IsNaN(days) || days > 1e5 {
-			return time.Time{}, bad
-		}
-		d = time.Duration(days * float64(24*time.Hour))
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			return time.Time{}, bad
-		}
-	}
-	if d <= 0 {
-		return time.Time{}, fmt.Errorf("since %q: the age must be positive", s)
-	}
-	return now.Add(-d), nil
 }
 
 // oneLine collapses white space and shortens s to at most n runes.
