@@ -24,6 +24,11 @@ type Session struct {
 	Windows        int // compactions seen so far (context window index of the tail)
 	Turns          int // real user turns seen so far
 	Chunks         int // chunks stored (filled by the store on read)
+	// Owner is who archived it (the OS user or a configured identity) and
+	// Team, when not "", the team it is shared with; private otherwise.
+	// The embedded store keeps them; the PostgreSQL store enforces them.
+	Owner string
+	Team  string
 }
 
 // IngestState remembers how far a session's transcript has been archived,
@@ -211,6 +216,52 @@ type Batch struct {
 	Items       []Item
 	Compactions []Compaction
 	State       IngestState
+	// Redactions counts the secrets masked in this batch, by detector kind
+	// (added to the store's running totals).
+	Redactions map[string]int
+}
+
+// HookRun records one hook invocation: what ran, how long it took and how
+// it ended, for stats. Written best effort, never on the critical path of
+// an injection.
+type HookRun struct {
+	ID        int64
+	Time      time.Time
+	SessionID string
+	Project   string
+	Event     string // SessionStart:compact, UserPromptSubmit, PreCompact, ...
+	Latency   time.Duration
+	Outcome   string // ok | noop | error | timeout | panic
+	Chars     int    // characters written to Claude Code (0 when none)
+}
+
+// HookRunFilter selects hook runs, newest first.
+type HookRunFilter struct {
+	Project   string
+	SessionID string
+	Since     time.Time
+	Limit     int
+}
+
+// PruneFilter selects whole sessions to remove. Every set field must
+// match; at least one must be set.
+type PruneFilter struct {
+	// UpdatedBefore keeps sessions last updated at or after it.
+	UpdatedBefore time.Time
+	Project       string
+	SessionID     string
+	// DryRun reports what would go without removing anything.
+	DryRun bool
+}
+
+// PruneReport says what a prune (or forget) removed, or would remove.
+type PruneReport struct {
+	Sessions    []string
+	Chunks      int
+	Items       int
+	Compactions int
+	Injections  int
+	Notes       int
 }
 
 // TokenEstimate approximates the tokens of a text (about 4 bytes each), the

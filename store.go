@@ -42,5 +42,20 @@ type Store interface {
 	// oldest first.
 	Notes(ctx context.Context, project, sessionID string) ([]Note, error)
 
+	// RecordHookRun appends a hook invocation for stats.
+	RecordHookRun(ctx context.Context, r HookRun) error
+	// HookRuns lists hook invocations, newest first.
+	HookRuns(ctx context.Context, f HookRunFilter) ([]HookRun, error)
+	// Redactions returns the running count of masked secrets by kind, for
+	// a project ("" for all).
+	Redactions(ctx context.Context, project string) (map[string]int, error)
+
+	// Prune removes the sessions f selects and everything that belongs to
+	// them: chunks (with their full-text and vector rows), items,
+	// compactions, injections and notes. With f.DryRun it only reports.
+	Prune(ctx context.Context, f PruneFilter) (PruneReport, error)
+	// Size is the store's size in bytes (as stored, indexes included).
+	Size(ctx context.Context) (int64, error)
+
 	Close() error
 }

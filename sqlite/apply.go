@@ -86,6 +86,15 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte) (er
 	if err := upsertCompactions(ctx, tx, b.Session.ID, b.Compactions); err != nil {
 		return err
 	}
+	for kind, n := range b.Redactions {
+		if n <= 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO redactions (project, kind, count) VALUES (?, ?, ?)
+			ON CONFLICT (project, kind) DO UPDATE SET count = count + excluded.count`, b.Session.Project, kind, n); err != nil {
+			return wrapErr("apply: redactions", err)
+		}
+	}
 	st := b.State
 	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ingest_path = ?, ingest_file_id = ?,
 		ingest_offset = ?, ingest_line = ?, ingest_cursor = ? WHERE id = ?`,
@@ -155,8 +164,8 @@ func upsertSession(ctx context.Context, tx *sql.Tx, ss carryover.Session) (int64
 		return 0, wrapErr("apply: project", err)
 	}
 	err = tx.QueryRowContext(ctx, `INSERT INTO sessions
-		(id, project_id, transcript_path, version, title, started_ms, updated_ms, windows, turns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		(id, project_id, transcript_path, version, title, started_ms, updated_ms, windows, turns, owner, team)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
 			project_id = CASE WHEN (SELECT root FROM projects WHERE id = sessions.project_id) = ''
 				THEN excluded.project_id ELSE sessions.project_id END,
@@ -167,9 +176,11 @@ func upsertSession(ctx context.Context, tx *sql.Tx, ss carryover.Session) (int64
 				THEN excluded.started_ms ELSE sessions.started_ms END,
 			updated_ms = max(sessions.updated_ms, excluded.updated_ms),
 			windows = max(sessions.windows, excluded.windows),
-			turns = max(sessions.turns, excluded.turns)
+			turns = max(sessions.turns, excluded.turns),
+			owner = CASE WHEN sessions.owner = '' THEN excluded.owner ELSE sessions.owner END,
+			team = CASE WHEN excluded.team <> '' THEN excluded.team ELSE sessions.team END
 		RETURNING project_id`,
-		ss.ID, projectID, ss.TranscriptPath, ss.Version, ss.Title, ms(ss.Started), ms(ss.Updated), ss.Windows, ss.Turns,
+		ss.ID, projectID, ss.TranscriptPath, ss.Version, ss.Title, ms(ss.Started), ms(ss.Updated), ss.Windows, ss.Turns, ss.Owner, ss.Team,
 	).Scan(&projectID)
 	if err != nil {
 		return 0, wrapErr("apply: session", err)

@@ -13,13 +13,13 @@ import (
 )
 
 const sessionCols = `s.id, p.root, s.transcript_path, s.version, s.title, s.started_ms, s.updated_ms,
-	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id)`
+	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id), s.owner, s.team`
 
 func scanSession(sc interface{ Scan(...any) error }) (carryover.Session, error) {
 	var ss carryover.Session
 	var started, updated int64
 	err := sc.Scan(&ss.ID, &ss.Project, &ss.TranscriptPath, &ss.Version, &ss.Title, &started, &updated,
-		&ss.Windows, &ss.Turns, &ss.Chunks)
+		&ss.Windows, &ss.Turns, &ss.Chunks, &ss.Owner, &ss.Team)
 	ss.Started, ss.Updated = fromMS(started), fromMS(updated)
 	return ss, err
 }

@@ -244,9 +244,12 @@ const (
 	codeNotADB  = 26 // SQLITE_NOTADB
 )
 
-// wrapErr adds context to err and, when SQLite reports a damaged or foreign
+// wrapErr adds context to err (nil stays nil) and, when SQLite reports a damaged or foreign
 // file, ErrCorrupt.
 func wrapErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
 	var coded interface{ Code() int }
 	if errors.As(err, &coded) && !errors.Is(err, ErrCorrupt) {
 		// Extended result codes are on: the primary code is the low byte.

@@ -50,7 +50,9 @@ func TestMigrateVersion1Store(t *testing.T) {
 	}
 	st.Close()
 	db := rawDB(t, path)
-	for _, q := range []string{"DROP TABLE chunk_vecs", "DROP TABLE meta", "PRAGMA user_version = 1"} {
+	for _, q := range []string{"DROP TABLE chunk_vecs", "DROP TABLE meta",
+		"DROP TABLE hook_runs", "DROP TABLE redactions", "ALTER TABLE sessions DROP COLUMN owner",
+		"ALTER TABLE sessions DROP COLUMN team", "PRAGMA user_version = 1"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -58,8 +60,8 @@ func TestMigrateVersion1Store(t *testing.T) {
 
 	st = openStore(t, path)
 	var v int
-	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 2 {
-		t.Fatalf("schema version %d (%v) after open, want 2", v, err)
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 3 {
+		t.Fatalf("schema version %d (%v) after open, want 3", v, err)
 	}
 	if n := count(t, db, "chunk_vecs"); n != 0 {
 		t.Fatalf("%d vectors right after the migration, want 0", n)

@@ -1,0 +1,180 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// RecordHookRun appends a hook invocation.
+func (s *Store) RecordHookRun(ctx context.Context, r carryover.HookRun) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO hook_runs
+		(time_ms, session_id, project, event, latency_us, outcome, chars) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		ms(r.Time), r.SessionID, r.Project, r.Event, r.Latency.Microseconds(), r.Outcome, r.Chars)
+	return wrapErr("record hook run", err)
+}
+
+// HookRuns lists hook invocations, newest first. A zero Limit means no
+// limit.
+func (s *Store) HookRuns(ctx context.Context, f carryover.HookRunFilter) ([]carryover.HookRun, error) {
+	var w where
+	if f.Project != "" {
+		w.add("project = ?", f.Project)
+	}
+	if f.SessionID != "" {
+		w.add("session_id = ?", f.SessionID)
+	}
+	if !f.Since.IsZero() {
+		w.add("time_ms >= ?", ms(f.Since))
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, time_ms, session_id, project, event, latency_us, outcome, chars
+		FROM hook_runs`+w.sql()+` ORDER BY id DESC`+limit(f.Limit), w.args...)
+	if err != nil {
+		return nil, wrapErr("hook runs", err)
+	}
+	defer rows.Close()
+	var out []carryover.HookRun
+	for rows.Next() {
+		var r carryover.HookRun
+		var t, us int64
+		if err := rows.Scan(&r.ID, &t, &r.SessionID, &r.Project, &r.Event, &us, &r.Outcome, &r.Chars); err != nil {
+			return nil, wrapErr("hook runs", err)
+		}
+		r.Time = fromMS(t)
+		r.Latency = time.Duration(us) * time.Microsecond
+		out = append(out, r)
+	}
+	return out, wrapErr("hook runs", rows.Err())
+}
+
+// Redactions returns the running count of masked secrets by kind.
+func (s *Store) Redactions(ctx context.Context, project string) (map[string]int, error) {
+	var w where
+	if project != "" {
+		w.add("project = ?", project)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT kind, sum(count) FROM redactions`+w.sql()+` GROUP BY kind`, w.args...)
+	if err != nil {
+		return nil, wrapErr("redactions", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var kind string
+		var n int
+		if err := rows.Scan(&kind, &n); err != nil {
+			return nil, wrapErr("redactions", err)
+		}
+		out[kind] = n
+	}
+	return out, wrapErr("redactions", rows.Err())
+}
+
+// Size is the database file's size in bytes (page count × page size; the
+// WAL is not counted: it is folded back at checkpoints).
+func (s *Store) Size(ctx context.Context) (int64, error) {
+	var pages, size int64
+	if err := s.db.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		return 0, wrapErr("size", err)
+	}
+	if err := s.db.QueryRowContext(ctx, "PRAGMA page_size").Scan(&size); err != nil {
+		return 0, wrapErr("size", err)
+	}
+	return pages * size, nil
+}
+
+// Prune removes whole sessions and everything that belongs to them, in one
+// transaction. The full-text rows go with the chunks (delete triggers),
+// vectors by cascade (foreign keys are on for every connection).
+func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryover.PruneReport, err error) {
+	var w where
+	if !f.UpdatedBefore.IsZero() {
+		w.add("s.updated_ms < ?", ms(f.UpdatedBefore))
+	}
+	if f.Project != "" {
+		w.add("p.root = ?", f.Project)
+	}
+	if f.SessionID != "" {
+		w.add("s.id = ?", f.SessionID)
+	}
+	if len(w.conds) == 0 {
+		return rep, errors.New("prune: no filter given")
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return rep, wrapErr("prune: begin", err)
+	}
+	defer func() {
+		if err != nil || f.DryRun {
+			tx.Rollback()
+		}
+	}()
+	rows, err := tx.QueryContext(ctx, `SELECT s.id FROM sessions s JOIN projects p ON p.id = s.project_id`+
+		w.sql()+` ORDER BY s.updated_ms, s.id`, w.args...)
+	if err != nil {
+		return rep, wrapErr("prune: select", err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return rep, wrapErr("prune: select", err)
+		}
+		rep.Sessions = append(rep.Sessions, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return rep, wrapErr("prune: select", err)
+	}
+	// Audit rows and notes may name a session that was never ingested.
+	if f.SessionID != "" && len(rep.Sessions) == 0 && len(w.conds) == 1 {
+		rep.Sessions = []string{f.SessionID}
+	}
+	for _, id := range rep.Sessions {
+		for _, t := range []struct {
+			table string
+			n     *int
+		}{
+			{"items", &rep.Items}, {"compactions", &rep.Compactions}, {"injections", &rep.Injections},
+			{"notes", &rep.Notes}, {"chunks", &rep.Chunks}, {"hook_runs", nil}, {"sessions", nil},
+		} {
+			col := "session_id"
+			if t.table == "sessions" {
+				col = "id"
+			}
+			var n int
+			if f.DryRun {
+				if t.n == nil {
+					continue
+				}
+				if err := tx.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM %s WHERE %s = ?", t.table, col), id).Scan(&n); err != nil {
+					return rep, wrapErr("prune: count "+t.table, err)
+				}
+			} else {
+				res, err := tx.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s = ?", t.table, col), id)
+				if err != nil {
+					return rep, wrapErr("prune: delete "+t.table, err)
+				}
+				k, _ := res.RowsAffected()
+				n = int(k)
+			}
+			if t.n != nil {
+				*t.n += n
+			}
+		}
+	}
+	if f.DryRun {
+		return rep, nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id NOT IN (SELECT project_id FROM sessions)
+		AND id NOT IN (SELECT project_id FROM chunks)`); err != nil {
+		return rep, wrapErr("prune: projects", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return rep, wrapErr("prune: commit", err)
+	}
+	return rep, nil
+}
