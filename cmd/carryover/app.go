@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/sqlite"
 )
 
@@ -171,7 +172,7 @@ func (a *app) fail(err error) int {
 }
 
 // openStore opens the configured store for the CLI.
-func (a *app) openStore(ctx context.Context, cfg config) (*sqlite.Store, error) {
+func (a *app) openStore(ctx context.Context, cfg config) (carryover.Store, error) {
 	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{BusyTimeout: 5 * time.Second})
 	if err != nil {
 		return nil, hintErr{fmt.Errorf("open store %s: %w", cfg.DB, err), "use --db PATH or CARRYOVER_DB to choose another store"}

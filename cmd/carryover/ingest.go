@@ -80,8 +80,11 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	// A store made before vectors existed gets them here at once rather than
 	// a batch per hook.
 	vectors := 0
-	for {
-		n, err := st.Backfill(ctx, sqlite.BackfillBatch*16)
+	bf, ok := st.(interface {
+		Backfill(context.Context, int) (int, error)
+	})
+	for ok {
+		n, err := bf.Backfill(ctx, sqlite.BackfillBatch*16)
 		if err != nil {
 			return fmt.Errorf("embed older chunks: %w", err)
 		}
