@@ -101,8 +101,8 @@ func (c *copier) copyInjections(ctx context.Context) error {
 	slices.Reverse(ins)
 	type key struct {
 		session, event, hash string
-		window              int
-		ms                  int64
+		window               int
+		ms                   int64
 	}
 	have := map[string]map[key]bool{}
 	for _, in := range ins {
