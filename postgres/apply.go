@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -25,12 +26,26 @@ import (
 // the store's); when a batch changes a session's team, its chunks, items
 // and compactions follow. Writing a session another role owns fails (row
 // security), and changes nothing.
-func (s *Store) Apply(ctx context.Context, b carryover.Batch) (err error) {
+func (s *Store) Apply(ctx context.Context, b carryover.Batch) error {
 	if err := validate(b); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
+	b = cleanBatch(b)
 	// Embed before the transaction: it is the slow part.
 	vecs := s.embedChunks(b.Chunks)
+	// Rows are written in key order, so concurrent batches wait for each
+	// other rather than deadlock; a deadlock the server still detects (with
+	// a writer that orders otherwise) is retried.
+	for attempt := 0; ; attempt++ {
+		err := s.apply(ctx, b, vecs)
+		if attempt < 3 && (isCode(err, "40P01") || isCode(err, "40001")) {
+			continue
+		}
+		return err
+	}
+}
+
+func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32) (err error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return wrap("apply: begin", err)
@@ -61,7 +76,13 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) (err error) {
 	if err := s.upsertCompactions(ctx, tx, sess, b.Compactions); err != nil {
 		return err
 	}
-	for kind, n := range b.Redactions {
+	kinds := make([]string, 0, len(b.Redactions))
+	for kind := range b.Redactions {
+		kinds = append(kinds, kind)
+	}
+	sort.Strings(kinds)
+	for _, kind := range kinds {
+		n := b.Redactions[kind]
 		if n <= 0 {
 			continue
 		}
@@ -190,8 +211,14 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, ` + tsvExpr(22) + `, ` + s.vecArg(26) + `)
 		ON CONFLICT (owner, project, hash) DO NOTHING RETURNING id)
 		SELECT id FROM ins UNION ALL SELECT id FROM chunks WHERE owner = $1 AND project = $3 AND hash = $21 LIMIT 1`
+	order := make([]int, len(chunks))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return chunks[order[i]].Hash < chunks[order[j]].Hash })
 	batch := &pgx.Batch{}
-	for i, c := range chunks {
+	for _, i := range order {
+		c := chunks[i]
 		t := indexTexts(c)
 		var vec any
 		if vecs != nil {
@@ -202,7 +229,8 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 			c.Sidechain, c.AgentID, c.Hash, t[0], t[1], t[2], t[3], vec)
 	}
 	br := tx.SendBatch(ctx, batch)
-	for _, c := range chunks {
+	for _, i := range order {
+		c := chunks[i]
 		var id int64
 		if err := br.QueryRow().Scan(&id); err != nil {
 			br.Close()
@@ -315,4 +343,46 @@ func (s *Store) IngestState(ctx context.Context, sessionID string) (carryover.In
 		return carryover.IngestState{}, wrap("ingest state of session "+sessionID, err)
 	}
 	return st, nil
+}
+
+// clean makes text storable: PostgreSQL's text takes neither NUL bytes
+// nor invalid UTF-8, which a transcript may hold.
+func clean(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+func cleanList(l []string) []string {
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = clean(s)
+	}
+	return out
+}
+
+// cleanBatch returns b with every stored text cleaned (see clean); the
+// caller's batch is not changed.
+func cleanBatch(b carryover.Batch) carryover.Batch {
+	ss := &b.Session
+	ss.Project, ss.TranscriptPath, ss.Version, ss.Title = clean(ss.Project), clean(ss.TranscriptPath), clean(ss.Version), clean(ss.Title)
+	b.Chunks = append([]carryover.Chunk(nil), b.Chunks...)
+	for i := range b.Chunks {
+		c := &b.Chunks[i]
+		c.Prompt, c.Summary, c.Text, c.AgentID, c.Hash = clean(c.Prompt), clean(c.Summary), clean(c.Text), clean(c.AgentID), clean(c.Hash)
+		c.Tools, c.Files, c.Commands, c.Errors = cleanList(c.Tools), cleanList(c.Files), cleanList(c.Commands), cleanList(c.Errors)
+	}
+	b.Items = append([]carryover.Item(nil), b.Items...)
+	for i := range b.Items {
+		it := &b.Items[i]
+		it.Text, it.Detail, it.Key = clean(it.Text), clean(it.Detail), clean(it.Key)
+	}
+	b.Compactions = append([]carryover.Compaction(nil), b.Compactions...)
+	for i := range b.Compactions {
+		c := &b.Compactions[i]
+		c.Trigger, c.Summary = clean(c.Trigger), clean(c.Summary)
+	}
+	b.State.Path, b.State.FileID = clean(b.State.Path), clean(b.State.FileID)
+	return b
 }

@@ -238,7 +238,7 @@ func (s *Store) AddNote(ctx context.Context, n carryover.Note) (id int64, err er
 	}
 	err = tx.QueryRow(ctx, `INSERT INTO notes (owner, team, project, time, session_id, kind, text)
 		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-		s.owner, s.team, n.Project, n.Time, n.SessionID, n.Kind, n.Text).Scan(&id)
+		s.owner, s.team, clean(n.Project), n.Time, clean(n.SessionID), clean(n.Kind), clean(n.Text)).Scan(&id)
 	if err != nil {
 		return 0, wrap("add note", err)
 	}

@@ -83,16 +83,16 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	var w where
 	w.args = []any{nil} // $1 is the tsquery
 	if q.SessionID != "" {
-		w.add("c.session_id = ?", q.SessionID)
+		w.add("c.session_id = ?", clean(q.SessionID))
 	}
 	if q.Project != "" {
-		w.add("c.project = ?", q.Project)
+		w.add("c.project = ?", clean(q.Project))
 	}
 	if q.BeforeWindow > 0 {
 		w.add("c.win < ?", q.BeforeWindow)
 	}
 	if q.File != "" {
-		w.add("array_to_string(c.files, E'\\n') ILIKE ? ESCAPE '\\'", "%"+likeEscape(q.File)+"%")
+		w.add("array_to_string(c.files, E'\\n') ILIKE ? ESCAPE '\\'", "%"+likeEscape(clean(q.File))+"%")
 	}
 	if !q.Since.IsZero() {
 		w.add("greatest(c.start_at, c.end_at) >= ?", q.Since)
