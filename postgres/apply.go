@@ -1,0 +1,388 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/embed"
+)
+
+// Apply writes a batch in one transaction: all of it or nothing. The
+// merge rules are the embedded store's (see sqlite.Store.Apply): a session
+// keeps non-empty fields, its earliest start and largest update, windows
+// and turns; a chunk whose hash the owner already stored in the project is
+// not stored again (the batch's items point at the stored row); an item
+// per (session, kind, key) is merged (a later line replaces it and adds its
+// count; Resolved is sticky, Weight the maximum); a compaction per
+// (session, window) keeps non-empty fields; the ingest state is replaced.
+//
+// New rows get the store's owner and the session's team (the batch's, else
+// the store's); when a batch changes a session's team, its chunks, items
+// and compactions follow. Writing a session another role owns fails (row
+// security), and changes nothing.
+func (s *Store) Apply(ctx context.Context, b carryover.Batch) error {
+	if err := validate(b); err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
+	b = cleanBatch(b)
+	// Embed before the transaction: it is the slow part.
+	vecs := s.embedChunks(b.Chunks)
+	// Rows are written in key order, so concurrent batches wait for each
+	// other rather than deadlock; a deadlock the server still detects (with
+	// a writer that orders otherwise) is retried.
+	for attempt := 0; ; attempt++ {
+		err := s.apply(ctx, b, vecs)
+		if attempt < 3 && (isCode(err, "40P01") || isCode(err, "40001")) {
+			continue
+		}
+		return err
+	}
+}
+
+func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32) (err error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return wrap("apply: begin", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	sess, err := s.upsertSession(ctx, tx, b.Session)
+	if err != nil {
+		return err
+	}
+	if len(b.Chunks) == 0 {
+		vecs = nil
+	} else if ok, err := s.vectorsUsable(ctx, tx); err != nil {
+		return err
+	} else if !ok {
+		vecs = nil
+	}
+	chunkIDs, err := s.insertChunks(ctx, tx, sess, b.Chunks, vecs)
+	if err != nil {
+		return err
+	}
+	if err := s.upsertItems(ctx, tx, sess, chunkIDs, b.Items); err != nil {
+		return err
+	}
+	if err := s.upsertCompactions(ctx, tx, sess, b.Compactions); err != nil {
+		return err
+	}
+	kinds := make([]string, 0, len(b.Redactions))
+	for kind := range b.Redactions {
+		kinds = append(kinds, kind)
+	}
+	sort.Strings(kinds)
+	for _, kind := range kinds {
+		n := b.Redactions[kind]
+		if n <= 0 {
+			continue
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO redactions (owner, team, project, kind, count) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (owner, project, kind) DO UPDATE SET count = redactions.count + excluded.count`,
+			s.owner, sess.team, sess.project, kind, n); err != nil {
+			return wrap("apply: redactions", err)
+		}
+	}
+	st := b.State
+	if _, err := tx.Exec(ctx, `UPDATE sessions SET ingest_path = $1, ingest_file_id = $2,
+		ingest_offset = $3, ingest_line = $4, ingest_cursor = $5 WHERE id = $6`,
+		st.Path, st.FileID, st.Offset, st.Line, st.Cursor, b.Session.ID); err != nil {
+		return wrap("apply: ingest state", err)
+	}
+	return wrap("apply: commit", tx.Commit(ctx))
+}
+
+// validate rejects batches whose parts name another session or project, and
+// rows that would break deduplication. Parts may leave the session empty.
+func validate(b carryover.Batch) error {
+	id := b.Session.ID
+	if id == "" {
+		return errors.New("session id is empty")
+	}
+	same := func(what, got string) error {
+		if got != "" && got != id {
+			return fmt.Errorf("%s belongs to session %q, batch is for %q", what, got, id)
+		}
+		return nil
+	}
+	for i := range b.Chunks {
+		c := &b.Chunks[i]
+		if err := same(fmt.Sprintf("chunk %d", c.Seq), c.SessionID); err != nil {
+			return err
+		}
+		if c.Project != "" && c.Project != b.Session.Project {
+			return fmt.Errorf("chunk %d belongs to project %q, session to %q", c.Seq, c.Project, b.Session.Project)
+		}
+		if c.Hash == "" {
+			return fmt.Errorf("chunk %d has no hash", c.Seq)
+		}
+	}
+	for i := range b.Items {
+		it := &b.Items[i]
+		if err := same("item "+it.Key, it.SessionID); err != nil {
+			return err
+		}
+		if it.Key == "" || it.Kind == "" {
+			return fmt.Errorf("item at line %d has no kind or key", it.Line)
+		}
+	}
+	for i := range b.Compactions {
+		if err := same(fmt.Sprintf("compaction %d", b.Compactions[i].Window), b.Compactions[i].SessionID); err != nil {
+			return err
+		}
+	}
+	return same("ingest state", b.State.SessionID)
+}
+
+// session is what a batch's rows take from their stored session.
+type session struct {
+	id, project, team string
+}
+
+func (s *Store) upsertSession(ctx context.Context, tx pgx.Tx, ss carryover.Session) (session, error) {
+	team := ss.Team
+	if team == "" {
+		team = s.team
+	}
+	out := session{id: ss.ID}
+	var oldTeam *string
+	// The CTE reads the row as it was before the statement: a changed team
+	// must be carried to the session's other rows.
+	err := tx.QueryRow(ctx, `WITH old AS (SELECT team FROM sessions WHERE id = $1)
+		INSERT INTO sessions (id, owner, team, project, transcript_path, version, title, started, updated, windows, turns)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		ON CONFLICT (id) DO UPDATE SET
+			project = CASE WHEN sessions.project = '' THEN excluded.project ELSE sessions.project END,
+			transcript_path = CASE WHEN excluded.transcript_path <> '' THEN excluded.transcript_path ELSE sessions.transcript_path END,
+			version = CASE WHEN excluded.version <> '' THEN excluded.version ELSE sessions.version END,
+			title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE sessions.title END,
+			started = CASE WHEN sessions.started IS NULL OR excluded.started < sessions.started
+				THEN coalesce(excluded.started, sessions.started) ELSE sessions.started END,
+			updated = greatest(sessions.updated, excluded.updated),
+			windows = greatest(sessions.windows, excluded.windows),
+			turns = greatest(sessions.turns, excluded.turns),
+			team = CASE WHEN $12 <> '' THEN $12 ELSE sessions.team END
+		RETURNING project, team, (SELECT team FROM old)`,
+		ss.ID, s.owner, team, ss.Project, ss.TranscriptPath, ss.Version, ss.Title, ts(ss.Started), ts(ss.Updated),
+		ss.Windows, ss.Turns, ss.Team).Scan(&out.project, &out.team, &oldTeam)
+	if err != nil {
+		return out, wrap("apply: session", err)
+	}
+	if oldTeam != nil && *oldTeam != out.team {
+		for _, table := range []string{"chunks", "items", "compactions"} {
+			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET team = $1 WHERE session_id = $2`, out.team, ss.ID); err != nil {
+				return out, wrap("apply: share "+table, err)
+			}
+		}
+	}
+	return out, nil
+}
+
+// vecArg renders the placeholder of a vector parameter: a bytea, or a
+// real[] cast to pgvector's type.
+func (s *Store) vecArg(n int) string {
+	if s.pgvector {
+		return fmt.Sprintf("$%d::real[]::vector", n)
+	}
+	return fmt.Sprintf("$%d", n)
+}
+
+// insertChunks stores new chunks and returns the row id of each chunk of
+// the batch by Seq, the stored row's id for a duplicate. vecs is nil when
+// vectors are not stored.
+func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunks []carryover.Chunk, vecs [][]float32) (map[int]int64, error) {
+	ids := make(map[int]int64, len(chunks))
+	if len(chunks) == 0 {
+		return ids, nil
+	}
+	// The union's second part does not see the first's insert (one
+	// snapshot): exactly one id comes back either way.
+	q := `WITH ins AS (INSERT INTO chunks (owner, team, project, session_id, seq, turn, win, first_line, last_line,
+			start_at, end_at, prompt, summary, text, tools, files, commands, errors, sidechain, agent_id, hash, tsv, vec)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, ` + tsvExpr(22) + `, ` + s.vecArg(26) + `)
+		ON CONFLICT (owner, project, hash) DO NOTHING RETURNING id)
+		SELECT id FROM ins UNION ALL SELECT id FROM chunks WHERE owner = $1 AND project = $3 AND hash = $21 LIMIT 1`
+	order := make([]int, len(chunks))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return chunks[order[i]].Hash < chunks[order[j]].Hash })
+	batch := &pgx.Batch{}
+	for _, i := range order {
+		c := chunks[i]
+		t := indexTexts(c)
+		var vec any
+		if vecs != nil {
+			vec = s.vecValue(vecs[i])
+		}
+		batch.Queue(q, s.owner, sess.team, sess.project, sess.id, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine,
+			ts(c.Start), ts(c.End), c.Prompt, c.Summary, c.Text, list(c.Tools), list(c.Files), list(c.Commands), list(c.Errors),
+			c.Sidechain, c.AgentID, c.Hash, t[0], t[1], t[2], t[3], vec)
+	}
+	br := tx.SendBatch(ctx, batch)
+	for _, i := range order {
+		c := chunks[i]
+		var id int64
+		if err := br.QueryRow().Scan(&id); err != nil {
+			br.Close()
+			return nil, wrap(fmt.Sprintf("apply: chunk %d", c.Seq), err)
+		}
+		ids[c.Seq] = id
+	}
+	return ids, wrap("apply: chunks", br.Close())
+}
+
+// tsvExpr builds the weighted tsvector from four parameters from n on (the
+// texts of indexTexts).
+func tsvExpr(n int) string {
+	var b strings.Builder
+	for i, w := range []string{"A", "B", "C", "D"} {
+		if i > 0 {
+			b.WriteString(" || ")
+		}
+		fmt.Fprintf(&b, "setweight(to_tsvector('simple', $%d), '%s')", n+i, w)
+	}
+	return b.String()
+}
+
+// vecValue is a vector as the vector column takes it.
+func (s *Store) vecValue(v []float32) any {
+	if s.pgvector {
+		return v
+	}
+	return embed.Quantize(v)
+}
+
+func list(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+func (s *Store) upsertItems(ctx context.Context, tx pgx.Tx, sess session, chunkIDs map[int]int64, items []carryover.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	// A chunk of an earlier batch is found by its seq.
+	const q = `INSERT INTO items (owner, team, project, session_id, chunk_id, chunk_seq, kind, key, text, detail,
+			turn, win, line, time, weight, resolved, count)
+		VALUES ($1, $2, $3, $4, coalesce($5, (SELECT id FROM chunks WHERE session_id = $4 AND seq = $6 LIMIT 1)),
+			$6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+		ON CONFLICT (session_id, kind, key) DO UPDATE SET
+			chunk_id = CASE WHEN excluded.line > items.line THEN coalesce(excluded.chunk_id, items.chunk_id) ELSE items.chunk_id END,
+			chunk_seq = CASE WHEN excluded.line > items.line THEN excluded.chunk_seq ELSE items.chunk_seq END,
+			text = CASE WHEN excluded.line > items.line THEN excluded.text ELSE items.text END,
+			detail = CASE WHEN excluded.detail <> '' AND (excluded.line > items.line OR items.detail = '')
+				THEN excluded.detail ELSE items.detail END,
+			turn = CASE WHEN excluded.line > items.line THEN excluded.turn ELSE items.turn END,
+			win = CASE WHEN excluded.line > items.line THEN excluded.win ELSE items.win END,
+			time = CASE WHEN excluded.line > items.line THEN excluded.time ELSE items.time END,
+			count = items.count + CASE WHEN excluded.line > items.line THEN excluded.count ELSE 0 END,
+			line = greatest(items.line, excluded.line),
+			weight = greatest(items.weight, excluded.weight),
+			resolved = items.resolved OR excluded.resolved`
+	batch := &pgx.Batch{}
+	for _, it := range items {
+		var chunk *int64
+		if id, ok := chunkIDs[it.ChunkSeq]; ok {
+			chunk = &id
+		}
+		batch.Queue(q, s.owner, sess.team, sess.project, sess.id, chunk, it.ChunkSeq, string(it.Kind), it.Key, it.Text, it.Detail,
+			it.Turn, it.Window, it.Line, ts(it.Time), it.Weight, it.Resolved, max(it.Count, 1))
+	}
+	br := tx.SendBatch(ctx, batch)
+	for _, it := range items {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return wrap(fmt.Sprintf("apply: item %s %q", it.Kind, it.Key), err)
+		}
+	}
+	return wrap("apply: items", br.Close())
+}
+
+func (s *Store) upsertCompactions(ctx context.Context, tx pgx.Tx, sess session, cs []carryover.Compaction) error {
+	for _, c := range cs {
+		_, err := tx.Exec(ctx, `INSERT INTO compactions
+			(owner, team, project, session_id, win, trigger_type, pre_tokens, post_tokens, line, time, summary)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+			ON CONFLICT (session_id, win) DO UPDATE SET
+				trigger_type = CASE WHEN excluded.trigger_type <> '' THEN excluded.trigger_type ELSE compactions.trigger_type END,
+				pre_tokens = CASE WHEN excluded.pre_tokens <> 0 THEN excluded.pre_tokens ELSE compactions.pre_tokens END,
+				post_tokens = CASE WHEN excluded.post_tokens <> 0 THEN excluded.post_tokens ELSE compactions.post_tokens END,
+				line = CASE WHEN excluded.line <> 0 THEN excluded.line ELSE compactions.line END,
+				time = coalesce(excluded.time, compactions.time),
+				summary = CASE WHEN excluded.summary <> '' THEN excluded.summary ELSE compactions.summary END`,
+			s.owner, sess.team, sess.project, sess.id, c.Window, c.Trigger, c.PreTokens, c.PostTokens, c.Line, ts(c.Time), c.Summary)
+		if err != nil {
+			return wrap(fmt.Sprintf("apply: compaction %d", c.Window), err)
+		}
+	}
+	return nil
+}
+
+// IngestState returns the session's ingest state, or an error wrapping
+// carryover.ErrNotFound when the session is unknown (or not visible).
+func (s *Store) IngestState(ctx context.Context, sessionID string) (carryover.IngestState, error) {
+	st := carryover.IngestState{SessionID: sessionID}
+	err := s.pool.QueryRow(ctx, `SELECT ingest_path, ingest_file_id, ingest_offset, ingest_line, ingest_cursor
+		FROM sessions WHERE id = $1`, sessionID).Scan(&st.Path, &st.FileID, &st.Offset, &st.Line, &st.Cursor)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return carryover.IngestState{}, fmt.Errorf("ingest state of session %s: %w", sessionID, carryover.ErrNotFound)
+	}
+	if err != nil {
+		return carryover.IngestState{}, wrap("ingest state of session "+sessionID, err)
+	}
+	return st, nil
+}
+
+// clean makes text storable: PostgreSQL's text takes neither NUL bytes
+// nor invalid UTF-8, which a transcript may hold.
+func clean(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+func cleanList(l []string) []string {
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = clean(s)
+	}
+	return out
+}
+
+// cleanBatch returns b with every stored text cleaned (see clean); the
+// caller's batch is not changed.
+func cleanBatch(b carryover.Batch) carryover.Batch {
+	ss := &b.Session
+	ss.Project, ss.TranscriptPath, ss.Version, ss.Title = clean(ss.Project), clean(ss.TranscriptPath), clean(ss.Version), clean(ss.Title)
+	b.Chunks = append([]carryover.Chunk(nil), b.Chunks...)
+	for i := range b.Chunks {
+		c := &b.Chunks[i]
+		c.Prompt, c.Summary, c.Text, c.AgentID, c.Hash = clean(c.Prompt), clean(c.Summary), clean(c.Text), clean(c.AgentID), clean(c.Hash)
+		c.Tools, c.Files, c.Commands, c.Errors = cleanList(c.Tools), cleanList(c.Files), cleanList(c.Commands), cleanList(c.Errors)
+	}
+	b.Items = append([]carryover.Item(nil), b.Items...)
+	for i := range b.Items {
+		it := &b.Items[i]
+		it.Text, it.Detail, it.Key = clean(it.Text), clean(it.Detail), clean(it.Key)
+	}
+	b.Compactions = append([]carryover.Compaction(nil), b.Compactions...)
+	for i := range b.Compactions {
+		c := &b.Compactions[i]
+		c.Trigger, c.Summary = clean(c.Trigger), clean(c.Summary)
+	}
+	b.State.Path, b.State.FileID = clean(b.State.Path), clean(b.State.FileID)
+	return b
+}

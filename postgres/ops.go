@@ -1,0 +1,160 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// RecordHookRun appends a hook invocation.
+func (s *Store) RecordHookRun(ctx context.Context, r carryover.HookRun) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO hook_runs
+		(owner, team, project, time, session_id, event, latency_us, outcome, chars) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		s.owner, s.team, r.Project, ts(r.Time), r.SessionID, r.Event, r.Latency.Microseconds(), r.Outcome, r.Chars)
+	return wrap("record hook run", err)
+}
+
+// HookRuns lists hook invocations, newest first. A zero Limit means no
+// limit.
+func (s *Store) HookRuns(ctx context.Context, f carryover.HookRunFilter) ([]carryover.HookRun, error) {
+	var w where
+	if f.Project != "" {
+		w.add("project = ?", f.Project)
+	}
+	if f.SessionID != "" {
+		w.add("session_id = ?", f.SessionID)
+	}
+	if !f.Since.IsZero() {
+		w.add("time >= ?", f.Since)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, time, session_id, project, event, latency_us, outcome, chars
+		FROM hook_runs`+w.sql()+` ORDER BY id DESC`+limit(f.Limit), w.args...)
+	if err != nil {
+		return nil, wrap("hook runs", err)
+	}
+	return collect(rows, "hook runs", func(r pgx.Rows) (carryover.HookRun, error) {
+		var h carryover.HookRun
+		var t *time.Time
+		var us int64
+		err := r.Scan(&h.ID, &t, &h.SessionID, &h.Project, &h.Event, &us, &h.Outcome, &h.Chars)
+		h.Time, h.Latency = fromTS(t), time.Duration(us)*time.Microsecond
+		return h, err
+	})
+}
+
+// Redactions returns the running count of masked secrets by kind, over
+// the rows this role can read.
+func (s *Store) Redactions(ctx context.Context, project string) (map[string]int, error) {
+	var w where
+	if project != "" {
+		w.add("project = ?", project)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT kind, sum(count)::bigint FROM redactions`+w.sql()+` GROUP BY kind`, w.args...)
+	if err != nil {
+		return nil, wrap("redactions", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var kind string
+		var n int64
+		if err := rows.Scan(&kind, &n); err != nil {
+			return nil, wrap("redactions", err)
+		}
+		out[kind] = int(n)
+	}
+	return out, wrap("redactions", rows.Err())
+}
+
+// Size is the size of the schema's tables with their indexes and TOAST,
+// every owner's rows included.
+func (s *Store) Size(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint
+		FROM pg_class c WHERE c.relkind IN ('r', 'p', 'm') AND c.relnamespace = current_schema()::regnamespace`).Scan(&n)
+	return n, wrap("size", err)
+}
+
+// Prune removes whole sessions and everything that belongs to them, in one
+// transaction. Only sessions this role owns are selected (row security
+// would leave a teammate's rows in place anyway).
+func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryover.PruneReport, err error) {
+	var w where
+	if !f.UpdatedBefore.IsZero() {
+		w.add("coalesce(updated, '-infinity') < ?", f.UpdatedBefore)
+	}
+	if f.Project != "" {
+		w.add("project = ?", f.Project)
+	}
+	if f.SessionID != "" {
+		w.add("id = ?", f.SessionID)
+	}
+	if len(w.conds) == 0 {
+		return rep, errors.New("prune: no filter given")
+	}
+	filters := len(w.conds)
+	w.add("owner = ?", s.owner)
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return rep, wrap("prune: begin", err)
+	}
+	defer func() {
+		if err != nil || f.DryRun {
+			tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	rows, err := tx.Query(ctx, `SELECT id FROM sessions`+w.sql()+` ORDER BY updated NULLS FIRST, id FOR UPDATE`, w.args...)
+	if err != nil {
+		return rep, wrap("prune: select", err)
+	}
+	if rep.Sessions, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return rep, wrap("prune: select", err)
+	}
+	// Audit rows and notes may name a session that was never ingested.
+	if f.SessionID != "" && len(rep.Sessions) == 0 && filters == 1 {
+		rep.Sessions = []string{f.SessionID}
+	}
+	if len(rep.Sessions) == 0 {
+		return rep, wrap("prune: commit", tx.Commit(ctx))
+	}
+	for _, t := range []struct {
+		table string
+		n     *int
+	}{
+		{"items", &rep.Items}, {"compactions", &rep.Compactions}, {"injections", &rep.Injections},
+		{"notes", &rep.Notes}, {"chunks", &rep.Chunks}, {"hook_runs", nil}, {"sessions", nil},
+	} {
+		col := "session_id"
+		if t.table == "sessions" {
+			col = "id"
+		}
+		var n int64
+		if f.DryRun {
+			if t.n == nil {
+				continue
+			}
+			err = tx.QueryRow(ctx, `SELECT count(*) FROM `+t.table+` WHERE owner = $1 AND `+col+` = ANY ($2)`,
+				s.owner, rep.Sessions).Scan(&n)
+		} else {
+			var tag interface{ RowsAffected() int64 }
+			tag, err = tx.Exec(ctx, `DELETE FROM `+t.table+` WHERE owner = $1 AND `+col+` = ANY ($2)`, s.owner, rep.Sessions)
+			if err == nil {
+				n = tag.RowsAffected()
+			}
+		}
+		if err != nil {
+			return rep, wrap("prune: "+t.table, err)
+		}
+		if t.n != nil {
+			*t.n += int(n)
+		}
+	}
+	if f.DryRun {
+		return rep, nil
+	}
+	return rep, wrap("prune: commit", tx.Commit(ctx))
+}

@@ -1,0 +1,344 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/carryover-dev/carryover"
+)
+
+const sessionCols = `s.id, s.project, s.transcript_path, s.version, s.title, s.started, s.updated,
+	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id), s.owner, s.team`
+
+func scanSession(sc pgx.Row) (carryover.Session, error) {
+	var ss carryover.Session
+	var started, updated *time.Time
+	err := sc.Scan(&ss.ID, &ss.Project, &ss.TranscriptPath, &ss.Version, &ss.Title, &started, &updated,
+		&ss.Windows, &ss.Turns, &ss.Chunks, &ss.Owner, &ss.Team)
+	ss.Started, ss.Updated = fromTS(started), fromTS(updated)
+	return ss, err
+}
+
+// Session returns one session with its chunk count, or an error wrapping
+// carryover.ErrNotFound (also when it is not visible to this role).
+func (s *Store) Session(ctx context.Context, id string) (carryover.Session, error) {
+	ss, err := scanSession(s.pool.QueryRow(ctx, `SELECT `+sessionCols+` FROM sessions s WHERE s.id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return carryover.Session{}, fmt.Errorf("session %s: %w", id, carryover.ErrNotFound)
+	}
+	if err != nil {
+		return carryover.Session{}, wrap("session "+id, err)
+	}
+	return ss, nil
+}
+
+// Sessions lists sessions, most recently updated first. A zero Limit means
+// no limit.
+func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carryover.Session, error) {
+	var w where
+	if f.Project != "" {
+		w.add("s.project = ?", f.Project)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+sessionCols+` FROM sessions s`+w.sql()+`
+		ORDER BY s.updated DESC NULLS LAST, s.id`+limit(f.Limit), w.args...)
+	if err != nil {
+		return nil, wrap("sessions", err)
+	}
+	return collect(rows, "sessions", func(r pgx.Rows) (carryover.Session, error) { return scanSession(r) })
+}
+
+const chunkCols = `c.id, c.session_id, c.project, c.seq, c.turn, c.win, c.first_line, c.last_line, c.start_at, c.end_at,
+	c.prompt, c.summary, c.text, c.tools, c.files, c.commands, c.errors, c.sidechain, c.agent_id, c.hash`
+
+func scanChunk(sc pgx.Row, extra ...any) (carryover.Chunk, error) {
+	var c carryover.Chunk
+	var start, end *time.Time
+	dest := append([]any{&c.ID, &c.SessionID, &c.Project, &c.Seq, &c.Turn, &c.Window, &c.FirstLine, &c.LastLine,
+		&start, &end, &c.Prompt, &c.Summary, &c.Text, &c.Tools, &c.Files, &c.Commands, &c.Errors, &c.Sidechain, &c.AgentID, &c.Hash},
+		extra...)
+	if err := sc.Scan(dest...); err != nil {
+		return c, err
+	}
+	c.Start, c.End = fromTS(start), fromTS(end)
+	for _, l := range []*[]string{&c.Tools, &c.Files, &c.Commands, &c.Errors} {
+		if len(*l) == 0 {
+			*l = nil
+		}
+	}
+	return c, nil
+}
+
+// Chunks lists chunks in sequence order. Turn -1 selects every turn (0 is
+// the first turn); a zero Limit means no limit.
+func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryover.Chunk, error) {
+	var w where
+	if f.SessionID != "" {
+		w.add("c.session_id = ?", f.SessionID)
+	}
+	if f.Turn >= 0 {
+		w.add("c.turn = ?", f.Turn)
+	}
+	if f.BeforeWindow > 0 {
+		w.add("c.win < ?", f.BeforeWindow)
+	}
+	if f.FromSeq > 0 {
+		w.add("c.seq >= ?", f.FromSeq)
+	}
+	if f.FromLine > 0 {
+		w.add("c.last_line >= ?", f.FromLine)
+	}
+	if f.ToLine > 0 {
+		w.add("c.first_line <= ?", f.ToLine)
+	}
+	if len(f.IDs) > 0 {
+		w.add("c.id = ANY (?)", f.IDs)
+	}
+	order := " ORDER BY c.session_id, c.seq"
+	if f.Newest {
+		order = " ORDER BY c.session_id, c.seq DESC"
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+chunkCols+` FROM chunks c`+w.sql()+order+limit(f.Limit), w.args...)
+	if err != nil {
+		return nil, wrap("chunks", err)
+	}
+	return collect(rows, "chunks", func(r pgx.Rows) (carryover.Chunk, error) { return scanChunk(r) })
+}
+
+const itemCols = `i.id, i.session_id, i.chunk_seq, coalesce(i.chunk_id, 0), i.kind, i.text, i.detail, i.key,
+	i.turn, i.win, i.line, i.time, i.weight, i.resolved, i.count`
+
+func scanItem(sc pgx.Row) (carryover.Item, error) {
+	var it carryover.Item
+	var t *time.Time
+	err := sc.Scan(&it.ID, &it.SessionID, &it.ChunkSeq, &it.ChunkID, &it.Kind, &it.Text, &it.Detail, &it.Key,
+		&it.Turn, &it.Window, &it.Line, &t, &it.Weight, &it.Resolved, &it.Count)
+	it.Time = fromTS(t)
+	return it, err
+}
+
+// Items lists items, newest line first (newest time first across
+// sessions). A zero Limit means no limit.
+func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.Item, error) {
+	var w where
+	if f.SessionID != "" {
+		w.add("i.session_id = ?", f.SessionID)
+	}
+	if f.Project != "" {
+		w.add("i.project = ?", f.Project)
+	}
+	if len(f.Kinds) > 0 {
+		kinds := make([]string, len(f.Kinds))
+		for i, k := range f.Kinds {
+			kinds[i] = string(k)
+		}
+		w.add("i.kind = ANY (?)", kinds)
+	}
+	if f.BeforeWindow > 0 {
+		w.add("i.win < ?", f.BeforeWindow)
+	}
+	order := " ORDER BY i.line DESC, i.id DESC"
+	if f.SessionID == "" {
+		order = " ORDER BY i.time DESC NULLS LAST, i.line DESC, i.id DESC"
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+itemCols+` FROM items i`+w.sql()+order+limit(f.Limit), w.args...)
+	if err != nil {
+		return nil, wrap("items", err)
+	}
+	return collect(rows, "items", func(r pgx.Rows) (carryover.Item, error) { return scanItem(r) })
+}
+
+// Compactions lists a session's compactions in window order.
+func (s *Store) Compactions(ctx context.Context, sessionID string) ([]carryover.Compaction, error) {
+	rows, err := s.pool.Query(ctx, `SELECT session_id, win, trigger_type, pre_tokens, post_tokens, line, time, summary
+		FROM compactions WHERE session_id = $1 ORDER BY win`, sessionID)
+	if err != nil {
+		return nil, wrap("compactions", err)
+	}
+	return collect(rows, "compactions", func(r pgx.Rows) (carryover.Compaction, error) {
+		var c carryover.Compaction
+		var t *time.Time
+		err := r.Scan(&c.SessionID, &c.Window, &c.Trigger, &c.PreTokens, &c.PostTokens, &c.Line, &t, &c.Summary)
+		c.Time = fromTS(t)
+		return c, err
+	})
+}
+
+// RecordInjection appends to the audit log and returns the record's id. A
+// zero Time is set to now.
+func (s *Store) RecordInjection(ctx context.Context, in carryover.Injection) (int64, error) {
+	if in.Time.IsZero() {
+		in.Time = time.Now()
+	}
+	var id int64
+	err := s.pool.QueryRow(ctx, `INSERT INTO injections
+		(owner, team, project, time, session_id, event, win, chars, tokens, chunk_ids, item_ids, hash, latency_us)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
+		s.owner, s.team, in.Project, in.Time, in.SessionID, in.Event, in.Window, in.Chars, in.Tokens,
+		orEmpty(in.ChunkIDs), orEmpty(in.ItemIDs), in.Hash, in.Latency.Microseconds()).Scan(&id)
+	return id, wrap("record injection", err)
+}
+
+// Injections lists audit records of a session (of all sessions when
+// sessionID is ""), newest first. A zero limit means no limit.
+func (s *Store) Injections(ctx context.Context, sessionID string, lim int) ([]carryover.Injection, error) {
+	var w where
+	if sessionID != "" {
+		w.add("session_id = ?", sessionID)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, time, session_id, project, event, win, chars, tokens,
+		chunk_ids, item_ids, hash, latency_us FROM injections`+w.sql()+` ORDER BY id DESC`+limit(lim), w.args...)
+	if err != nil {
+		return nil, wrap("injections", err)
+	}
+	return collect(rows, "injections", func(r pgx.Rows) (carryover.Injection, error) {
+		var in carryover.Injection
+		var latency int64
+		err := r.Scan(&in.ID, &in.Time, &in.SessionID, &in.Project, &in.Event, &in.Window, &in.Chars, &in.Tokens,
+			&in.ChunkIDs, &in.ItemIDs, &in.Hash, &latency)
+		in.Time = in.Time.UTC()
+		in.Latency = time.Duration(latency) * time.Microsecond
+		in.ChunkIDs, in.ItemIDs = nilIfEmpty(in.ChunkIDs), nilIfEmpty(in.ItemIDs)
+		return in, err
+	})
+}
+
+// AddNote stores a note and returns its id. A note of kind "state" replaces
+// the previous state note of its session (of its project when the session
+// is "") that this role owns. An empty Kind is "note"; a zero Time is set
+// to now.
+func (s *Store) AddNote(ctx context.Context, n carryover.Note) (id int64, err error) {
+	if n.Kind == "" {
+		n.Kind = "note"
+	}
+	if n.Time.IsZero() {
+		n.Time = time.Now()
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return 0, wrap("add note: begin", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if n.Kind == "state" {
+		q, args := `DELETE FROM notes WHERE kind = 'state' AND owner = $1 AND session_id = $2`, []any{s.owner, n.SessionID}
+		if n.SessionID == "" {
+			q, args = q+` AND project = $3`, append(args, n.Project)
+		}
+		if _, err := tx.Exec(ctx, q, args...); err != nil {
+			return 0, wrap("add note: replace state", err)
+		}
+	}
+	err = tx.QueryRow(ctx, `INSERT INTO notes (owner, team, project, time, session_id, kind, text)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+		s.owner, s.team, clean(n.Project), n.Time, clean(n.SessionID), clean(n.Kind), clean(n.Text)).Scan(&id)
+	if err != nil {
+		return 0, wrap("add note", err)
+	}
+	return id, wrap("add note: commit", tx.Commit(ctx))
+}
+
+// Notes lists notes oldest first: of the session when sessionID is set,
+// else of the project when project is set, else all.
+func (s *Store) Notes(ctx context.Context, project, sessionID string) ([]carryover.Note, error) {
+	var w where
+	switch {
+	case sessionID != "":
+		w.add("session_id = ?", sessionID)
+	case project != "":
+		w.add("project = ?", project)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, time, session_id, project, kind, text FROM notes`+w.sql()+` ORDER BY id`, w.args...)
+	if err != nil {
+		return nil, wrap("notes", err)
+	}
+	return collect(rows, "notes", func(r pgx.Rows) (carryover.Note, error) {
+		var n carryover.Note
+		err := r.Scan(&n.ID, &n.Time, &n.SessionID, &n.Project, &n.Kind, &n.Text)
+		n.Time = n.Time.UTC()
+		return n, err
+	})
+}
+
+// collect scans every row with scan.
+func collect[T any](rows pgx.Rows, op string, scan func(pgx.Rows) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, wrap(op, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(op, err)
+	}
+	return out, nil
+}
+
+// where collects the conditions of a query and their arguments; each ? in
+// a condition becomes the next $N.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	var b strings.Builder
+	i := 0
+	for _, r := range cond {
+		if r == '?' && i < len(args) {
+			w.args = append(w.args, args[i])
+			fmt.Fprintf(&b, "$%d", len(w.args))
+			i++
+			continue
+		}
+		b.WriteRune(r)
+	}
+	w.conds = append(w.conds, b.String())
+}
+
+func (w *where) sql() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// and renders w's conditions to follow other conditions.
+func (w *where) and() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " AND " + strings.Join(w.conds, " AND ")
+}
+
+// limit renders a LIMIT clause; n <= 0 means none.
+func limit(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" LIMIT %d", n)
+}
+
+func orEmpty(ids []int64) []int64 {
+	if ids == nil {
+		return []int64{}
+	}
+	return ids
+}
+
+func nilIfEmpty(ids []int64) []int64 {
+	if len(ids) == 0 {
+		return nil
+	}
+	return ids
+}

@@ -1,0 +1,210 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/embed"
+)
+
+// maxEmbedBytes bounds the text of one chunk that is embedded, as in the
+// embedded store.
+const maxEmbedBytes = 16 << 10
+
+// structuredRepeat is how many times embedText repeats a chunk's files,
+// commands and errors (their weight in the full-text rank).
+const structuredRepeat = 3
+
+// embedText is the text of a chunk that its vector represents; the same as
+// the embedded store's, so that both rank alike.
+func embedText(c carryover.Chunk) string {
+	var b strings.Builder
+	add := func(x string) {
+		if x == "" || b.Len() >= maxEmbedBytes {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(x)
+	}
+	for _, l := range [][]string{c.Files, c.Commands, c.Errors} {
+		for _, x := range l {
+			for range structuredRepeat {
+				add(x)
+			}
+		}
+	}
+	add(c.Prompt)
+	add(c.Text)
+	s := b.String()
+	if len(s) > maxEmbedBytes {
+		s = strings.ToValidUTF8(s[:maxEmbedBytes], "")
+	}
+	return s
+}
+
+func (s *Store) embedChunks(chunks []carryover.Chunk) [][]float32 {
+	if len(chunks) == 0 {
+		return nil
+	}
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = embedText(c)
+	}
+	return s.emb.Embed(texts)
+}
+
+// vectorsUsable reports whether the stored vectors are the store
+// embedder's, claiming the schema for it when no embedder has written yet.
+// A pgvector column also fixes the dimension.
+func (s *Store) vectorsUsable(ctx context.Context, tx pgx.Tx) (bool, error) {
+	if s.pgvector && s.emb.Dim() != s.dim {
+		return false, nil
+	}
+	var name string
+	err := tx.QueryRow(ctx, `WITH ins AS (INSERT INTO meta (key, value) VALUES ('embedder', $1)
+		ON CONFLICT (key) DO NOTHING RETURNING value)
+		SELECT value FROM ins UNION ALL SELECT value FROM meta WHERE key = 'embedder' LIMIT 1`, s.emb.Name()).Scan(&name)
+	if err != nil {
+		return false, wrap("apply: vectors", err)
+	}
+	return name == s.emb.Name(), nil
+}
+
+// searchVectors reports whether Search may use the stored vectors.
+func (s *Store) searchVectors(ctx context.Context) (bool, error) {
+	if s.pgvector && s.emb.Dim() != s.dim {
+		return false, nil
+	}
+	var name string
+	err := s.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, wrap("search: vectors", err)
+	}
+	return name == s.emb.Name(), nil
+}
+
+// vecCol is the vector column as Go reads it.
+func (s *Store) vecCol(col string) string {
+	if s.pgvector {
+		return col + "::real[]"
+	}
+	return col
+}
+
+// decode turns a scanned vector column into a unit vector (nil for NULL).
+func (s *Store) decode(raw any) []float32 {
+	switch v := raw.(type) {
+	case []byte:
+		if v == nil {
+			return nil
+		}
+		return embed.Dequantize(nil, v)
+	case []float32:
+		return v
+	}
+	return nil
+}
+
+// vecDest is a scan destination for vecCol.
+func (s *Store) vecDest() any {
+	if s.pgvector {
+		return new([]float32)
+	}
+	return new([]byte)
+}
+
+func deref(p any) any {
+	switch v := p.(type) {
+	case *[]float32:
+		return *v
+	case *[]byte:
+		return *v
+	}
+	return nil
+}
+
+// candidateVectors reads the vectors of ids, each blended with ctxW times
+// the vectors of the chunks just before and after it (by seq) in the same
+// turn of the same session: a sub-turn window is scored with its parent
+// turn as context. A chunk without a vector gets none.
+func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32) (map[int64][]float32, error) {
+	rows, err := s.pool.Query(ctx, `SELECT c.id, n.id = c.id, `+s.vecCol("n.vec")+`
+		FROM chunks c JOIN chunks n ON n.session_id = c.session_id AND n.turn = c.turn
+			AND n.seq BETWEEN c.seq - 1 AND c.seq + 1
+		WHERE c.id = ANY ($1) AND n.vec IS NOT NULL`, ids)
+	if err != nil {
+		return nil, wrap("search: vectors", err)
+	}
+	defer rows.Close()
+	own := make(map[int64][]float32, len(ids))
+	ctxs := make(map[int64][][]float32, len(ids))
+	for rows.Next() {
+		var id int64
+		var self bool
+		dst := s.vecDest()
+		if err := rows.Scan(&id, &self, dst); err != nil {
+			return nil, wrap("search: vectors", err)
+		}
+		v := s.decode(deref(dst))
+		if self {
+			own[id] = v
+		} else {
+			ctxs[id] = append(ctxs[id], v)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("search: vectors", err)
+	}
+	out := make(map[int64][]float32, len(own))
+	for id, v := range own {
+		if ctxW != 0 && len(ctxs[id]) > 0 {
+			v = append([]float32(nil), v...)
+			for _, n := range ctxs[id] {
+				addScaled(v, n, ctxW)
+			}
+		}
+		out[id] = v
+	}
+	return out, nil
+}
+
+// addScaled adds w × b to a.
+func addScaled(a, b []float32, w float32) {
+	if len(b) < len(a) {
+		return
+	}
+	b = b[:len(a)]
+	for i := range a {
+		a[i] += w * b[i]
+	}
+}
+
+// maxEmbedQueryBytes bounds the query text embedded.
+const maxEmbedQueryBytes = 4 << 10
+
+// queryVector embeds a search query, its words weighted by their idf when
+// the embedder supports it (n rows, df by word as the plan counted them).
+func (s *Store) queryVector(text string, n int, df map[string]int) []float32 {
+	if len(text) > maxEmbedQueryBytes {
+		text = strings.ToValidUTF8(text[:maxEmbedQueryBytes], "")
+	}
+	qe, ok := s.emb.(interface {
+		EmbedQuery(text string, idf func(string) float64) []float32
+	})
+	if !ok {
+		return s.emb.Embed([]string{text})[0]
+	}
+	return qe.EmbedQuery(text, func(t string) float64 { return embed.IDF(max(n, 1), df[t]) })
+}
+
+func sqrt(x float64) float64 { return math.Sqrt(x) }

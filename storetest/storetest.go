@@ -1,0 +1,815 @@
+// Package storetest is the conformance suite every carryover.Store runs:
+// the embedded SQLite store always, the PostgreSQL store against a real
+// server. It checks behaviour through the Store interface alone (ingest,
+// incremental ingest, deduplication, merge rules, search with any text,
+// the reads a restore makes, the audit trail, notes, hook runs,
+// redactions, prune and concurrent writers), so that the backends cannot
+// drift apart.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// Open returns a new, empty store for one test; the suite closes it.
+type Open func(t *testing.T) carryover.Store
+
+// base is a fixed, millisecond-aligned time for fixtures.
+var base = time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
+
+// Run runs the suite, each test on a store of its own from open.
+func Run(t *testing.T, open Open) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, carryover.Store)
+	}{
+		{"RoundTrip", testRoundTrip},
+		{"IncrementalIngest", testIncrementalIngest},
+		{"ApplyTwiceStoresNothingTwice", testApplyTwice},
+		{"DuplicateChunk", testDuplicateChunk},
+		{"ItemMerge", testItemMerge},
+		{"SessionMerge", testSessionMerge},
+		{"CompactionUpsert", testCompactionUpsert},
+		{"RejectsInconsistentBatch", testRejects},
+		{"ChunkFilters", testChunkFilters},
+		{"SessionAndItemFilters", testSessionAndItemFilters},
+		{"Search", testSearch},
+		{"SearchFilters", testSearchFilters},
+		{"SearchAnyText", testSearchAnyText},
+		{"OddText", testOddText},
+		{"Injections", testInjections},
+		{"Notes", testNotes},
+		{"HookRunsAndRedactions", testHookRunsAndRedactions},
+		{"Prune", testPrune},
+		{"ConcurrentWriters", testConcurrentWriters},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := open(t)
+			t.Cleanup(func() {
+				if err := st.Close(); err != nil {
+					t.Errorf("close: %v", err)
+				}
+			})
+			tc.fn(t, st)
+		})
+	}
+}
+
+// Batch builds a session batch with n chunks (seq from, from+1, ...), one
+// command item per chunk, one error item and one compaction.
+func Batch(session, project string, from, n int) carryover.Batch {
+	b := carryover.Batch{
+		Session: carryover.Session{
+			ID: session, Project: project, TranscriptPath: "/home/u/.claude/" + session + ".jsonl", Version: "2.1.3",
+			Title: "fix the flaky build", Started: base, Updated: base.Add(time.Duration(from+n) * time.Minute),
+			Windows: 1, Turns: 2,
+		},
+		State: carryover.IngestState{SessionID: session, Path: "/home/u/.claude/" + session + ".jsonl", FileID: "dev:ino:42",
+			Offset: int64(1000 * (from + n)), Line: 10 * (from + n), Cursor: []byte(`{"turn":2}`)},
+	}
+	for i := from; i < from+n; i++ {
+		b.Chunks = append(b.Chunks, carryover.Chunk{
+			SessionID: session, Project: project, Seq: i, Turn: i / 2, Window: i / 4,
+			FirstLine: 10*i + 1, LastLine: 10*i + 9, Start: base.Add(time.Duration(i) * time.Minute),
+			End: base.Add(time.Duration(i)*time.Minute + 30*time.Second), Prompt: "fix the flaky build",
+			Summary:  fmt.Sprintf("step %d: ran go test", i),
+			Text:     fmt.Sprintf("step %d of %s: ran go test ./... and looked at internal/build/cache.go", i, session),
+			Tools:    []string{"Bash", "Read"},
+			Files:    []string{"internal/build/cache.go"},
+			Commands: []string{fmt.Sprintf("go test -run TestCache%d ./...", i)},
+			Errors:   []string{"cache.go:12: undefined: Key\nexit status 1"},
+			Hash:     fmt.Sprintf("%s-%d", session, i),
+		})
+		b.Items = append(b.Items, carryover.Item{
+			SessionID: session, ChunkSeq: i, Kind: carryover.KindCommand,
+			Text: fmt.Sprintf("go test -run TestCache%d ./...", i), Key: fmt.Sprintf("command:go test cache%d", i),
+			Turn: i / 2, Window: i / 4, Line: 10*i + 5, Time: base.Add(time.Duration(i) * time.Minute), Weight: 0.5,
+		})
+	}
+	if n > 0 {
+		b.Items = append(b.Items, carryover.Item{
+			SessionID: session, ChunkSeq: from, Kind: carryover.KindError, Text: "undefined: Key",
+			Key: "error:undefined key", Line: 10*from + 6, Time: base, Weight: 1,
+		})
+		b.Compactions = []carryover.Compaction{{SessionID: session, Window: 1, Trigger: "auto", PreTokens: 160000,
+			PostTokens: 9000, Line: 40, Time: base.Add(time.Hour), Summary: "Summary: the build was fixed."}}
+	}
+	return b
+}
+
+func apply(t *testing.T, st carryover.Store, bs ...carryover.Batch) {
+	t.Helper()
+	for _, b := range bs {
+		if err := st.Apply(context.Background(), b); err != nil {
+			t.Fatalf("apply %s: %v", b.Session.ID, err)
+		}
+	}
+}
+
+// allChunks lists every chunk of a session (of all sessions for "").
+func allChunks(t *testing.T, st carryover.Store, session string) []carryover.Chunk {
+	t.Helper()
+	cs, err := st.Chunks(context.Background(), carryover.ChunkFilter{SessionID: session, Turn: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func items(t *testing.T, st carryover.Store, f carryover.ItemFilter) []carryover.Item {
+	t.Helper()
+	its, err := st.Items(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return its
+}
+
+// search returns the "session/seq" of each hit.
+func search(t *testing.T, st carryover.Store, q carryover.Query) []string {
+	t.Helper()
+	hits, err := st.Search(context.Background(), q)
+	if err != nil {
+		t.Fatalf("search %q: %v", q.Text, err)
+	}
+	var out []string
+	for _, h := range hits {
+		if h.Score <= 0 || h.BM25 < 0 || h.Score < h.BM25 {
+			t.Errorf("search %q: hit %s/%d scores %v (BM25 %v): want positive, Score >= BM25", q.Text, h.Chunk.SessionID, h.Chunk.Seq, h.Score, h.BM25)
+		}
+		out = append(out, fmt.Sprintf("%s/%d", h.Chunk.SessionID, h.Chunk.Seq))
+	}
+	return out
+}
+
+func testRoundTrip(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	b := Batch("s1", "/src/app", 0, 3)
+	apply(t, st, b)
+	ss, err := st.Session(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := b.Session
+	want.Chunks = 3
+	want.Owner = ss.Owner // the embedded store keeps the batch's; a server store writes its role's
+	if !reflect.DeepEqual(ss, want) {
+		t.Errorf("Session:\n got %+v\nwant %+v", ss, want)
+	}
+	if _, err := st.Session(ctx, "nope"); !errors.Is(err, carryover.ErrNotFound) {
+		t.Errorf("Session(nope) = %v, want ErrNotFound", err)
+	}
+	chunks := allChunks(t, st, "s1")
+	if len(chunks) != 3 {
+		t.Fatalf("got %d chunks, want 3", len(chunks))
+	}
+	for i, c := range chunks {
+		w := b.Chunks[i]
+		w.ID = c.ID
+		if !reflect.DeepEqual(c, w) {
+			t.Errorf("chunk %d:\n got %+v\nwant %+v", i, c, w)
+		}
+	}
+	its := items(t, st, carryover.ItemFilter{SessionID: "s1"})
+	if len(its) != 4 {
+		t.Fatalf("got %d items, want 4", len(its))
+	}
+	for i := 1; i < len(its); i++ {
+		if its[i].Line > its[i-1].Line {
+			t.Errorf("items not newest line first: %d after %d", its[i].Line, its[i-1].Line)
+		}
+	}
+	for _, it := range its {
+		if it.ID == 0 || it.Count != 1 || it.ChunkID != chunks[it.ChunkSeq].ID {
+			t.Errorf("item %s: id %d, count %d, chunk %d (want %d)", it.Key, it.ID, it.Count, it.ChunkID, chunks[it.ChunkSeq].ID)
+		}
+	}
+	comps, err := st.Compactions(ctx, "s1")
+	if err != nil || len(comps) != 1 || !reflect.DeepEqual(comps[0], b.Compactions[0]) {
+		t.Errorf("Compactions = %+v, %v; want %+v", comps, err, b.Compactions)
+	}
+	state, err := st.IngestState(ctx, "s1")
+	if err != nil || !reflect.DeepEqual(state, b.State) {
+		t.Errorf("IngestState = %+v, %v; want %+v", state, err, b.State)
+	}
+	if _, err := st.IngestState(ctx, "nope"); !errors.Is(err, carryover.ErrNotFound) {
+		t.Errorf("IngestState(nope) = %v, want ErrNotFound", err)
+	}
+}
+
+func testIncrementalIngest(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	first := Batch("s1", "/p", 0, 3)
+	apply(t, st, first)
+	// The next hook reads what was appended: more chunks, an item of an
+	// earlier chunk seen again, a new state.
+	next := Batch("s1", "/p", 3, 2)
+	next.Items = append(next.Items, carryover.Item{ChunkSeq: 1, Kind: carryover.KindDecision, Key: "decision:cache",
+		Text: "keep the cache", Line: 17, Weight: 0.7})
+	apply(t, st, next)
+	chunks := allChunks(t, st, "s1")
+	if len(chunks) != 5 {
+		t.Fatalf("%d chunks after two batches, want 5", len(chunks))
+	}
+	for i, c := range chunks {
+		if c.Seq != i {
+			t.Errorf("chunk %d has seq %d: not in sequence order", i, c.Seq)
+		}
+	}
+	state, err := st.IngestState(ctx, "s1")
+	if err != nil || state.Offset != next.State.Offset || state.Line != next.State.Line {
+		t.Errorf("IngestState = %+v, %v; want the second batch's", state, err)
+	}
+	dec := items(t, st, carryover.ItemFilter{SessionID: "s1", Kinds: []carryover.ItemKind{carryover.KindDecision}})
+	if len(dec) != 1 || dec[0].ChunkID != chunks[1].ID {
+		t.Errorf("item of an earlier batch's chunk: %+v, want chunk id %d", dec, chunks[1].ID)
+	}
+	ss, err := st.Session(ctx, "s1")
+	if err != nil || ss.Chunks != 5 || !ss.Updated.Equal(next.Session.Updated) {
+		t.Errorf("session after two batches: %+v, %v", ss, err)
+	}
+	// Only the new part is searched for once.
+	if got := search(t, st, carryover.Query{Text: "TestCache4"}); !slices.Contains(got, "s1/4") {
+		t.Errorf("search of the second batch: %v", got)
+	}
+}
+
+func testApplyTwice(t *testing.T, st carryover.Store) {
+	b := Batch("s1", "/p", 0, 4)
+	apply(t, st, b, b)
+	if n := len(allChunks(t, st, "")); n != 4 {
+		t.Errorf("%d chunks after applying a batch twice, want 4", n)
+	}
+	its := items(t, st, carryover.ItemFilter{SessionID: "s1"})
+	if len(its) != 5 {
+		t.Errorf("%d items, want 5", len(its))
+	}
+	for _, it := range its {
+		if it.Count != 1 {
+			t.Errorf("item %s: Count %d after a re-ingest, want 1", it.Key, it.Count)
+		}
+	}
+	if cs, _ := st.Compactions(context.Background(), "s1"); len(cs) != 1 {
+		t.Errorf("%d compactions, want 1", len(cs))
+	}
+	got := search(t, st, carryover.Query{Text: "cache.go"})
+	slices.Sort(got)
+	if want := []string{"s1/0", "s1/1", "s1/2", "s1/3"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("search after a re-ingest = %v, want each chunk once %v", got, want)
+	}
+}
+
+func testDuplicateChunk(t *testing.T, st carryover.Store) {
+	a := Batch("a", "/p", 0, 1)
+	apply(t, st, a)
+	// A resumed session repeats the chunk (same hash, same project).
+	b := Batch("b", "/p", 0, 1)
+	b.Chunks[0].Hash = a.Chunks[0].Hash
+	apply(t, st, b)
+	if n := len(allChunks(t, st, "")); n != 1 {
+		t.Errorf("%d chunks, want 1 (duplicate hash in one project)", n)
+	}
+	ca := allChunks(t, st, "a")
+	for _, it := range items(t, st, carryover.ItemFilter{SessionID: "b"}) {
+		if it.ChunkID != ca[0].ID {
+			t.Errorf("item %s of b: ChunkID %d, want the stored chunk %d", it.Key, it.ChunkID, ca[0].ID)
+		}
+	}
+	// The same hash in another project is another chunk.
+	c := Batch("c", "/q", 0, 1)
+	c.Chunks[0].Hash = a.Chunks[0].Hash
+	apply(t, st, c)
+	if n := len(allChunks(t, st, "")); n != 2 {
+		t.Errorf("%d chunks, want 2 (same hash, other project)", n)
+	}
+}
+
+func testItemMerge(t *testing.T, st carryover.Store) {
+	b := Batch("s1", "/p", 0, 3)
+	apply(t, st, b)
+	get := func() carryover.Item {
+		t.Helper()
+		its := items(t, st, carryover.ItemFilter{SessionID: "s1", Kinds: []carryover.ItemKind{carryover.KindError}})
+		if len(its) != 1 {
+			t.Fatalf("error items: %+v", its)
+		}
+		return its[0]
+	}
+	first := get()
+	later := carryover.Batch{Session: b.Session, State: b.State, Items: []carryover.Item{{
+		ChunkSeq: 2, Kind: carryover.KindError, Key: "error:undefined key", Text: "cache.go:12: undefined: Key",
+		Detail: "added type Key", Line: 29, Time: base.Add(time.Hour), Weight: 0.8, Resolved: true,
+	}}}
+	apply(t, st, later)
+	got := get()
+	if got.Count != 2 || got.Line != 29 || got.Text != "cache.go:12: undefined: Key" || got.Detail != "added type Key" ||
+		!got.Resolved || got.Weight != 1 || got.ID != first.ID || got.ChunkSeq != 2 || !got.Time.Equal(base.Add(time.Hour)) {
+		t.Errorf("after a later occurrence: %+v", got)
+	}
+	if chunks := allChunks(t, st, "s1"); got.ChunkID != chunks[2].ID {
+		t.Errorf("ChunkID %d, want chunk seq 2 of the earlier batch (%d)", got.ChunkID, chunks[2].ID)
+	}
+	// Re-ingesting the first occurrence (older line) changes nothing.
+	apply(t, st, b)
+	if again := get(); !reflect.DeepEqual(again, got) {
+		t.Errorf("re-ingest of an older occurrence changed the item:\n got %+v\nwant %+v", again, got)
+	}
+}
+
+func testSessionMerge(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	b := Batch("s1", "/p", 0, 2)
+	b.Session.Windows, b.Session.Turns = 2, 5
+	apply(t, st, b)
+	next := carryover.Batch{Session: carryover.Session{ID: "s1", Project: "/p", Windows: 1, Turns: 7,
+		Started: base.Add(-time.Hour), Updated: base.Add(time.Hour)}}
+	apply(t, st, next)
+	ss, err := st.Session(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ss.Title != b.Session.Title || ss.Version != b.Session.Version || ss.TranscriptPath != b.Session.TranscriptPath {
+		t.Errorf("empty fields overwrote stored ones: %+v", ss)
+	}
+	if ss.Windows != 2 || ss.Turns != 7 || !ss.Started.Equal(base.Add(-time.Hour)) || !ss.Updated.Equal(base.Add(time.Hour)) {
+		t.Errorf("windows/turns/started/updated not merged: %+v", ss)
+	}
+	// A batch without a project does not move the session.
+	apply(t, st, carryover.Batch{Session: carryover.Session{ID: "s1", Title: "a better title"}})
+	ss, _ = st.Session(ctx, "s1")
+	if ss.Title != "a better title" || ss.Project != "/p" {
+		t.Errorf("session %+v: want the new title and the first project", ss)
+	}
+}
+
+func testCompactionUpsert(t *testing.T, st carryover.Store) {
+	b := Batch("s1", "/p", 0, 1)
+	apply(t, st, b)
+	apply(t, st, carryover.Batch{Session: b.Session, State: b.State, Compactions: []carryover.Compaction{
+		{Window: 1, Trigger: "manual", Line: 41},
+		{Window: 2, Trigger: "auto", PreTokens: 150000, Line: 90, Time: base.Add(2 * time.Hour)},
+	}})
+	got, err := st.Compactions(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []carryover.Compaction{
+		{SessionID: "s1", Window: 1, Trigger: "manual", PreTokens: 160000, PostTokens: 9000, Line: 41,
+			Time: base.Add(time.Hour), Summary: "Summary: the build was fixed."},
+		{SessionID: "s1", Window: 2, Trigger: "auto", PreTokens: 150000, Line: 90, Time: base.Add(2 * time.Hour)},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Compactions:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func testRejects(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	for name, mutate := range map[string]func(*carryover.Batch){
+		"no session id":       func(b *carryover.Batch) { b.Session.ID = "" },
+		"chunk other session": func(b *carryover.Batch) { b.Chunks[0].SessionID = "s2" },
+		"chunk other project": func(b *carryover.Batch) { b.Chunks[0].Project = "/elsewhere" },
+		"chunk without hash":  func(b *carryover.Batch) { b.Chunks[1].Hash = "" },
+		"item without key":    func(b *carryover.Batch) { b.Items[0].Key = "" },
+		"state other session": func(b *carryover.Batch) { b.State.SessionID = "s2" },
+	} {
+		b := Batch("s1", "/p", 0, 2)
+		mutate(&b)
+		if err := st.Apply(ctx, b); err == nil {
+			t.Errorf("%s: Apply succeeded", name)
+		}
+	}
+	if ss, err := st.Sessions(ctx, carryover.SessionFilter{}); err != nil || len(ss) != 0 {
+		t.Errorf("sessions after rejected batches: %+v, %v", ss, err)
+	}
+	if n := len(allChunks(t, st, "")); n != 0 {
+		t.Errorf("%d chunks after rejected batches", n)
+	}
+	b := Batch("s1", "/p", 0, 2)
+	b.Chunks[0].SessionID, b.Chunks[0].Project, b.Items[0].SessionID, b.State.SessionID = "", "", "", ""
+	if err := st.Apply(ctx, b); err != nil {
+		t.Fatalf("Apply with empty part ids: %v", err)
+	}
+}
+
+func testChunkFilters(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	apply(t, st, Batch("s1", "/p", 0, 8), Batch("s2", "/p", 0, 2))
+	seqs := func(f carryover.ChunkFilter) []int {
+		t.Helper()
+		cs, err := st.Chunks(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int
+		for _, c := range cs {
+			out = append(out, c.Seq)
+		}
+		return out
+	}
+	all := allChunks(t, st, "s1")
+	for name, tc := range map[string]struct {
+		f    carryover.ChunkFilter
+		want []int
+	}{
+		"turn":          {carryover.ChunkFilter{SessionID: "s1", Turn: 1}, []int{2, 3}},
+		"before window": {carryover.ChunkFilter{SessionID: "s1", Turn: -1, BeforeWindow: 1}, []int{0, 1, 2, 3}},
+		"from seq":      {carryover.ChunkFilter{SessionID: "s1", Turn: -1, FromSeq: 6}, []int{6, 7}},
+		"lines":         {carryover.ChunkFilter{SessionID: "s1", Turn: -1, FromLine: 25, ToLine: 41}, []int{2, 3, 4}},
+		"ids":           {carryover.ChunkFilter{Turn: -1, IDs: []int64{all[5].ID, all[1].ID}}, []int{1, 5}},
+		"newest":        {carryover.ChunkFilter{SessionID: "s1", Turn: -1, Newest: true, Limit: 3}, []int{7, 6, 5}},
+		"limit":         {carryover.ChunkFilter{SessionID: "s1", Turn: -1, Limit: 2}, []int{0, 1}},
+	} {
+		if got := seqs(tc.f); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: seqs %v, want %v", name, got, tc.want)
+		}
+	}
+}
+
+func testSessionAndItemFilters(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	a, b, c := Batch("a", "/p", 0, 2), Batch("b", "/p", 0, 6), Batch("c", "/q", 0, 1)
+	a.Session.Updated, b.Session.Updated, c.Session.Updated = base.Add(time.Hour), base.Add(3*time.Hour), base.Add(2*time.Hour)
+	apply(t, st, a, b, c)
+	ids := func(ss []carryover.Session) string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.ID)
+		}
+		return strings.Join(out, ",")
+	}
+	all, err := st.Sessions(ctx, carryover.SessionFilter{})
+	if err != nil || ids(all) != "b,c,a" {
+		t.Errorf("Sessions = %s, %v; want b,c,a (most recently updated first)", ids(all), err)
+	}
+	if p, _ := st.Sessions(ctx, carryover.SessionFilter{Project: "/p", Limit: 1}); ids(p) != "b" {
+		t.Errorf("Sessions(/p, limit 1) = %s, want b", ids(p))
+	}
+	if n := len(items(t, st, carryover.ItemFilter{Project: "/p"})); n != 3+7 {
+		t.Errorf("items of /p: %d, want 10", n)
+	}
+	errs := items(t, st, carryover.ItemFilter{Project: "/p", Kinds: []carryover.ItemKind{carryover.KindError, carryover.KindGoal}})
+	if len(errs) != 2 {
+		t.Errorf("error items of /p: %d, want 2", len(errs))
+	}
+	early := items(t, st, carryover.ItemFilter{SessionID: "b", BeforeWindow: 1, Kinds: []carryover.ItemKind{carryover.KindCommand}})
+	if len(early) != 4 {
+		t.Errorf("command items of b before window 1: %d, want 4", len(early))
+	}
+	if lim := items(t, st, carryover.ItemFilter{SessionID: "b", Limit: 2}); len(lim) != 2 || lim[0].Line < lim[1].Line {
+		t.Errorf("limit 2: %+v", lim)
+	}
+	// Across sessions, newest time first.
+	across := items(t, st, carryover.ItemFilter{Project: "/p", Kinds: []carryover.ItemKind{carryover.KindCommand}})
+	for i := 1; i < len(across); i++ {
+		if across[i].Time.After(across[i-1].Time) {
+			t.Errorf("items across sessions not newest first: %v after %v", across[i].Time, across[i-1].Time)
+		}
+	}
+}
+
+// searchFixture stores chunks whose words the search tests look for.
+func searchFixture(t *testing.T, st carryover.Store) {
+	b := carryover.Batch{Session: carryover.Session{ID: "s1", Project: "/p", Updated: base}}
+	add := func(seq, window int, text string, files ...string) {
+		b.Chunks = append(b.Chunks, carryover.Chunk{Seq: seq, Turn: seq, Window: window, FirstLine: seq*10 + 1, LastLine: seq*10 + 9,
+			Start: base.Add(time.Duration(seq) * time.Hour), End: base.Add(time.Duration(seq) * time.Hour),
+			Text: text + " alpha", Files: files, Hash: fmt.Sprintf("h%d", seq)})
+	}
+	add(0, 0, "the deploy failed with a timeout talking to the registry")
+	add(1, 0, "renamed parseHTTPResponse to decodeReply in the client")
+	add(2, 1, "edited the handler", "src/app/main.go")
+	add(3, 1, "set MAX_RETRIES to 5 and the zebra flag")
+	add(4, 2, "the weather is nice; nothing about code here")
+	apply(t, st, b)
+	other := carryover.Batch{Session: carryover.Session{ID: "s2", Project: "/q", Updated: base},
+		Chunks: []carryover.Chunk{{Seq: 0, Text: "another zebra in another project", Hash: "q0", Start: base, End: base}}}
+	apply(t, st, other)
+}
+
+func testSearch(t *testing.T, st carryover.Store) {
+	searchFixture(t, st)
+	for q, want := range map[string]string{
+		"deploy timeout":          "s1/0",
+		"http response":           "s1/1", // parts of a camelCase identifier
+		"parseHTTPResponse":       "s1/1",
+		"main.go":                 "s1/2", // a file's base name
+		"src/app/main.go":         "s1/2",
+		"max_retries":             "s1/3",
+		"what was the DEPLOY fix": "s1/0",
+	} {
+		got := search(t, st, carryover.Query{Text: q, Project: "/p"})
+		if len(got) == 0 || got[0] != want {
+			t.Errorf("search %q = %v, want %s first", q, got, want)
+		}
+	}
+	if got := search(t, st, carryover.Query{Text: "unicorn"}); len(got) != 0 {
+		t.Errorf("search of an absent word = %v, want nothing", got)
+	}
+	if got := search(t, st, carryover.Query{Text: "zebra", Limit: 1}); len(got) != 1 {
+		t.Errorf("limit 1: %v", got)
+	}
+	if got := search(t, st, carryover.Query{Text: "zebra"}); len(got) != 2 {
+		t.Errorf("zebra in all projects = %v, want 2 hits", got)
+	}
+}
+
+func testSearchFilters(t *testing.T, st carryover.Store) {
+	searchFixture(t, st)
+	for name, tc := range map[string]struct {
+		q    carryover.Query
+		want []string
+	}{
+		"project":       {carryover.Query{Text: "zebra", Project: "/q"}, []string{"s2/0"}},
+		"session":       {carryover.Query{Text: "zebra", SessionID: "s1"}, []string{"s1/3"}},
+		"before window": {carryover.Query{Text: "alpha", SessionID: "s1", BeforeWindow: 1}, []string{"s1/0", "s1/1"}},
+		"file":          {carryover.Query{Text: "handler edited", File: "MAIN.go"}, []string{"s1/2"}},
+		"file wildcard": {carryover.Query{Text: "handler edited", File: "%"}, nil},
+		"since":         {carryover.Query{Text: "alpha", Project: "/p", Since: base.Add(150 * time.Minute)}, []string{"s1/3", "s1/4"}},
+	} {
+		got := search(t, st, tc.q)
+		slices.Sort(got)
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %v, want %v", name, got, tc.want)
+		}
+	}
+}
+
+func testSearchAnyText(t *testing.T, st carryover.Store) {
+	searchFixture(t, st)
+	for _, q := range []string{
+		"", "   ", `"`, `'`, `\`, "*", "-", "!", "&", "|", "<->", ":*", "()", ")(", `foo-bar: (x "unterminated`,
+		"AND OR NOT", "NEAR(a b)", "a:*", "deploy & | ! <-> :* ( )", "'; DROP TABLE chunks; --", "$1 $$ ?",
+		"deploy\x00timeout", "\xff\xfe deploy", "ﬁle ①２", "🦓 zebra", strings.Repeat("zebra deploy ", 2000),
+		"e = mc^2", "C:\\Users\\x\\main.go", "{{vec_type}}", "％", "a b c d e f g h",
+	} {
+		if _, err := st.Search(context.Background(), carryover.Query{Text: q, File: q}); err != nil {
+			t.Errorf("search %q: %v", q, err)
+		}
+	}
+	if got := search(t, st, carryover.Query{Text: `deploy AND ("timeout"`}); len(got) == 0 || got[0] != "s1/0" {
+		t.Errorf("search with operators in it = %v, want s1/0 first", got)
+	}
+}
+
+func testOddText(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	b := Batch("s1", "/p", 0, 1)
+	b.Chunks[0].Text = "a NUL \x00 byte, invalid \xff UTF-8, quotes ' \" and a backslash \\ near okapi"
+	b.Items[0].Text = "nul \x00 in an item"
+	apply(t, st, b)
+	if got := search(t, st, carryover.Query{Text: "okapi"}); len(got) != 1 {
+		t.Errorf("search of a chunk with odd bytes = %v", got)
+	}
+	cs := allChunks(t, st, "s1")
+	if len(cs) != 1 || !strings.Contains(cs[0].Text, "backslash \\ near okapi") {
+		t.Errorf("stored text %q", cs[0].Text)
+	}
+	if _, err := st.AddNote(ctx, carryover.Note{SessionID: "s1", Project: "/p", Text: "note with \x00"}); err != nil {
+		t.Errorf("note with a NUL: %v", err)
+	}
+}
+
+func testInjections(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	in := carryover.Injection{Time: base, SessionID: "s1", Project: "/p", Event: "SessionStart:compact", Window: 1,
+		Chars: 3900, Tokens: 975, ChunkIDs: []int64{3, 1, 2}, ItemIDs: []int64{7}, Hash: "abc", Latency: 4200 * time.Microsecond}
+	id1, err := st.RecordInjection(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id2, err := st.RecordInjection(ctx, carryover.Injection{SessionID: "s2", Event: "PreCompact"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id1 == 0 || id2 <= id1 {
+		t.Errorf("ids %d, %d: want increasing", id1, id2)
+	}
+	all, err := st.Injections(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 || all[0].ID != id2 || all[1].ID != id1 {
+		t.Fatalf("Injections(all) = %+v, want newest first", all)
+	}
+	if all[0].Time.IsZero() {
+		t.Error("a zero Time was not set to now")
+	}
+	in.ID = id1
+	if !reflect.DeepEqual(all[1], in) {
+		t.Errorf("injection:\n got %+v\nwant %+v", all[1], in)
+	}
+	if s1, err := st.Injections(ctx, "s1", 0); err != nil || len(s1) != 1 || s1[0].ID != id1 {
+		t.Errorf("Injections(s1) = %+v, %v", s1, err)
+	}
+	if lim, _ := st.Injections(ctx, "", 1); len(lim) != 1 {
+		t.Errorf("limit 1: %d injections", len(lim))
+	}
+}
+
+func testNotes(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	for _, n := range []carryover.Note{
+		{Time: base, SessionID: "s1", Project: "/p", Kind: "decision", Text: "use sqlite"},
+		{Time: base, SessionID: "s1", Project: "/p", Kind: "state", Text: "step 1 of 3"},
+		{Time: base, SessionID: "s2", Project: "/p", Kind: "state", Text: "other session"},
+		{Time: base, Project: "/p", Kind: "state", Text: "project state 1"},
+		{Time: base, SessionID: "s1", Project: "/p", Kind: "state", Text: "step 2 of 3"},
+		{Time: base, Project: "/p", Kind: "state", Text: "project state 2"},
+		{SessionID: "s1", Project: "/p", Text: "plain"},
+	} {
+		if _, err := st.AddNote(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	texts := func(ns []carryover.Note) []string {
+		var out []string
+		for _, n := range ns {
+			out = append(out, n.Kind+":"+n.Text)
+		}
+		return out
+	}
+	s1, err := st.Notes(ctx, "", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := texts(s1), []string{"decision:use sqlite", "state:step 2 of 3", "note:plain"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Notes(s1) = %q, want %q", got, want)
+	}
+	p, err := st.Notes(ctx, "/p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := texts(p), []string{"decision:use sqlite", "state:other session", "state:step 2 of 3",
+		"state:project state 2", "note:plain"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Notes(/p) = %q, want %q", got, want)
+	}
+	if s1[0].ID == 0 || !s1[0].Time.Equal(base) || s1[0].Project != "/p" || s1[0].SessionID != "s1" {
+		t.Errorf("note fields: %+v", s1[0])
+	}
+	if s1[2].Time.IsZero() {
+		t.Error("a zero Time was not set to now")
+	}
+}
+
+func testHookRunsAndRedactions(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	for i, ev := range []string{"PreCompact", "UserPromptSubmit", "UserPromptSubmit"} {
+		err := st.RecordHookRun(ctx, carryover.HookRun{Time: base.Add(time.Duration(i) * time.Second), SessionID: "s1",
+			Project: "/p", Event: ev, Latency: time.Duration(i+1) * time.Millisecond, Outcome: "ok", Chars: 10 * i})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := st.HookRuns(ctx, carryover.HookRunFilter{Project: "/p", Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].Latency != 3*time.Millisecond || runs[0].Chars != 20 || !runs[0].Time.Equal(base.Add(2*time.Second)) {
+		t.Fatalf("runs = %+v", runs)
+	}
+	if since, _ := st.HookRuns(ctx, carryover.HookRunFilter{SessionID: "s1", Since: base.Add(time.Second)}); len(since) != 2 {
+		t.Errorf("runs since 1s: %d, want 2", len(since))
+	}
+	b := Batch("s1", "/p", 0, 1)
+	b.Redactions = map[string]int{"aws-access-key": 2, "jwt": 1}
+	apply(t, st, b)
+	b = Batch("s1", "/p", 1, 1)
+	b.Redactions = map[string]int{"aws-access-key": 1}
+	apply(t, st, b)
+	c := Batch("s2", "/q", 0, 1)
+	c.Redactions = map[string]int{"jwt": 5}
+	apply(t, st, c)
+	red, err := st.Redactions(ctx, "")
+	if err != nil || red["aws-access-key"] != 3 || red["jwt"] != 6 {
+		t.Fatalf("redactions = %v, %v", red, err)
+	}
+	if red, _ := st.Redactions(ctx, "/p"); red["jwt"] != 1 {
+		t.Errorf("redactions of /p = %v", red)
+	}
+	if n, err := st.Size(ctx); err != nil || n < 4096 {
+		t.Fatalf("size = %d, %v", n, err)
+	}
+}
+
+func testPrune(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	apply(t, st, Batch("s1", "/p/a", 0, 6), Batch("s2", "/p/a", 0, 4), Batch("s3", "/p/b", 0, 3))
+	if _, err := st.AddNote(ctx, carryover.Note{SessionID: "s1", Project: "/p/a", Kind: "note", Text: "remember zebra"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RecordInjection(ctx, carryover.Injection{SessionID: "s1", Project: "/p/a", Event: "UserPromptSubmit", Hash: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Prune(ctx, carryover.PruneFilter{}); err == nil {
+		t.Fatal("prune with no filter succeeded")
+	}
+	dry, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "s1", DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dry.Sessions) != 1 || dry.Chunks != 6 || dry.Notes != 1 || dry.Injections != 1 || dry.Items != 7 || dry.Compactions != 1 {
+		t.Fatalf("dry run report = %+v", dry)
+	}
+	if n := len(allChunks(t, st, "s1")); n != 6 {
+		t.Fatalf("dry run removed chunks: %d left", n)
+	}
+	rep, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rep, dry) {
+		t.Fatalf("prune report %+v differs from dry run %+v", rep, dry)
+	}
+	for _, h := range search(t, st, carryover.Query{Text: "s1 cache"}) {
+		if strings.HasPrefix(h, "s1/") {
+			t.Fatalf("search still finds the pruned session: %s", h)
+		}
+	}
+	if _, err := st.Session(ctx, "s1"); !errors.Is(err, carryover.ErrNotFound) {
+		t.Errorf("pruned session: %v", err)
+	}
+	if n := len(items(t, st, carryover.ItemFilter{SessionID: "s1"})); n != 0 {
+		t.Errorf("%d items left", n)
+	}
+	if ns, _ := st.Notes(ctx, "", "s1"); len(ns) != 0 {
+		t.Errorf("notes left: %+v", ns)
+	}
+	if in, _ := st.Injections(ctx, "s1", 0); len(in) != 0 {
+		t.Errorf("injections left: %+v", in)
+	}
+	if n := len(allChunks(t, st, "")); n != 7 {
+		t.Errorf("other sessions' chunks = %d, want 7", n)
+	}
+	old, err := st.Prune(ctx, carryover.PruneFilter{UpdatedBefore: base.Add(5 * time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(old.Sessions, ",") != "s3,s2" {
+		t.Errorf("pruned by age = %v, want s3,s2 (oldest first)", old.Sessions)
+	}
+	if ss, _ := st.Sessions(ctx, carryover.SessionFilter{}); len(ss) != 0 {
+		t.Errorf("sessions left: %+v", ss)
+	}
+}
+
+// testConcurrentWriters runs writers at once, each ingesting its own
+// session batch by batch into one project, with chunks that other writers
+// store too (a resumed session repeats its parent's): nothing may fail,
+// and every chunk is stored exactly once.
+func testConcurrentWriters(t *testing.T, st carryover.Store) {
+	const writers, batches, perBatch = 4, 6, 3
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := fmt.Sprintf("w%d", w)
+			for i := range batches {
+				b := Batch(id, "/p", i*perBatch, perBatch)
+				// The first chunk of every batch is shared by all writers.
+				b.Chunks[0].Hash = fmt.Sprintf("shared-%d", i)
+				b.Redactions = map[string]int{"jwt": 1, "aws": 1}
+				if err := st.Apply(ctx, b); err != nil {
+					errs <- fmt.Errorf("writer %s batch %d: %w", id, i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	want := batches + writers*batches*(perBatch-1)
+	if n := len(allChunks(t, st, "")); n != want {
+		t.Errorf("%d chunks, want %d", n, want)
+	}
+	for w := range writers {
+		id := fmt.Sprintf("w%d", w)
+		state, err := st.IngestState(ctx, id)
+		if err != nil || state.Offset != int64(1000*batches*perBatch) {
+			t.Errorf("writer %s: state %+v, %v", id, state, err)
+		}
+		if its := items(t, st, carryover.ItemFilter{SessionID: id, Kinds: []carryover.ItemKind{carryover.KindCommand}}); len(its) != batches*perBatch {
+			t.Errorf("writer %s: %d command items, want %d", id, len(its), batches*perBatch)
+		}
+	}
+	if red, err := st.Redactions(ctx, "/p"); err != nil || red["jwt"] != writers*batches {
+		t.Errorf("redactions = %v, %v; want %d jwt", red, err, writers*batches)
+	}
+}
