@@ -61,6 +61,8 @@ Commands:
   show SESSION                 print an archived session (--turn N)
   note TEXT [--kind K]         remember a decision, constraint or note in every later restore (--session, --project)
   state TEXT                   replace the session's current state (task, next step), shown first in restores
+  sync [--all]                 push what hooks stored locally while the server was unreachable (--all: the whole local archive)
+  migrate --to URL | --from URL  copy the local archive to a PostgreSQL server, or a server's archive to the local store
   mcp                          serve the MCP tools (search, get, timeline, sessions, remember, state) on stdio
   bench latency|survival|locomo  measure hook latency, fact survival or LoCoMo retrieval
   bench scale [--chunks N]     measure recall and search on a generated archive of N chunks (--dir, --keep, --json)
@@ -68,6 +70,8 @@ Commands:
 
 Global flags:
   --db PATH   the SQLite store (env CARRYOVER_DB; default $XDG_DATA_HOME/carryover/carryover.db)
+              with database_url (env CARRYOVER_DATABASE_URL) set, the PostgreSQL server is used instead
+              and this file is the hooks' spool while the server is unreachable; --db forces the file
 `
 
 // run dispatches a command and returns the exit code.
@@ -110,6 +114,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdNote(ctx, rest, false)
 	case "state":
 		err = a.cmdNote(ctx, rest, true)
+	case "sync":
+		err = a.cmdSync(ctx, rest)
+	case "migrate":
+		err = a.cmdMigrate(ctx, rest)
 	case "mcp":
 		err = a.cmdMCP(ctx, rest)
 	case "bench":
@@ -173,6 +181,17 @@ func (a *app) fail(err error) int {
 
 // openStore opens the configured store for the CLI.
 func (a *app) openStore(ctx context.Context, cfg config) (carryover.Store, error) {
+	// --db names a SQLite file explicitly: it wins over a configured server.
+	if cfg.DatabaseURL != "" && a.dbFlag == "" {
+		if err := checkURL(cfg.DatabaseURL); err != nil {
+			return nil, err
+		}
+		st, err := openServer(ctx, cfg, cfg.DatabaseURL, cliConnectTimeout)
+		if err != nil {
+			return nil, hintErr{err, serverHint(cfg.DatabaseURL)}
+		}
+		return st, nil
+	}
 	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{BusyTimeout: 5 * time.Second})
 	if err != nil {
 		return nil, hintErr{fmt.Errorf("open store %s: %w", cfg.DB, err), "use --db PATH or CARRYOVER_DB to choose another store"}

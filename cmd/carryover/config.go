@@ -20,6 +20,11 @@ type config struct {
 	StartupBrief      bool          // SessionStart(startup): brief of the project's last session
 	HookTimeout       time.Duration // deadline of every hook but SessionEnd
 	SessionEndTimeout time.Duration
+	// DatabaseURL, when set, selects the PostgreSQL server (see server.go);
+	// DB is then the local spool for when the server cannot be reached.
+	DatabaseURL string
+	Owner       string // identity written on server rows ("" for the OS user)
+	Team        string // team new rows are shared with ("" for private)
 	// Problems lists config lines that were ignored; hooks ignore them, the
 	// CLI prints them.
 	Problems []string
@@ -48,6 +53,7 @@ func (a *app) loadConfig(dir string) config {
 		"db": "CARRYOVER_DB", "budget": "CARRYOVER_BUDGET", "budget_tokens": "CARRYOVER_BUDGET_TOKENS",
 		"recall": "CARRYOVER_RECALL", "recall_budget": "CARRYOVER_RECALL_BUDGET", "startup_brief": "CARRYOVER_STARTUP_BRIEF",
 		"hook_timeout": "CARRYOVER_HOOK_TIMEOUT", "session_end_timeout": "CARRYOVER_SESSION_END_TIMEOUT",
+		"database_url": "CARRYOVER_DATABASE_URL", "owner": "CARRYOVER_OWNER", "team": "CARRYOVER_TEAM",
 	} {
 		if v := a.getenv(env); v != "" {
 			cfg.set(key, v, env)
@@ -150,6 +156,12 @@ func (c *config) set(key, val, where string) {
 		if d, ok := dur(); ok {
 			c.SessionEndTimeout = d
 		}
+	case "database_url":
+		c.DatabaseURL = val
+	case "owner":
+		c.Owner = val
+	case "team":
+		c.Team = val
 	default:
 		c.Problems = append(c.Problems, fmt.Sprintf("%s: unknown key %q", where, key))
 	}

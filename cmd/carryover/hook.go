@@ -98,12 +98,19 @@ func (a *app) handleHook(ctx context.Context, cfg config, ev hook.Event, stdin i
 	if dl, ok := ctx.Deadline(); ok {
 		busy = max(time.Until(dl)/2, 50*time.Millisecond)
 	}
+	if cfg.DatabaseURL != "" {
+		return a.hookWithServer(ctx, cfg, ev, in, out, busy)
+	}
 	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{BusyTimeout: busy})
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
 	defer st.Close()
+	return a.runHookEvent(ctx, cfg, st, ev, in, out)
+}
 
+// runHookEvent does the work of one event on an open store.
+func (a *app) runHookEvent(ctx context.Context, cfg config, st carryover.Store, ev hook.Event, in hook.Input, out io.Writer) error {
 	switch ev {
 	case hook.SessionStart:
 		return a.onSessionStart(ctx, cfg, st, in, out)

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/replicate"
+	"github.com/carryover-dev/carryover/sqlite"
+)
+
+// cmdMigrate copies the local SQLite archive to a server (--to) or a
+// server's archive to the local file (--from).
+func (a *app) cmdMigrate(ctx context.Context, args []string) error {
+	fs := a.newFlags("migrate")
+	to := fs.String("to", "", "copy the local archive to this PostgreSQL URL")
+	from := fs.String("from", "", "copy the archive at this PostgreSQL URL to the local store")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 || (*to == "") == (*from == "") {
+		return usageErr{"migrate wants exactly one of --to URL or --from URL"}
+	}
+	dsn := *to + *from
+	if err := checkURL(dsn); err != nil {
+		return err
+	}
+	cfg := a.loadConfig(cwd())
+	local, err := a.openLocal(ctx, cfg.DB, *to != "")
+	if err != nil {
+		return err
+	}
+	defer local.Close()
+	marks, err := pendingSessions(cfg.DB)
+	if err != nil {
+		return fmt.Errorf("pending sessions: %w", err)
+	}
+	server, err := openServer(ctx, cfg, dsn, cliConnectTimeout)
+	if err != nil {
+		return hintErr{err, serverHint(dsn)}
+	}
+	defer server.Close()
+	var dst, src carryover.Store = server, local
+	if *from != "" {
+		dst, src = local, server
+	}
+	pr := newProgress(a.stderr, "migrate")
+	rep, err := replicate.Copy(ctx, dst, src, replicate.Options{Progress: pr.update})
+	pr.done()
+	if err != nil {
+		return hintErr{fmt.Errorf("migrate: %w", err), resumeHint}
+	}
+	if *to != "" && dsn == cfg.DatabaseURL {
+		// Everything local is on the configured server now.
+		for _, m := range marks {
+			if err := m.clear(); err != nil {
+				return fmt.Errorf("clear pending mark: %w", err)
+			}
+		}
+	}
+	dir := "to " + redactURL(dsn)
+	if *from != "" {
+		dir = "from " + redactURL(dsn) + " to " + cfg.DB
+	}
+	fmt.Fprintf(a.stdout, "carryover: migrated %s %s\n", summary(rep), dir)
+	return nil
+}
+
+// openLocal opens the SQLite store; with mustExist a missing file is an
+// error rather than a new, empty store.
+func (a *app) openLocal(ctx context.Context, path string, mustExist bool) (*sqlite.Store, error) {
+	if mustExist {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, hintErr{fmt.Errorf("no local store at %s", path), "use --db PATH or CARRYOVER_DB to name the SQLite store to copy"}
+		}
+	}
+	st, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		return nil, hintErr{fmt.Errorf("open store %s: %w", path, err), "use --db PATH or CARRYOVER_DB to choose another store"}
+	}
+	return st, nil
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/carryover-dev/carryover/replicate"
+)
+
+// cmdSync pushes what hooks wrote to the local store while the server was
+// unreachable: the pending sessions, or with --all the whole local archive.
+func (a *app) cmdSync(ctx context.Context, args []string) error {
+	fs := a.newFlags("sync")
+	all := fs.Bool("all", false, "push the whole local archive, not only the pending sessions")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr{"sync takes no arguments"}
+	}
+	cfg := a.loadConfig(cwd())
+	if cfg.DatabaseURL == "" {
+		return hintErr{errors.New("no server configured: there is nothing to sync to"),
+			"set database_url in the config file or CARRYOVER_DATABASE_URL (see docs/sync.md)"}
+	}
+	if err := checkURL(cfg.DatabaseURL); err != nil {
+		return err
+	}
+	marks, err := pendingSessions(cfg.DB)
+	if err != nil {
+		return fmt.Errorf("pending sessions: %w", err)
+	}
+	if _, err := os.Stat(cfg.DB); errors.Is(err, os.ErrNotExist) || len(marks) == 0 && !*all {
+		fmt.Fprintln(a.stdout, "carryover: nothing to sync: no session is pending")
+		return nil
+	}
+	server, err := openServer(ctx, cfg, cfg.DatabaseURL, cliConnectTimeout)
+	if err != nil {
+		return hintErr{err, serverHint(cfg.DatabaseURL)}
+	}
+	defer server.Close()
+	pr := newProgress(a.stderr, "sync")
+	var rep replicate.Report
+	if *all {
+		local, err := a.openLocal(ctx, cfg.DB, true)
+		if err != nil {
+			return err
+		}
+		defer local.Close()
+		rep, err = replicate.Copy(ctx, server, local, replicate.Options{Progress: pr.update})
+		pr.done()
+		if err != nil {
+			return hintErr{fmt.Errorf("sync: %w", err), resumeHint}
+		}
+		for _, m := range marks {
+			if err := m.clear(); err != nil {
+				return fmt.Errorf("clear pending mark: %w", err)
+			}
+		}
+	} else {
+		var left []pendingMark
+		left, rep, err = a.pushPending(ctx, cfg, server, marks, "", 0, pr.update)
+		pr.done()
+		if err != nil {
+			return hintErr{fmt.Errorf("sync: %w (%d sessions still pending)", err, len(left)), resumeHint}
+		}
+	}
+	fmt.Fprintf(a.stdout, "carryover: synced %s to %s\n", summary(rep), redactURL(cfg.DatabaseURL))
+	return nil
+}
+
+const resumeHint = "run the same command again to finish: what was copied is kept and nothing is copied twice"
+
+// summary renders a copy's report.
+func summary(r replicate.Report) string {
+	s := fmt.Sprintf("%d sessions: %d new chunks, %d items, %d compactions, %d notes, %d injections, %d hook runs",
+		r.Sessions, r.Chunks, r.Items, r.Compactions, r.Notes, r.Injections, r.HookRuns)
+	if r.Unmapped > 0 {
+		s += fmt.Sprintf(" (%d audit references without a counterpart left out)", r.Unmapped)
+	}
+	return s
+}
+
+func cwd() string {
+	d, _ := os.Getwd()
+	return d
+}
+
+// progress shows a copy's progress on one terminal line, and nothing when
+// w is not a terminal.
+type progress struct {
+	w     io.Writer
+	what  string
+	last  time.Time
+	shown bool
+}
+
+func newProgress(w io.Writer, what string) *progress {
+	if f, ok := w.(*os.File); !ok || !isTerminal(f) {
+		w = nil
+	}
+	return &progress{w: w, what: what}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func (p *progress) update(r replicate.Progress) {
+	if p.w == nil || time.Since(p.last) < 100*time.Millisecond && r.SessionsDone < r.SessionsTotal {
+		return
+	}
+	p.last = time.Now()
+	p.shown = true
+	fmt.Fprintf(p.w, "\r%s: %d/%d sessions, %d chunks\x1b[K", p.what, r.SessionsDone, r.SessionsTotal, r.Chunks)
+}
+
+func (p *progress) done() {
+	if p.shown {
+		fmt.Fprintln(p.w)
+	}
+}
