@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,8 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/postgres"
 	"github.com/carryover-dev/carryover/replicate"
 	"github.com/carryover-dev/carryover/sqlite"
 )
@@ -63,6 +67,19 @@ func source(t *testing.T) carryover.Store {
 	}
 	base := time.UnixMilli(1_800_000_000_000)
 	for i, s := range sessions {
+		// Who archived it, and for one, the team it is shared with.
+		s.Owner = "alice"
+		if i == 2 {
+			s.Team = "backend"
+		}
+		state, err := st.IngestState(ctx, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Apply(ctx, carryover.Batch{Session: s, State: state}); err != nil {
+			t.Fatal(err)
+		}
+		sessions[i] = s
 		chunks, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: sessions[0].ID, Turn: -1, Limit: 3})
 		if err != nil || len(chunks) == 0 {
 			t.Fatalf("chunks: %d, %v", len(chunks), err)
@@ -409,5 +426,97 @@ func TestCopyNeverGoesBack(t *testing.T) {
 	}
 	if !reflect.DeepEqual(states, []string{"newer"}) {
 		t.Errorf("state notes %q", states)
+	}
+}
+
+// testDatabase creates a database of its own on the server that
+// CARRYOVER_TEST_DATABASE_URL names and returns its URL. Without that
+// variable the test is skipped, except under CI=true where it fails.
+func testDatabase(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("CARRYOVER_TEST_DATABASE_URL")
+	if base == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CARRYOVER_TEST_DATABASE_URL is not set under CI (scripts/with-postgres.sh sets it)")
+		}
+		t.Skip("CARRYOVER_TEST_DATABASE_URL is not set: no PostgreSQL server to test against (see scripts/with-postgres.sh)")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	name := fmt.Sprintf("carryover_replicate_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			t.Error(err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// TestCopyThroughPostgres copies SQLite → PostgreSQL → SQLite: the server
+// holds the same archive, the second copy equals the first, a copy
+// interrupted half-way is completed by the next, and a repeat writes
+// nothing.
+func TestCopyThroughPostgres(t *testing.T) {
+	ctx := context.Background()
+	dsn := testDatabase(t)
+	src := source(t)
+	want := dump(t, src)
+	// The server stamps rows with the identity it is opened with (with
+	// row-level security, the connected role), not the source's owner: the
+	// source's sessions are alice's.
+	pg, err := postgres.Open(ctx, dsn, postgres.Options{ConnectTimeout: 5 * time.Second, Owner: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	cctx, cancel := context.WithCancel(ctx)
+	writes := 0
+	_, err = replicate.Copy(cctx, pg, src, replicate.Options{Batch: 3, Progress: func(p replicate.Progress) {
+		if p.Chunks > 0 {
+			if writes++; writes == 4 {
+				cancel()
+			}
+		}
+	}})
+	cancel()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted copy: %v", err)
+	}
+	if _, err := replicate.Copy(ctx, pg, src, replicate.Options{Batch: 3}); err != nil {
+		t.Fatal(err)
+	}
+	equalDumps(t, dump(t, pg), want)
+	again, err := replicate.Copy(ctx, pg, src, replicate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Chunks != 0 || again.Notes != 0 || again.Injections != 0 || again.HookRuns != 0 {
+		t.Errorf("second copy to the server wrote %+v", again)
+	}
+	back := openSQLite(t, "back.db")
+	if _, err := replicate.Copy(ctx, back, pg, replicate.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	equalDumps(t, dump(t, back), want)
+	if got, w := searches(t, back), searches(t, src); !reflect.DeepEqual(got, w) {
+		t.Errorf("searches differ after the round trip:\n got  %q\n want %q", got, w)
 	}
 }
