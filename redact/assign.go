@@ -9,6 +9,9 @@ import (
 // contains one of them.
 var keyKeywords = []string{"pass", "pwd", "secret", "token", "key", "auth", "credential"}
 
+// maxKey bounds a key name's length.
+const maxKey = 64
+
 // csKey is what a key name is made of (--flag, X-Api-Key, db.password).
 var csKey = newCharset("a-zA-Z0-9_.-")
 
@@ -18,6 +21,9 @@ var csKey = newCharset("a-zA-Z0-9_.-")
 func matchAssignment(s string, i int, ru *rule, emit func(span)) {
 	ks := i
 	for ks > 0 && csKey[s[ks-1]] {
+		if i-ks >= maxKey {
+			return // inside base64 or a long identifier, not a key
+		}
 		ks--
 	}
 	// A key holding several keywords is parsed from its first one only.
@@ -29,7 +35,10 @@ func matchAssignment(s string, i int, ru *rule, emit func(span)) {
 	if strings.HasSuffix(s[:ks], "://") {
 		return // a URL's user name: the URL rule masks its password
 	}
-	ke := run(s, i, csKey, 128)
+	ke := run(s, i, csKey, maxKey+1)
+	if ke-ks > maxKey {
+		return
+	}
 	key := s[ks:ke]
 	flag := strings.HasPrefix(key, "-")
 	key = strings.TrimLeft(key, "-")
@@ -70,8 +79,8 @@ func matchAssignment(s string, i int, ru *rule, emit func(span)) {
 	}
 	j, _ = afterSpaces(s, j)
 	vs, ve, ok := value(s, j)
-	if !ok {
-		return
+	if !ok || ve < len(s) && s[ve] == '(' {
+		return // a call: token = Base.encode64(...)
 	}
 	minLen := 10
 	if kind == "password" {

@@ -40,6 +40,9 @@ type Redactor struct {
 	// byFirst lists the rules whose prefix starts with a byte (both cases
 	// for case-insensitive rules).
 	byFirst [256][]*rule
+	// second holds, per first byte, the bytes that can follow it in a
+	// prefix: most positions are rejected with two table lookups.
+	second [256][4]uint64
 	extra   []extraPattern
 }
 
@@ -54,11 +57,19 @@ type extraPattern struct {
 func New(opt Options) *Redactor {
 	r := &Redactor{}
 	for _, ru := range builtinRules() {
-		c := ru.prefix[0]
-		r.byFirst[c] = append(r.byFirst[c], ru)
+		firsts := []byte{ru.prefix[0]}
+		seconds := []byte{ru.prefix[1]}
 		if ru.fold {
-			if u := upper(c); u != c {
-				r.byFirst[u] = append(r.byFirst[u], ru)
+			firsts = append(firsts, upper(ru.prefix[0]))
+			seconds = append(seconds, upper(ru.prefix[1]))
+		}
+		for k, c := range firsts {
+			if k > 0 && c == firsts[0] {
+				continue
+			}
+			r.byFirst[c] = append(r.byFirst[c], ru)
+			for _, c2 := range seconds {
+				r.second[c][c2>>6] |= 1 << (c2 & 63)
 			}
 		}
 	}
@@ -201,11 +212,12 @@ func (r *Redactor) find(s string, spans []span) []span {
 			spans = append(spans, sp)
 		}
 	}
-	for i := 0; i < len(s); i++ {
-		rules := r.byFirst[s[i]]
-		if len(rules) == 0 {
+	for i := 0; i+1 < len(s); i++ {
+		c, c2 := s[i], s[i+1]
+		if r.second[c][c2>>6]&(1<<(c2&63)) == 0 {
 			continue
 		}
+		rules := r.byFirst[c]
 		rest := s[i:]
 		for _, ru := range rules {
 			if len(rest) < len(ru.prefix) {
