@@ -43,7 +43,7 @@ type Redactor struct {
 	// second holds, per first byte, the bytes that can follow it in a
 	// prefix: most positions are rejected with two table lookups.
 	second [256][4]uint64
-	extra   []extraPattern
+	extra  []extraPattern
 }
 
 type extraPattern struct {
