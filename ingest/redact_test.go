@@ -31,7 +31,9 @@ func secretTranscript(sec map[string]string) []string {
 		b, _ := json.Marshal(v)
 		lines = append(lines, string(b))
 	}
-	user := func(content any) { add(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": content}}) }
+	user := func(content any) {
+		add(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": content}})
+	}
 	assistant := func(blocks ...any) {
 		add(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("msg_%d", len(lines)), "role": "assistant", "content": blocks}})
 	}

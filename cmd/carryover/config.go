@@ -20,6 +20,9 @@ type config struct {
 	StartupBrief      bool          // SessionStart(startup): brief of the project's last session
 	HookTimeout       time.Duration // deadline of every hook but SessionEnd
 	SessionEndTimeout time.Duration
+	// RedactPatterns is a file of extra secret patterns, one regexp per
+	// line, masked like the built-in detectors.
+	RedactPatterns string
 	// Problems lists config lines that were ignored; hooks ignore them, the
 	// CLI prints them.
 	Problems []string
@@ -48,6 +51,7 @@ func (a *app) loadConfig(dir string) config {
 		"db": "CARRYOVER_DB", "budget": "CARRYOVER_BUDGET", "budget_tokens": "CARRYOVER_BUDGET_TOKENS",
 		"recall": "CARRYOVER_RECALL", "recall_budget": "CARRYOVER_RECALL_BUDGET", "startup_brief": "CARRYOVER_STARTUP_BRIEF",
 		"hook_timeout": "CARRYOVER_HOOK_TIMEOUT", "session_end_timeout": "CARRYOVER_SESSION_END_TIMEOUT",
+		"redact_patterns": "CARRYOVER_REDACT_PATTERNS",
 	} {
 		if v := a.getenv(env); v != "" {
 			cfg.set(key, v, env)
@@ -56,6 +60,7 @@ func (a *app) loadConfig(dir string) config {
 	if a.dbFlag != "" {
 		cfg.DB = a.dbFlag
 	}
+	a.redactor = cfg.loadRedactor()
 	return cfg
 }
 
@@ -150,6 +155,13 @@ func (c *config) set(key, val, where string) {
 		if d, ok := dur(); ok {
 			c.SessionEndTimeout = d
 		}
+	case "redact_patterns":
+		p := expandHome(val)
+		if p != "" && !filepath.IsAbs(p) {
+			bad(fmt.Errorf("want an absolute path (or ~/...), got %q", val))
+			return
+		}
+		c.RedactPatterns = p
 	default:
 		c.Problems = append(c.Problems, fmt.Sprintf("%s: unknown key %q", where, key))
 	}
