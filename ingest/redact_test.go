@@ -180,3 +180,30 @@ func TestNoSecretStored(t *testing.T) {
 		}
 	}
 }
+
+// TestHashOnMaskedContent: chunk hashes are computed from the masked text,
+// so they reveal nothing about a secret and the same transcript with
+// another secret value dedups to the same chunks.
+func TestHashOnMaskedContent(t *testing.T) {
+	ctx := context.Background()
+	hashesWith := func(password string) map[string]bool {
+		sec := map[string]string{"github": "ghp_" + strings.Repeat("Zx9Qw", 7) + "A", "aws": "AKIA" + strings.Repeat("Q7ZX", 4),
+			"password": password, "stripe": "sk_live_" + strings.Repeat("4eC39HqLyjWDarjtT1zdp7dc", 2), "custom": "-", "jwt": "-", "pem": "-"}
+		path := filepath.Join(t.TempDir(), sid+".jsonl")
+		writeLines(t, path, secretTranscript(sec), 0)
+		st := openStore(t)
+		if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		return hashes(chunks(t, st))
+	}
+	a, b := hashesWith("Xk9mP2qLvR7t!w"), hashesWith("Pq3zL8wN1cV6$m")
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("%d and %d chunks", len(a), len(b))
+	}
+	for h := range a {
+		if !b[h] {
+			t.Errorf("chunk hash %s depends on the secret's value", h)
+		}
+	}
+}

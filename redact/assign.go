@@ -18,33 +18,33 @@ var csKey = newCharset("a-zA-Z0-9_.-")
 // matchAssignment masks the value of KEY=value, key: value, "key": "value",
 // key := "value", --key value and the like, when the key names a secret and
 // the value looks random.
-func matchAssignment(s string, i int, ru *rule, emit func(span)) {
+func matchAssignment(s string, i int, ru *rule, emit func(span)) int {
 	ks := i
 	for ks > 0 && csKey[s[ks-1]] {
 		if i-ks >= maxKey {
-			return // inside base64 or a long identifier, not a key
+			return 0 // inside base64 or a long identifier, not a key
 		}
 		ks--
 	}
 	// A key holding several keywords is parsed from its first one only.
 	for _, kw := range keyKeywords {
 		if k := indexFold(s[ks:i], kw); k >= 0 {
-			return
+			return 0
 		}
 	}
 	if strings.HasSuffix(s[:ks], "://") {
-		return // a URL's user name: the URL rule masks its password
+		return 0 // a URL's user name: the URL rule masks its password
 	}
 	ke := run(s, i, csKey, maxKey+1)
 	if ke-ks > maxKey {
-		return
+		return 0
 	}
 	key := s[ks:ke]
 	flag := strings.HasPrefix(key, "-")
 	key = strings.TrimLeft(key, "-")
 	kind, ok := secretKey(key)
 	if !ok {
-		return
+		return 0
 	}
 	j := skipQuote(s, ke)
 	quoted := j > ke
@@ -54,10 +54,10 @@ func matchAssignment(s string, i int, ru *rule, emit func(span)) {
 	j, spaced := afterSpaces(s, j)
 	switch {
 	case j >= len(s):
-		return
+		return 0
 	case s[j] == '=':
 		if j+1 < len(s) && s[j+1] == '=' {
-			return // a comparison
+			return 0 // a comparison
 		}
 		j++
 		if j < len(s) && s[j] == '>' {
@@ -65,22 +65,25 @@ func matchAssignment(s string, i int, ru *rule, emit func(span)) {
 		}
 	case s[j] == ':':
 		if j+1 < len(s) && s[j+1] == ':' {
-			return // Token::new
+			return 0 // Token::new
 		}
 		j++
 		if j < len(s) && s[j] == '=' {
 			j++
 		} else if !quoted && (j >= len(s) || s[j] != ' ' && s[j] != '\t' && quoteLen(s, j) == 0) {
-			return // not YAML (key: value) nor JSON: an ARN, a URL, a time
+			return 0 // not YAML (key: value) nor JSON: an ARN, a URL, a time
 		}
 	case flag && spaced:
 	default:
-		return
+		return 0
 	}
 	j, _ = afterSpaces(s, j)
 	vs, ve, ok := value(s, j)
 	if !ok || ve < len(s) && s[ve] == '(' {
-		return // a call: token = Base.encode64(...)
+		return 0 // a call: token = Base.encode64(...)
+	}
+	if strings.HasPrefix(s[ve:], labelPrefix) {
+		return 0 // what is left of a value whose rest is masked already
 	}
 	minLen := 10
 	if kind == "password" {
@@ -89,6 +92,7 @@ func matchAssignment(s string, i int, ru *rule, emit func(span)) {
 	if looksSecret(s[vs:ve], minLen) {
 		emit(span{start: vs, end: ve, kind: kind, prio: ru.prio})
 	}
+	return 0
 }
 
 // value returns the bounds of the value starting at j: quoted (also with
@@ -232,7 +236,7 @@ func indexFold(s, sub string) int {
 // sent as a bearer credential) looks like a real secret: long enough, not
 // a placeholder, a reference or an identifier, and random enough.
 func looksSecret(v string, minLen int) bool {
-	if len(v) < minLen || len(v) > 512 || isPlaceholder(v) {
+	if len(v) < minLen || len(v) > 512 {
 		return false
 	}
 	var lo, up, dg, special int
@@ -269,7 +273,7 @@ func looksSecret(v string, minLen int) bool {
 	case len(v) < 20:
 		need = 3.0
 	}
-	return entropy(v) >= need
+	return entropy(v) >= need && !isPlaceholder(v)
 }
 
 func hasFileExt(v string) bool {

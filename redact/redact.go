@@ -212,6 +212,7 @@ func (r *Redactor) find(s string, spans []span) []span {
 			spans = append(spans, sp)
 		}
 	}
+	var until map[*rule]int
 	for i := 0; i+1 < len(s); i++ {
 		c, c2 := s[i], s[i+1]
 		if r.second[c][c2>>6]&(1<<(c2&63)) == 0 {
@@ -230,7 +231,22 @@ func (r *Redactor) find(s string, spans []span) []span {
 			} else if rest[:len(ru.prefix)] != ru.prefix {
 				continue
 			}
-			ru.match(s, i, ru, emit)
+			// A rule does not look again inside what it just found: a
+			// text of repeated PEM headers stays linear.
+			if i < until[ru] {
+				continue
+			}
+			n := len(spans)
+			skip := ru.match(s, i, ru, emit)
+			if len(spans) > n {
+				skip = max(skip, spans[len(spans)-1].end)
+			}
+			if skip > i {
+				if until == nil {
+					until = map[*rule]int{}
+				}
+				until[ru] = skip
+			}
 		}
 	}
 	for _, e := range r.extra {

@@ -152,3 +152,16 @@ func TestRedactJSON(t *testing.T) {
 		t.Errorf("clean JSON changed: %s", got)
 	}
 }
+
+// TestAdversarialLinear: inputs made of repeated prefixes finish quickly
+// (a hook has a deadline); a quadratic scan would take minutes here.
+func TestAdversarialLinear(t *testing.T) {
+	r := redact.New(redact.Options{})
+	for _, unit := range []string{"-----BEGIN PRIVATE KEY-----", "sig=", "://a:b@", "password=", "eyJhbGciOiJIUzI1NiJ9.", "AKIA", "Bearer "} {
+		in := strings.Repeat(unit, (1<<20)/len(unit))
+		out, _ := r.Redact(in)
+		if again, _ := r.Redact(out); again != out {
+			t.Errorf("%q repeated: not idempotent", unit)
+		}
+	}
+}

@@ -12,8 +12,9 @@ type rule struct {
 	kind   string
 	prio   int
 	// match inspects s around i, where prefix occurs, and emits the
-	// secrets it finds.
-	match func(s string, i int, ru *rule, emit func(span))
+	// secrets it finds. It returns the position before which the rule need
+	// not be tried again (0: anywhere).
+	match func(s string, i int, ru *rule, emit func(span)) int
 	// token rules: the body after the prefix.
 	body       *charset
 	min, max   int  // body length; max 0: unbounded (capped at maxToken)
@@ -96,9 +97,9 @@ func checked(f func(string) bool) func(*rule) {
 }
 
 // matchToken masks prefix and body.
-func matchToken(s string, i int, ru *rule, emit func(span)) {
+func matchToken(s string, i int, ru *rule, emit func(span)) int {
 	if ru.boundary && i > 0 && isAlnum(s[i-1]) {
-		return
+		return 0
 	}
 	b := i + len(ru.prefix)
 	limit := maxToken
@@ -107,16 +108,21 @@ func matchToken(s string, i int, ru *rule, emit func(span)) {
 	}
 	e := run(s, b, ru.body, limit)
 	n := e - b
+	// A later occurrence of the prefix inside this run would only see a
+	// suffix of it: shorter, failing the same checks (which are monotone),
+	// or after a letter or digit (every strict rule is bounded). So the
+	// rule skips to the run's end: repeated prefixes stay linear.
 	if n < ru.min || ru.strictMax && ru.max > 0 && n > ru.max {
-		return
+		return e
 	}
 	if ru.rightBound && e < len(s) && isAlnum(s[e]) {
-		return
+		return e
 	}
 	if ru.check != nil && !ru.check(s[b:e]) {
-		return
+		return e
 	}
 	emit(span{start: i, end: e, kind: ru.kind, prio: ru.prio})
+	return e
 }
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
