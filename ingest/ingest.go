@@ -17,6 +17,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/chunk"
+	"github.com/carryover-dev/carryover/redact"
 	"github.com/carryover-dev/carryover/transcript"
 )
 
@@ -29,6 +30,9 @@ type Options struct {
 	Project    string // default: the session's known project, else the transcript's cwd
 	BatchBytes int64  // default DefaultBatchBytes
 	Chunk      chunk.Options
+	// Redactor masks secrets before anything is chunked or stored; nil
+	// means the built-in detectors alone.
+	Redactor *redact.Redactor
 }
 
 // Report says what one ingest did.
@@ -44,6 +48,8 @@ type Report struct {
 	Restarted   bool // the file was rewritten or truncated: read again from the start
 	Complete    bool // reached the end of the complete lines
 	Window      int  // compactions seen in the session
+	// Redactions counts the secrets masked, by kind.
+	Redactions map[string]int
 }
 
 // ErrNotRegular means the path is not a regular file (a directory, FIFO,
@@ -166,6 +172,10 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 	if opt.Project != "" {
 		sess.Project = opt.Project
 	}
+	red := opt.Redactor
+	if red == nil {
+		red = redact.New(redact.Options{})
+	}
 	batchBytes := opt.BatchBytes
 	if batchBytes <= 0 {
 		batchBytes = DefaultBatchBytes
@@ -203,6 +213,9 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 		if sess.Project == "" {
 			sess.Project = projectOf(entries, path)
 		}
+		// Masked before chunking: chunks, items, summaries, titles and
+		// content hashes are all built from the masked text.
+		masked := redactEntries(red, entries)
 		res := chunk.Build(rep.SessionID, sess.Project, entries, cur, opt.Chunk)
 		cur = res.Cursor
 		cursor, err := json.Marshal(cur)
@@ -223,6 +236,7 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 				SessionID: rep.SessionID, Path: path, FileID: fp,
 				Offset: r.Offset(), Line: r.Line(), Cursor: cursor,
 			},
+			Redactions: masked,
 		}
 		if err := st.Apply(ctx, b); err != nil {
 			return rep, fmt.Errorf("store batch: %w", err)
@@ -232,6 +246,7 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 		rep.Chunks += len(res.Chunks)
 		rep.Items += len(res.Items)
 		rep.Compactions += len(res.Compactions)
+		redact.AddCounts(&rep.Redactions, masked)
 		if eof {
 			rep.Complete = true
 			rep.Skipped = r.Skipped
@@ -294,4 +309,38 @@ func updateSession(s *carryover.Session, entries []transcript.Entry, res chunk.R
 	}
 	s.Windows = max(s.Windows, cur.Window)
 	s.Turns = max(s.Turns, cur.Turn+1)
+}
+
+// redactEntries masks the secrets in every field of the entries that
+// chunking reads, and counts them by kind.
+func redactEntries(r *redact.Redactor, entries []transcript.Entry) map[string]int {
+	var counts map[string]int
+	text := func(s *string) {
+		if *s == "" {
+			return
+		}
+		if out, c := r.Redact(*s); c != nil {
+			*s = out
+			redact.AddCounts(&counts, c)
+		}
+	}
+	raw := func(m *json.RawMessage) {
+		if len(*m) == 0 {
+			return
+		}
+		if out, c := r.RedactJSON(*m); c != nil {
+			*m = out
+			redact.AddCounts(&counts, c)
+		}
+	}
+	for i := range entries {
+		e := &entries[i]
+		text(&e.Content)
+		for k := range e.Blocks {
+			text(&e.Blocks[k].Text)
+			raw(&e.Blocks[k].Input)
+		}
+		raw(&e.ToolUseResult)
+	}
+	return counts
 }

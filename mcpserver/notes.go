@@ -109,11 +109,11 @@ func (s *server) remember(ctx context.Context, in rememberIn) (string, error) {
 	default:
 		return "", fmt.Errorf("kind %q: want decision, constraint or note", in.Kind)
 	}
-	id, sessionID, err := s.addNote(ctx, kind, in.Text)
+	id, sessionID, masked, err := s.addNote(ctx, kind, in.Text)
 	if err != nil {
 		return "", err
 	}
-	msg := fmt.Sprintf("Remembered %s #%d for session %s. It will appear in every later restore after a compaction of this session, and in restores of later sessions of this project.", kind, id, carryover.ShortID(sessionID))
+	msg := fmt.Sprintf("Remembered %s #%d for session %s. It will appear in every later restore after a compaction of this session, and in restores of later sessions of this project.", kind, id, carryover.ShortID(sessionID)) + maskedNotice(masked)
 	if n := len(strings.TrimSpace(in.Text)); n > shownNote {
 		msg += fmt.Sprintf(" It is %d characters long: restores show the first %d.", n, shownNote)
 	}
@@ -128,30 +128,35 @@ type stateIn struct {
 }
 
 func (s *server) state(ctx context.Context, in stateIn) (string, error) {
-	_, sessionID, err := s.addNote(ctx, "state", in.Text)
+	_, sessionID, masked, err := s.addNote(ctx, "state", in.Text)
 	if err != nil {
 		return "", err
 	}
-	msg := fmt.Sprintf("Current state saved for session %s, replacing the previous one. Every restore after a compaction shows it first.", carryover.ShortID(sessionID))
+	msg := fmt.Sprintf("Current state saved for session %s, replacing the previous one. Every restore after a compaction shows it first.", carryover.ShortID(sessionID)) + maskedNotice(masked)
 	if n := len(strings.TrimSpace(in.Text)); n > shownState {
 		msg += fmt.Sprintf(" It is %d characters long: restores show the first %d.", n, shownState)
 	}
 	return msg, nil
 }
 
-// addNote stores a note with the current session and returns its id and
-// the session's.
-func (s *server) addNote(ctx context.Context, kind, text string) (int64, string, error) {
+// addNote stores a note, its secrets masked, with the current session and
+// returns its id, the session's and the number of secrets masked.
+func (s *server) addNote(ctx context.Context, kind, text string) (int64, string, int, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return 0, "", errors.New("text is empty")
+		return 0, "", 0, errors.New("text is empty")
 	}
 	if len(text) > maxNoteText {
-		return 0, "", fmt.Errorf("text is %d characters: keep it under %d (a restore shows %d of a note, %d of the state)", len(text), maxNoteText, shownNote, shownState)
+		return 0, "", 0, fmt.Errorf("text is %d characters: keep it under %d (a restore shows %d of a note, %d of the state)", len(text), maxNoteText, shownNote, shownState)
 	}
 	sessionID, err := s.currentSession(ctx)
 	if err != nil {
-		return 0, "", fmt.Errorf("cannot store a note: %w", err)
+		return 0, "", 0, fmt.Errorf("cannot store a note: %w", err)
+	}
+	text, counts := s.opt.Redactor.Redact(text)
+	masked := 0
+	for _, n := range counts {
+		masked += n
 	}
 	project := s.opt.Project
 	if sess, err := s.st.Session(ctx, sessionID); err == nil && sess.Project != "" {
@@ -159,7 +164,15 @@ func (s *server) addNote(ctx context.Context, kind, text string) (int64, string,
 	}
 	id, err := s.st.AddNote(ctx, carryover.Note{SessionID: sessionID, Project: project, Kind: kind, Text: text})
 	if err != nil {
-		return 0, "", fmt.Errorf("store note: %w", err)
+		return 0, "", 0, fmt.Errorf("store note: %w", err)
 	}
-	return id, sessionID, nil
+	return id, sessionID, masked, nil
+}
+
+// maskedNotice tells the model that secrets were masked in its note.
+func maskedNotice(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %d secret(s) in the text were masked before storing it: carryover never keeps secrets.", n)
 }

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/redact"
 )
 
 // Default caps of the characters one tool result may hold.
@@ -44,6 +45,9 @@ type Options struct {
 	GetBudgetMax    int
 	// Logger receives a line per tool call; nil discards.
 	Logger *slog.Logger
+	// Redactor masks secrets in notes before they are stored and in every
+	// tool result; nil means the built-in detectors.
+	Redactor *redact.Redactor
 }
 
 // instructions are shown to the model with the server's tools.
@@ -70,6 +74,9 @@ func New(st carryover.Store, opt Options) *Server {
 	}
 	if opt.Version == "" {
 		opt.Version = "dev"
+	}
+	if opt.Redactor == nil {
+		opt.Redactor = redact.New(redact.Options{})
 	}
 	log := opt.Logger
 	if log == nil {
@@ -116,6 +123,9 @@ func addTool[In any](srv *Server, name, desc string, ann annotations, h func(con
 				srv.s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "err", err)
 				return "", err
 			}
+			// Defence in depth: the archive holds masked text already, but
+			// an archive written before masking may not.
+			text, _ = srv.s.opt.Redactor.Redact(text)
 			srv.s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "chars", len(text))
 			return text, nil
 		},

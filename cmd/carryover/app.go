@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/redact"
 	"github.com/carryover-dev/carryover/sqlite"
 )
 
@@ -37,6 +38,7 @@ type app struct {
 	dbFlag         string
 	log            *slog.Logger
 	logClose       func()
+	redactor       *redact.Redactor // built-in detectors and the configured patterns
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
@@ -233,6 +235,6 @@ func (a *app) openLog() {
 	if err != nil {
 		return
 	}
-	a.log = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})).With("pid", os.Getpid())
+	a.log = slog.New(redactHandler{slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo}), redact.New(redact.Options{})}).With("pid", os.Getpid())
 	a.logClose = func() { f.Close() }
 }

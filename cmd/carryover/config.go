@@ -25,6 +25,9 @@ type config struct {
 	DatabaseURL string
 	Owner       string // identity written on server rows ("" for the OS user)
 	Team        string // team new rows are shared with ("" for private)
+	// RedactPatterns is a file of extra secret patterns, one regexp per
+	// line, masked like the built-in detectors.
+	RedactPatterns string
 	// Problems lists config lines that were ignored; hooks ignore them, the
 	// CLI prints them.
 	Problems []string
@@ -54,6 +57,7 @@ func (a *app) loadConfig(dir string) config {
 		"recall": "CARRYOVER_RECALL", "recall_budget": "CARRYOVER_RECALL_BUDGET", "startup_brief": "CARRYOVER_STARTUP_BRIEF",
 		"hook_timeout": "CARRYOVER_HOOK_TIMEOUT", "session_end_timeout": "CARRYOVER_SESSION_END_TIMEOUT",
 		"database_url": "CARRYOVER_DATABASE_URL", "owner": "CARRYOVER_OWNER", "team": "CARRYOVER_TEAM",
+		"redact_patterns": "CARRYOVER_REDACT_PATTERNS",
 	} {
 		if v := a.getenv(env); v != "" {
 			cfg.set(key, v, env)
@@ -62,6 +66,7 @@ func (a *app) loadConfig(dir string) config {
 	if a.dbFlag != "" {
 		cfg.DB = a.dbFlag
 	}
+	a.redactor = cfg.loadRedactor()
 	return cfg
 }
 
@@ -162,6 +167,13 @@ func (c *config) set(key, val, where string) {
 		c.Owner = val
 	case "team":
 		c.Team = val
+	case "redact_patterns":
+		p := expandHome(val)
+		if p != "" && !filepath.IsAbs(p) {
+			bad(fmt.Errorf("want an absolute path (or ~/...), got %q", val))
+			return
+		}
+		c.RedactPatterns = p
 	default:
 		c.Problems = append(c.Problems, fmt.Sprintf("%s: unknown key %q", where, key))
 	}

@@ -137,7 +137,7 @@ func (a *app) ingestHook(ctx context.Context, st carryover.Store, in hook.Input)
 	if in.TranscriptPath == "" {
 		return ingest.Report{}, errors.New("no transcript_path in payload")
 	}
-	rep, err := ingest.File(ctx, st, in.TranscriptPath, ingest.Options{SessionID: in.SessionID, Project: in.Cwd})
+	rep, err := ingest.File(ctx, st, in.TranscriptPath, ingest.Options{SessionID: in.SessionID, Project: in.Cwd, Redactor: a.redactor})
 	if err != nil {
 		return rep, fmt.Errorf("ingest %s: %w", in.TranscriptPath, err)
 	}
@@ -247,6 +247,7 @@ func (a *app) onPreCompact(ctx context.Context, st carryover.Store, in hook.Inpu
 	if err != nil {
 		return fmt.Errorf("instructions: %w", err)
 	}
+	text, _ = a.redact(text) // defence in depth: the store holds masked text already
 	if _, err := io.WriteString(out, text+"\n"); err != nil {
 		return err
 	}
@@ -263,6 +264,9 @@ func (a *app) inject(ctx context.Context, st carryover.Store, ev hook.Event, eve
 	if blk.Text == "" {
 		return nil
 	}
+	// Defence in depth: the store holds masked text already, but notes and
+	// older archives may not.
+	blk.Text, _ = a.redact(blk.Text)
 	if err := hook.WriteContext(out, ev, blk.Text); err != nil {
 		return err
 	}

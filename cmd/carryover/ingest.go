@@ -46,6 +46,7 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 		return fmt.Errorf("ingest: no .jsonl transcripts under %s", strings.Join(paths, ", "))
 	}
 	cfg := a.loadConfig("")
+	a.warnRedactProblems(cfg)
 	st, err := a.openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -54,7 +55,7 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 
 	var failed, chunks, lines int
 	for _, f := range files {
-		rep, err := ingest.File(ctx, st, f, ingest.Options{Project: *project})
+		rep, err := ingest.File(ctx, st, f, ingest.Options{Project: *project, Redactor: a.redactor})
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

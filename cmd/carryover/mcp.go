@@ -40,7 +40,7 @@ func (a *app) cmdMCP(ctx context.Context, args []string) error {
 	defer st.Close()
 	log := a.log.With("cmd", "mcp")
 	log.Info("mcp server start", "project", dir, "session", sid, "db", cfg.DB)
-	srv := mcpserver.New(st, mcpserver.Options{Project: dir, SessionID: sid, Version: versionString(), Logger: log})
+	srv := mcpserver.New(st, mcpserver.Options{Project: dir, SessionID: sid, Version: versionString(), Logger: log, Redactor: a.redactor})
 	err = srv.Serve(ctx, a.stdin, a.stdout)
 	log.Info("mcp server stop", "err", err)
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {

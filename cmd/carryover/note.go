@@ -55,6 +55,8 @@ func (a *app) cmdNote(ctx context.Context, args []string, state bool) error {
 		return err
 	}
 	cfg := a.loadConfig(dir)
+	a.warnRedactProblems(cfg)
+	text, masked := a.redact(text)
 	st, err := a.openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -70,6 +72,9 @@ func (a *app) cmdNote(ctx context.Context, args []string, state bool) error {
 	id, err := st.AddNote(ctx, carryover.Note{SessionID: sess.ID, Project: dir, Kind: kind, Text: text})
 	if err != nil {
 		return fmt.Errorf("store note: %w", err)
+	}
+	if n := countAll(masked); n > 0 {
+		fmt.Fprintf(a.stdout, "masked %d secret(s) in the text before storing it (%s)\n", n, kindList(masked))
 	}
 	if state {
 		fmt.Fprintf(a.stdout, "state saved for session %s (replacing the previous one): every restore after a compaction shows it first\n", carryover.ShortID(sess.ID))
