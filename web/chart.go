@@ -1,11 +1,13 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
-	"time"
+	"slices"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/stats"
 )
 
 // chart is a horizontal bar chart laid out on the server; the template
@@ -66,38 +68,40 @@ func newChart(title, empty string, labels, values, hrefs []string, amounts []flo
 // maxSessionBars keeps the tokens chart readable on a big archive.
 const maxSessionBars = 20
 
-func tokensChart(s summary) chart {
+// tokensChart shows the sessions that received the most tokens.
+func tokensChart(rep stats.Report) chart {
+	rows := slices.Clone(rep.PerSession)
+	rows = slices.DeleteFunc(rows, func(r stats.SessionRow) bool { return r.TokensInjected == 0 })
+	slices.SortStableFunc(rows, func(a, b stats.SessionRow) int { return cmp.Compare(b.TokensInjected, a.TokensInjected) })
 	var labels, values, hrefs []string
 	var amounts []float64
-	for i, p := range s.PerSession {
-		if i == maxSessionBars {
-			break
-		}
+	for _, p := range rows[:min(len(rows), maxSessionBars)] {
 		label := carryover.ShortID(p.ID)
 		if p.Title != "" {
 			label += " " + clip(22, p.Title)
 		}
 		labels = append(labels, label)
-		values = append(values, fmt.Sprintf("%d tok", p.Tokens))
+		values = append(values, fmt.Sprintf("%d tok", p.TokensInjected))
 		hrefs = append(hrefs, "/session/"+url.PathEscape(p.ID))
-		amounts = append(amounts, float64(p.Tokens))
+		amounts = append(amounts, float64(p.TokensInjected))
 	}
 	return newChart("Tokens injected per session", "nothing injected yet", labels, values, hrefs, amounts, nil)
 }
 
-func latencyChart(s summary) chart {
+// latencyChart shows each hook event's p50 and p95 latency.
+func latencyChart(rep stats.Report) chart {
 	var labels, values []string
 	var amounts []float64
 	var second []bool
-	for _, h := range s.Hooks {
-		for i, d := range []time.Duration{h.P50, h.P95} {
+	for _, h := range rep.Hooks {
+		for i, ms := range []float64{h.LatencyMS.P50, h.LatencyMS.P95} {
 			name := "p50"
 			if i == 1 {
 				name = "p95"
 			}
 			labels = append(labels, h.Event+" "+name)
-			values = append(values, fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)))
-			amounts = append(amounts, float64(d))
+			values = append(values, fmt.Sprintf("%.1f ms", ms))
+			amounts = append(amounts, ms)
 			second = append(second, i == 1)
 		}
 	}
@@ -105,7 +109,7 @@ func latencyChart(s summary) chart {
 }
 
 type statsView struct {
-	Summary summary
+	Report  stats.Report
 	Tokens  chart
 	Latency chart
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/retrieve"
+	"github.com/carryover-dev/carryover/stats"
 )
 
 type projectRow struct {
@@ -291,14 +292,14 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	sum, err := summarize(ctx, s.st, r.URL.Query().Get("p"))
+	rep, err := stats.Compute(ctx, s.st, stats.Filter{Project: r.URL.Query().Get("p")})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	s.render(w, r, http.StatusOK, "stats", page{Title: "Stats", Data: statsView{
-		Summary: sum,
-		Tokens:  tokensChart(sum),
-		Latency: latencyChart(sum),
+		Report:  rep,
+		Tokens:  tokensChart(rep),
+		Latency: latencyChart(rep),
 	}})
 }

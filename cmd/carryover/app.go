@@ -62,6 +62,8 @@ Commands:
   note TEXT [--kind K]         remember a decision, constraint or note in every later restore (--session, --project)
   state TEXT                   replace the session's current state (task, next step), shown first in restores
   mcp                          serve the MCP tools (search, get, timeline, sessions, remember, state) on stdio
+  ui [--port N] [--no-open]    browse the archive in a local web view (127.0.0.1, per-run token)
+  watch [--interval D]         live terminal dashboard of stats, hook calls and injections (q quits)
   bench latency|survival|locomo  measure hook latency, fact survival or LoCoMo retrieval
   bench scale [--chunks N]     measure recall and search on a generated archive of N chunks (--dir, --keep, --json)
   version                      print the version
@@ -112,6 +114,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdNote(ctx, rest, true)
 	case "mcp":
 		err = a.cmdMCP(ctx, rest)
+	case "ui":
+		err = a.cmdUI(ctx, rest)
+	case "watch":
+		err = a.cmdWatch(ctx, rest)
 	case "bench":
 		err = a.cmdBench(ctx, rest)
 	case "install":
