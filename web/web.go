@@ -164,7 +164,6 @@ func loopbackHost(hostport string) bool {
 
 var funcs = template.FuncMap{
 	"short": carryover.ShortID,
-	"esc":   url.QueryEscape,
 	"path":  url.PathEscape,
 	"when": func(t time.Time) string {
 		if t.IsZero() {

@@ -84,4 +84,3 @@ func openBrowser(getenv func(string) string, url string) error {
 	go func() { _ = cmd.Wait() }()
 	return nil
 }
-
