@@ -5,7 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,6 +33,8 @@ func demoArchive(t *testing.T) (string, func(string) string) {
 	env := map[string]string{
 		"HOME": dir, "CARRYOVER_DB": db, "XDG_STATE_HOME": filepath.Join(dir, "state"),
 		"XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_DATA_HOME": filepath.Join(dir, "data"),
+		// A loaded test machine must not turn the archive into timeouts.
+		"CARRYOVER_HOOK_TIMEOUT": "60s", "CARRYOVER_SESSION_END_TIMEOUT": "60s",
 	}
 	getenv := func(k string) string { return env[k] }
 	lines := splitLines(demoSession)
@@ -270,4 +276,53 @@ func TestUIBrowser(t *testing.T) {
 		t.Errorf("figures: %q", f)
 	}
 	t.Logf("screenshots in %s", shots)
+}
+
+// TestUICommand serves the demo archive through 'carryover ui' and reads it
+// with a plain HTTP client: the printed URL works once, and only with it.
+func TestUICommand(t *testing.T) {
+	_, getenv := demoArchive(t)
+	u := startUI(t, getenv)
+	base := strings.TrimSuffix(u, u[strings.Index(u, "/?t="):])
+	resp, err := http.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("without the token: %d, want 403", resp.StatusCode)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	for _, p := range []string{u, base + "/session/" + demoSessionID, base + "/stats"} {
+		resp, err := c.Get(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "invoicer") && !strings.Contains(string(body), "PDF") {
+			t.Errorf("%s: %d %.300s", p, resp.StatusCode, body)
+		}
+	}
+}
+
+func TestUICommandErrors(t *testing.T) {
+	_, getenv := demoArchive(t)
+	var errb bytes.Buffer
+	if code := newApp(strings.NewReader(""), io.Discard, &errb, getenv).run(context.Background(), []string{"ui", "--port", "70000"}); code != 2 {
+		t.Errorf("--port 70000: exit %d, want 2", code)
+	}
+	// A port already taken: a clear error with a hint.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+	errb.Reset()
+	code := newApp(strings.NewReader(""), io.Discard, &errb, getenv).run(context.Background(), []string{"ui", "--no-open", "--port", port})
+	if code != 1 || !strings.Contains(errb.String(), "carryover: error: ui:") || !strings.Contains(errb.String(), "hint: choose another --port") {
+		t.Errorf("busy port: exit %d: %s", code, errb.String())
+	}
 }
