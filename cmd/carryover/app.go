@@ -62,6 +62,9 @@ Commands:
   note TEXT [--kind K]         remember a decision, constraint or note in every later restore (--session, --project)
   state TEXT                   replace the session's current state (task, next step), shown first in restores
   mcp                          serve the MCP tools (search, get, timeline, sessions, remember, state) on stdio
+  stats [--project P|--global] what was archived and injected, hook latency, store size (--json)
+  audit [--session S]          every injection, newest first: hash, size, chunk and item ids (--contents, --json)
+  statusline [--wrap CMD]      a Claude Code statusLine command: context used, turns archived, last compaction
   bench latency|survival|locomo  measure hook latency, fact survival or LoCoMo retrieval
   bench scale [--chunks N]     measure recall and search on a generated archive of N chunks (--dir, --keep, --json)
   version                      print the version
@@ -122,6 +125,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdStatus(ctx, rest)
 	case "doctor":
 		err = a.cmdDoctor(ctx, rest)
+	case "stats":
+		err = a.cmdStats(ctx, rest)
+	case "audit":
+		err = a.cmdAudit(ctx, rest)
 	case "help":
 		fmt.Fprint(a.stdout, usage)
 	default:
