@@ -94,6 +94,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 		// The hook path never fails: see hook.go.
 		return a.cmdHook(ctx, rest)
 	}
+	if cmd == "statusline" {
+		// Runs after every turn: always exits 0, opens the log only to write.
+		return a.cmdStatusline(ctx, rest)
+	}
 	a.openLog()
 	var err error
 	switch cmd {
