@@ -141,12 +141,13 @@ func (f *File) InstallStatusLine(exe string) (changed bool, err error) {
 // UninstallStatusLine undoes InstallStatusLine: it puts back the command
 // carryover's wrapped, with its original text when the sidecar has it, or
 // removes the statusLine carryover added (and what that leaves empty). A
-// statusLine that is not carryover's is left alone.
+// statusLine that is not carryover's, or not a command at all, is left
+// alone.
 func (f *File) UninstallStatusLine() (changed bool, err error) {
 	before := f.src
 	_, cmd, err := f.statusLine()
 	if err != nil || cmd == nil {
-		return false, err
+		return false, nil // not a command, so not carryover's
 	}
 	cur, _ := cmd.str(f.src)
 	if !IsOurStatusLine(cur) {
