@@ -14,6 +14,7 @@ import (
 
 func TestHookRunsRecorded(t *testing.T) {
 	h := newHookEnv(t)
+	h.env["CARRYOVER_HOOK_TIMEOUT"] = "60s" // the outcomes are checked: no timeouts but the one meant
 	lines := splitLines(demoSession)
 	cut, _, _ := compactionPoint(lines)
 	if err := os.WriteFile(h.transcript, bytes.Join(lines[:cut], nil), 0o600); err != nil {

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/sqlite"
@@ -181,5 +183,59 @@ func TestStatuslineWrap(t *testing.T) {
 	}
 	if got := s.runRaw(t, []byte("not json"), "--wrap", "echo old"); got != "old" {
 		t.Errorf("bad payload: %q", got)
+	}
+}
+
+// BenchmarkStatuslineProcess measures whole `carryover statusline`
+// processes against the `version` floor, as `bench latency` does. Run it
+// once: go test -run '^$' -bench StatuslineProcess -benchtime 1x ./cmd/carryover
+func BenchmarkStatuslineProcess(b *testing.B) {
+	dir := b.TempDir()
+	exe := filepath.Join(dir, "carryover")
+	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	db := filepath.Join(dir, "carryover.db")
+	b.Setenv("CARRYOVER_DB", db)
+	b.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	b.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	transcript := filepath.Join(dir, demoID+".jsonl")
+	if err := os.WriteFile(transcript, demoSession, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	if err := ingestInto(context.Background(), db, transcript, demoID); err != nil {
+		b.Fatal(err)
+	}
+	payload := func(remaining int) []byte {
+		p, _ := json.Marshal(map[string]any{"session_id": demoID, "transcript_path": transcript, "cwd": dir,
+			"context_window": map[string]any{"used_percentage": 100 - remaining, "remaining_percentage": remaining}})
+		return p
+	}
+	state := filepath.Join(dir, "state", "carryover", "statusline", demoID+".json")
+	for b.Loop() {
+		lb := &latencyBench{exe: exe, tmp: dir, runs: 31}
+		rows := []latencyRow{
+			lb.measure("version", nil, func(int) []string { return []string{"version"} }, nil),
+			lb.measure("statusline, store unchanged", payload(60), func(int) []string { return []string{"statusline"} }, nil),
+			lb.measure("statusline, store changed", payload(60), func(int) []string { return []string{"statusline"} },
+				func(i int) error { // another process wrote: the stamp differs
+					t := time.Now().Add(time.Duration(i) * time.Second)
+					return os.Chtimes(db, t, t)
+				}),
+			lb.measure("statusline --wrap 'echo old'", payload(60), func(int) []string { return []string{"statusline", "--wrap", "echo old"} }, nil),
+			lb.measure("statusline, 30 % crossed (ingest, nothing new)", payload(29), func(int) []string { return []string{"statusline"} },
+				func(int) error { return os.Remove(state) }),
+		}
+		if lb.err != nil {
+			b.Fatal(lb.err)
+		}
+		for _, r := range rows {
+			b.Logf("%-48s median %6.1f ms  p90 %6.1f ms  %.1f× version", r.Name, r.MedianMS, r.P90MS, r.MedianMS/rows[0].MedianMS)
+		}
+		b.ReportMetric(rows[0].MedianMS, "version-ms")
+		b.ReportMetric(rows[1].MedianMS, "unchanged-ms")
+		b.ReportMetric(rows[2].MedianMS, "changed-ms")
+		b.ReportMetric(rows[1].MedianMS/rows[0].MedianMS, "unchanged/version")
+		b.ReportMetric(rows[2].MedianMS/rows[0].MedianMS, "changed/version")
 	}
 }
