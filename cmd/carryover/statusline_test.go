@@ -187,8 +187,11 @@ func TestStatuslineWrap(t *testing.T) {
 }
 
 // BenchmarkStatuslineProcess measures whole `carryover statusline`
-// processes against the `version` floor, as `bench latency` does. Run it
-// once: go test -run '^$' -bench StatuslineProcess -benchtime 1x ./cmd/carryover
+// processes against the `version` floor, as `bench latency` does, by wall
+// time and by CPU time (user + system, which a loaded machine disturbs
+// less). Run it once:
+//
+//	go test -run '^$' -bench StatuslineProcess -benchtime 1x ./cmd/carryover
 func BenchmarkStatuslineProcess(b *testing.B) {
 	dir := b.TempDir()
 	exe := filepath.Join(dir, "carryover")
@@ -197,6 +200,7 @@ func BenchmarkStatuslineProcess(b *testing.B) {
 	}
 	db := filepath.Join(dir, "carryover.db")
 	b.Setenv("CARRYOVER_DB", db)
+	b.Setenv("CARRYOVER_LOG", filepath.Join(dir, "carryover.log"))
 	b.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	b.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	transcript := filepath.Join(dir, demoID+".jsonl")
@@ -212,30 +216,56 @@ func BenchmarkStatuslineProcess(b *testing.B) {
 		return p
 	}
 	state := filepath.Join(dir, "state", "carryover", "statusline", demoID+".json")
+	const runs = 41
+	type row struct {
+		name      string
+		wall, cpu float64 // medians, ms
+	}
+	measure := func(name string, stdin []byte, args []string, setup func(i int) error) row {
+		var wall, cpu []float64
+		for i := -1; i < runs; i++ { // one warm-up run
+			if setup != nil {
+				if err := setup(i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cmd := exec.Command(exe, args...)
+			cmd.Stdin = bytes.NewReader(stdin)
+			start := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%s: %v\n%s", name, err, out)
+			}
+			if i >= 0 {
+				wall = append(wall, float64(time.Since(start).Microseconds())/1000)
+				ps := cmd.ProcessState
+				cpu = append(cpu, float64((ps.UserTime()+ps.SystemTime()).Microseconds())/1000)
+			}
+		}
+		slices.Sort(wall)
+		slices.Sort(cpu)
+		return row{name, wall[runs/2], cpu[runs/2]}
+	}
 	for b.Loop() {
-		lb := &latencyBench{exe: exe, tmp: dir, runs: 31}
-		rows := []latencyRow{
-			lb.measure("version", nil, func(int) []string { return []string{"version"} }, nil),
-			lb.measure("statusline, store unchanged", payload(60), func(int) []string { return []string{"statusline"} }, nil),
-			lb.measure("statusline, store changed", payload(60), func(int) []string { return []string{"statusline"} },
+		rows := []row{
+			measure("version", nil, []string{"version"}, nil),
+			measure("statusline, store unchanged", payload(60), []string{"statusline"}, nil),
+			measure("statusline, store changed", payload(60), []string{"statusline"},
 				func(i int) error { // another process wrote: the stamp differs
 					t := time.Now().Add(time.Duration(i) * time.Second)
 					return os.Chtimes(db, t, t)
 				}),
-			lb.measure("statusline --wrap 'echo old'", payload(60), func(int) []string { return []string{"statusline", "--wrap", "echo old"} }, nil),
-			lb.measure("statusline, 30 % crossed (ingest, nothing new)", payload(29), func(int) []string { return []string{"statusline"} },
+			measure("statusline --wrap 'echo old'", payload(60), []string{"statusline", "--wrap", "echo old"}, nil),
+			measure("statusline, 30 % crossed (ingest, nothing new)", payload(29), []string{"statusline"},
 				func(int) error { return os.Remove(state) }),
 		}
-		if lb.err != nil {
-			b.Fatal(lb.err)
-		}
 		for _, r := range rows {
-			b.Logf("%-48s median %6.1f ms  p90 %6.1f ms  %.1f× version", r.Name, r.MedianMS, r.P90MS, r.MedianMS/rows[0].MedianMS)
+			b.Logf("%-48s wall %6.1f ms (%.1f× version)  cpu %6.1f ms (%.1f× version)", r.name,
+				r.wall, r.wall/rows[0].wall, r.cpu, r.cpu/rows[0].cpu)
 		}
-		b.ReportMetric(rows[0].MedianMS, "version-ms")
-		b.ReportMetric(rows[1].MedianMS, "unchanged-ms")
-		b.ReportMetric(rows[2].MedianMS, "changed-ms")
-		b.ReportMetric(rows[1].MedianMS/rows[0].MedianMS, "unchanged/version")
-		b.ReportMetric(rows[2].MedianMS/rows[0].MedianMS, "changed/version")
+		b.ReportMetric(rows[0].wall, "version-ms")
+		b.ReportMetric(rows[1].wall/rows[0].wall, "unchanged/version")
+		b.ReportMetric(rows[2].wall/rows[0].wall, "changed/version")
+		b.ReportMetric(rows[1].cpu/rows[0].cpu, "unchanged/version-cpu")
+		b.ReportMetric(rows[2].cpu/rows[0].cpu, "changed/version-cpu")
 	}
 }
