@@ -62,6 +62,9 @@ Commands:
   note TEXT [--kind K]         remember a decision, constraint or note in every later restore (--session, --project)
   state TEXT                   replace the session's current state (task, next step), shown first in restores
   mcp                          serve the MCP tools (search, get, timeline, sessions, remember, state) on stdio
+  stats [--project P|--global] what was archived and injected, hook latency, store size (--json)
+  audit [--session S]          every injection, newest first: hash, size, chunk and item ids (--contents, --json)
+  statusline [--wrap CMD]      a Claude Code statusLine command: context used, turns archived, last compaction
   ui [--port N] [--no-open]    browse the archive in a local web view (127.0.0.1, per-run token)
   watch [--interval D]         live terminal dashboard of stats, hook calls and injections (q quits)
   bench latency|survival|locomo  measure hook latency, fact survival or LoCoMo retrieval
@@ -92,6 +95,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if cmd == "hook" {
 		// The hook path never fails: see hook.go.
 		return a.cmdHook(ctx, rest)
+	}
+	if cmd == "statusline" {
+		// Runs after every turn: always exits 0, opens the log only to write.
+		return a.cmdStatusline(ctx, rest)
 	}
 	a.openLog()
 	var err error
@@ -128,6 +135,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdStatus(ctx, rest)
 	case "doctor":
 		err = a.cmdDoctor(ctx, rest)
+	case "stats":
+		err = a.cmdStats(ctx, rest)
+	case "audit":
+		err = a.cmdAudit(ctx, rest)
 	case "help":
 		fmt.Fprint(a.stdout, usage)
 	default:

@@ -14,11 +14,19 @@ import (
 
 func TestHookRunsRecorded(t *testing.T) {
 	h := newHookEnv(t)
+	h.env["CARRYOVER_HOOK_TIMEOUT"] = "60s" // the outcomes are checked: no timeouts but the one meant
 	lines := splitLines(demoSession)
 	cut, _, _ := compactionPoint(lines)
 	if err := os.WriteFile(h.transcript, bytes.Join(lines[:cut], nil), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Recording is bounded (500 ms at most); creating the store on a loaded
+	// machine can take longer, so it exists already, as it mostly will.
+	st, err := sqlite.Open(context.Background(), h.db, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 	h.run(t, "session-start", h.payload("SessionStart", map[string]any{"source": "startup"}))
 	h.run(t, "stop", h.payloadAt(hook.Stop, h.transcript))
 	pre := h.run(t, "pre-compact", h.payloadAt(hook.PreCompact, h.transcript))
@@ -33,7 +41,7 @@ func TestHookRunsRecorded(t *testing.T) {
 	}
 	pw.Close()
 
-	st, err := sqlite.Open(context.Background(), h.db, sqlite.Options{})
+	st, err = sqlite.Open(context.Background(), h.db, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
