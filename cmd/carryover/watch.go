@@ -183,7 +183,7 @@ func (s snapshot) render(db string, st styles, width int) string {
 	if r.Project != "" {
 		line("project   %s", r.Project)
 	}
-	line("archive   %d sessions · %d turns · %d chunks · %s", r.Sessions, r.Turns, r.Chunks, byteSize(r.StoreBytes))
+	line("archive   %d sessions · %d turns · %d chunks · %s", r.Sessions, r.Turns, r.Chunks, statsBytes(r.StoreBytes))
 	line("compacted %d (%d auto, %d manual)", r.Compactions.Total, r.Compactions.Auto, r.Compactions.Manual)
 	line("injected  %d restores · %d recalls · %d instructions · %d tokens", r.Restores, r.Recalls, r.Instructions, r.TokensInjected)
 
@@ -230,19 +230,6 @@ func (s snapshot) render(db string, st styles, width int) string {
 			carryover.ShortID(in.SessionID), in.Window, in.Chars, in.Tokens, len(in.ChunkIDs), len(in.ItemIDs))
 	}
 	return b.String()
-}
-
-// byteSize formats a size for people.
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // The dashboard: a snapshot read off the UI goroutine every period.
