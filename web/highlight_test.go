@@ -3,6 +3,8 @@ package web
 import (
 	"reflect"
 	"testing"
+
+	"github.com/carryover-dev/carryover"
 )
 
 func TestHighlight(t *testing.T) {
@@ -20,5 +22,16 @@ func TestHighlight(t *testing.T) {
 	}
 	if got := highlight("", terms); got != nil {
 		t.Errorf("empty: %+v", got)
+	}
+}
+
+func TestBrief(t *testing.T) {
+	c := carryover.Chunk{Prompt: "I need PDF export  for invoices: a way", Summary: "I need PDF export for invoic… | Let me look"}
+	if got := brief(c); got != "Let me look" {
+		t.Errorf("brief = %q", got)
+	}
+	c.Summary = "Something else | with a bar"
+	if got := brief(c); got != c.Summary {
+		t.Errorf("brief of a summary without the prompt = %q", got)
 	}
 }

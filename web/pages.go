@@ -86,7 +86,18 @@ type chunkRef struct {
 
 type chunkView struct {
 	carryover.Chunk
-	Injected int // times it was injected in this session
+	Brief    string // its summary without the turn's prompt, which the turn shows
+	Injected int    // times it was injected in this session
+}
+
+// brief drops the "prompt | " head of a chunk summary when it repeats the
+// turn's prompt.
+func brief(c carryover.Chunk) string {
+	head, rest, ok := strings.Cut(c.Summary, " | ")
+	if ok && strings.HasPrefix(strings.Join(strings.Fields(c.Prompt), " "), strings.TrimSuffix(head, "…")) {
+		return rest
+	}
+	return c.Summary
 }
 
 type turnView struct {
@@ -187,7 +198,7 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 			wv.Turns = append(wv.Turns, turnView{Turn: c.Turn, Prompt: c.Prompt})
 		}
 		t := &wv.Turns[len(wv.Turns)-1]
-		t.Chunks = append(t.Chunks, chunkView{Chunk: c, Injected: injected[c.ID]})
+		t.Chunks = append(t.Chunks, chunkView{Chunk: c, Brief: brief(c), Injected: injected[c.ID]})
 	}
 	title := sess.Title
 	if title == "" {
