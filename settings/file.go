@@ -307,9 +307,9 @@ func (f *File) create() error {
 	return nil
 }
 
-// hasOurs reports whether any carryover entry, hook or MCP server, is in
-// the file.
-func (f *File) hasOurs() bool { return len(f.ours()) > 0 || f.hasOurMCP() }
+// hasOurs reports whether any carryover entry, hook, MCP server or status
+// line, is in the file.
+func (f *File) hasOurs() bool { return len(f.ours()) > 0 || f.hasOurMCP() || f.hasOurStatusLine() }
 
 // Uninstall removes carryover's entries, and the matcher groups, event
 // arrays and "hooks" object they leave empty (or puts back the empty

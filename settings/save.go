@@ -21,6 +21,9 @@ type state struct {
 	// Empty maps the JSON pointer of an empty container that an install
 	// filled ("" for the document, "/hooks", "/hooks/Stop") to its text.
 	Empty map[string]string `json:"empty,omitempty"`
+	// StatusLine is the JSON text of the statusLine command carryover's
+	// wraps, as it was written.
+	StatusLine string `json:"status_line,omitempty"`
 }
 
 func (s *state) remember(ptr, text string) {
@@ -39,7 +42,7 @@ func (s *state) forget(ptr string) {
 	}
 }
 
-func (s state) empty() bool { return !s.Created && len(s.Empty) == 0 }
+func (s state) empty() bool { return !s.Created && len(s.Empty) == 0 && s.StatusLine == "" }
 
 // stateFile is the sidecar of the settings file at path.
 func stateFile(path string) string { return path + ".carryover-state" }
@@ -170,6 +173,9 @@ func (f *File) saveState(removed bool) error {
 				s.remember(ptr, text)
 			}
 		}
+		if f.hasOurStatusLine() {
+			s.StatusLine = f.state.StatusLine
+		}
 	} else {
 		s = state{}
 	}
@@ -182,7 +188,7 @@ func (f *File) saveState(removed bool) error {
 		return nil
 	}
 	old := readState(path)
-	if old.Created == s.Created && maps.Equal(old.Empty, s.Empty) {
+	if old.Created == s.Created && maps.Equal(old.Empty, s.Empty) && old.StatusLine == s.StatusLine {
 		f.state = s
 		return nil
 	}

@@ -66,6 +66,11 @@ Commands:
   sync [--all]                 push what hooks stored locally while the server was unreachable (--all: the whole local archive)
   migrate --to URL | --from URL  copy the local archive to a PostgreSQL server, or a server's archive to the local store
   mcp                          serve the MCP tools (search, get, timeline, sessions, remember, state) on stdio
+  stats [--project P|--global] what was archived and injected, hook latency, store size (--json)
+  audit [--session S]          every injection, newest first: hash, size, chunk and item ids (--contents, --json)
+  statusline [--wrap CMD]      a Claude Code statusLine command: context used, turns archived, last compaction
+  ui [--port N] [--no-open]    browse the archive in a local web view (127.0.0.1, per-run token)
+  watch [--interval D]         live terminal dashboard of stats, hook calls and injections (q quits)
   bench latency|survival|locomo  measure hook latency, fact survival or LoCoMo retrieval
   bench scale [--chunks N]     measure recall and search on a generated archive of N chunks (--dir, --keep, --json)
   version                      print the version
@@ -97,6 +102,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 		// The hook path never fails: see hook.go.
 		return a.cmdHook(ctx, rest)
 	}
+	if cmd == "statusline" {
+		// Runs after every turn: always exits 0, opens the log only to write.
+		return a.cmdStatusline(ctx, rest)
+	}
 	a.openLog()
 	var err error
 	switch cmd {
@@ -122,6 +131,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdMigrate(ctx, rest)
 	case "mcp":
 		err = a.cmdMCP(ctx, rest)
+	case "ui":
+		err = a.cmdUI(ctx, rest)
+	case "watch":
+		err = a.cmdWatch(ctx, rest)
 	case "bench":
 		err = a.cmdBench(ctx, rest)
 	case "install":
@@ -132,6 +145,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdStatus(ctx, rest)
 	case "doctor":
 		err = a.cmdDoctor(ctx, rest)
+	case "stats":
+		err = a.cmdStats(ctx, rest)
+	case "audit":
+		err = a.cmdAudit(ctx, rest)
 	case "help":
 		fmt.Fprint(a.stdout, usage)
 	default:

@@ -10,6 +10,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/carryover-dev/carryover"
@@ -43,27 +44,40 @@ func (a *app) cmdHook(ctx context.Context, args []string) int {
 	defer cancel()
 
 	type result struct {
-		out []byte
-		err error
+		out      []byte
+		err      error
+		panicked bool
 	}
+	// The payload is kept to say which session the run belongs to.
+	payload := &captureReader{r: a.stdin}
 	done := make(chan result, 1)
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- result{err: fmt.Errorf("panic: %v\n%s", r, debug.Stack())}
+				done <- result{err: fmt.Errorf("panic: %v\n%s", r, debug.Stack()), panicked: true}
 			}
 		}()
 		var out bytes.Buffer
-		err := a.handleHook(ctx, cfg, ev, a.stdin, &out)
+		err := a.handleHook(ctx, cfg, ev, payload, &out)
 		done <- result{out: out.Bytes(), err: err}
 	}()
 	select {
 	case r := <-done:
 		elapsed := time.Since(a.start)
+		outcome := "ok"
+		switch {
+		case r.panicked:
+			outcome = "panic"
+		case r.err != nil:
+			outcome = "error"
+		case len(r.out) == 0:
+			outcome = "noop"
+		}
 		if r.err != nil {
 			a.log.Error("hook failed", "event", ev, "ms", elapsed.Milliseconds(), "err", r.err)
 			if ev != hook.PreCompact {
 				// Only a complete, valid output is ever written.
+				a.recordHookRun(ctx, cfg, ev, payload, outcome, 0, elapsed)
 				return 0
 			}
 		}
@@ -71,12 +85,75 @@ func (a *app) cmdHook(ctx context.Context, args []string) int {
 			_, _ = a.stdout.Write(r.out)
 		}
 		a.log.Info("hook", "event", ev, "ms", elapsed.Milliseconds(), "out", len(r.out))
+		a.recordHookRun(ctx, cfg, ev, payload, outcome, len(r.out), elapsed)
 	case <-ctx.Done():
 		// The worker may still hold a write transaction; exiting rolls it
 		// back and committed batches stay.
 		a.log.Error("hook deadline exceeded", "event", ev, "timeout", timeout)
+		a.recordHookRun(ctx, cfg, ev, payload, "timeout", 0, time.Since(a.start))
 	}
 	return 0
+}
+
+// recordHookRun stores one hook run for stats, after the output is written.
+// It is best effort and bounded: it waits on a busy store for the rest of
+// the hook's deadline, at most recordMax and at least recordMin (a run that
+// timed out is still worth counting), well inside the timeouts install
+// gives Claude Code.
+func (a *app) recordHookRun(ctx context.Context, cfg config, ev hook.Event, payload *captureReader, outcome string, chars int, latency time.Duration) {
+	const recordMin, recordMax = 100 * time.Millisecond, 500 * time.Millisecond
+	budget := recordMax
+	if dl, ok := ctx.Deadline(); ok {
+		budget = min(max(time.Until(dl), recordMin), recordMax)
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), budget)
+	defer cancel()
+	in, _ := hook.Decode(bytes.NewReader(payload.bytes())) // fields stay empty when it is not valid
+	name := string(ev)
+	switch {
+	case ev == hook.SessionStart && in.Source != "":
+		name += ":" + in.Source
+	case (ev == hook.PreCompact || ev == hook.PostCompact) && in.Trigger != "":
+		name += ":" + in.Trigger
+	}
+	if validSessionID(in.SessionID) != nil {
+		in.SessionID = ""
+	}
+	st, err := sqlite.Open(rctx, cfg.DB, sqlite.Options{BusyTimeout: budget})
+	if err != nil {
+		a.log.Error("record hook run: open store", "err", err)
+		return
+	}
+	defer st.Close()
+	err = st.RecordHookRun(rctx, carryover.HookRun{Time: a.start, SessionID: in.SessionID, Project: in.Cwd,
+		Event: name, Latency: latency, Outcome: outcome, Chars: chars})
+	if err != nil {
+		a.log.Error("record hook run", "err", err)
+	}
+}
+
+// captureReader keeps a copy of what is read through it, safe to read from
+// another goroutine (a hook that timed out may still be reading).
+type captureReader struct {
+	r   io.Reader
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (c *captureReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.mu.Lock()
+	if len(c.buf)+n <= hook.MaxInput {
+		c.buf = append(c.buf, p[:n]...)
+	}
+	c.mu.Unlock()
+	return n, err
+}
+
+func (c *captureReader) bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return bytes.Clone(c.buf)
 }
 
 // handleHook does the work of one event and writes its output to out.

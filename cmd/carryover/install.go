@@ -59,6 +59,7 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	postTool := fl.Bool("post-tool-use", false, "also archive after every tool call (PostToolUse; costs a process per tool call)")
 	binary := fl.String("binary", "", "the carryover binary the hooks and the MCP server run (default: this one)")
 	noMCP := fl.Bool("no-mcp", false, "do not register carryover's MCP server (carryover mcp) with Claude Code")
+	statusLine := fl.Bool("statusline", false, "also show carryover's status line (an existing statusLine command is kept and wrapped)")
 	if _, err := parseInterspersed(fl, args); err != nil {
 		return err
 	}
@@ -94,6 +95,13 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	changed, err := f.Install(hooks)
 	if err != nil {
 		return fmt.Errorf("install into %s: %w", path, err)
+	}
+	if *statusLine {
+		slChanged, err := f.InstallStatusLine(exe)
+		if err != nil {
+			return settingsErr(path, fmt.Errorf("status line: %w", err))
+		}
+		changed = changed || slChanged
 	}
 	var mcp *mcpEdit
 	if !*noMCP {
@@ -162,6 +170,9 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 			fmt.Fprintf(a.stdout, "added a Compact Instructions section to %s\n", mdPath)
 		}
 	}
+	if cmd, ok := f.StatusLine(); *statusLine && ok {
+		fmt.Fprintf(a.stdout, "status line: %s\n", cmd)
+	}
 	fmt.Fprintf(a.stdout, "hooks run %s; check them with: carryover doctor\n", exe)
 	if mcp != nil && *scope == "project" {
 		fmt.Fprintln(a.stdout, "Claude Code asks once per project before it starts a server from .mcp.json")
@@ -192,6 +203,11 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	slChanged, err := f.UninstallStatusLine()
+	if err != nil {
+		return settingsErr(path, err)
+	}
+	changed = changed || slChanged
 	mcp, err := a.editMCP(*scope, proj, func(f *settings.File, at []string) (bool, error) {
 		return f.UninstallMCP(at, settings.MCPName)
 	})
@@ -217,6 +233,9 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 			return fmt.Errorf("save %s: %w", path, err)
 		}
 		fmt.Fprintf(a.stdout, "removed carryover's hooks from %s\n", path)
+		if slChanged {
+			fmt.Fprintln(a.stdout, "removed carryover's status line (a wrapped one is back as it was)")
+		}
 		if backup != "" {
 			fmt.Fprintf(a.stdout, "backup of the previous file: %s\n", backup)
 		}

@@ -101,15 +101,10 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, what string) *progress {
-	if f, ok := w.(*os.File); !ok || !isTerminal(f) {
+	if !isTerminal(w) {
 		w = nil
 	}
 	return &progress{w: w, what: what}
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func (p *progress) update(r replicate.Progress) {

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// auditEntry is one injection as `audit --json` prints it.
+type auditEntry struct {
+	ID        int64     `json:"id"`
+	Time      time.Time `json:"time"`
+	SessionID string    `json:"session_id"`
+	Project   string    `json:"project"`
+	Event     string    `json:"event"`
+	Window    int       `json:"window"`
+	Chars     int       `json:"chars"`
+	Tokens    int       `json:"tokens"`
+	Hash      string    `json:"hash"`
+	ChunkIDs  []int64   `json:"chunk_ids"`
+	ItemIDs   []int64   `json:"item_ids"`
+	LatencyMS float64   `json:"latency_ms"`
+}
+
+func (a *app) cmdAudit(ctx context.Context, args []string) error {
+	fl := a.newFlags("audit")
+	session := fl.String("session", "", "only this session (id or unique prefix)")
+	asJSON := fl.Bool("json", false, "print JSON")
+	limit := fl.Int("limit", 50, "at most this many injections (0 for all)")
+	contents := fl.Bool("contents", false, "print what each chunk and item id holds")
+	pos, err := parseInterspersed(fl, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr{fmt.Sprintf("audit: unexpected argument %q (use --session ID)", pos[0])}
+	}
+	if *limit < 0 {
+		return usageErr{"audit: --limit must be 0 or more"}
+	}
+	cfg := a.loadConfig("")
+	st, err := a.openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	id := ""
+	if *session != "" {
+		s, err := findSession(ctx, st, *session)
+		if err != nil {
+			// Recalls into a session not archived yet are audited too.
+			if ins, ierr := st.Injections(ctx, *session, 1); ierr != nil || len(ins) == 0 {
+				return err
+			}
+			s.ID = *session
+		}
+		id = s.ID
+	}
+	ins, err := st.Injections(ctx, id, *limit)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := make([]auditEntry, 0, len(ins))
+		for _, in := range ins {
+			out = append(out, auditEntry{ID: in.ID, Time: in.Time, SessionID: in.SessionID, Project: in.Project,
+				Event: in.Event, Window: in.Window, Chars: in.Chars, Tokens: in.Tokens, Hash: in.Hash,
+				ChunkIDs: orNoIDs(in.ChunkIDs), ItemIDs: orNoIDs(in.ItemIDs), LatencyMS: float64(in.Latency.Microseconds()) / 1000})
+		}
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	if len(ins) == 0 {
+		fmt.Fprintln(a.stdout, "nothing injected yet: restores follow a compaction, recalls a prompt about archived work")
+		return nil
+	}
+	items := map[string]map[int64]carryover.Item{} // by session, then id
+	for _, in := range ins {
+		fmt.Fprintf(a.stdout, "%s  %s  %-22s window %d  %d chars, ~%d tokens  hash %s  %d ms\n",
+			in.Time.Local().Format("2006-01-02 15:04:05"), carryover.ShortID(in.SessionID), in.Event, in.Window,
+			in.Chars, in.Tokens, in.Hash, in.Latency.Milliseconds())
+		if !*contents {
+			if len(in.ChunkIDs) > 0 {
+				fmt.Fprintf(a.stdout, "    chunks %s\n", auditIDs(in.ChunkIDs))
+			}
+			if len(in.ItemIDs) > 0 {
+				fmt.Fprintf(a.stdout, "    items  %s\n", auditIDs(in.ItemIDs))
+			}
+			continue
+		}
+		if err := a.auditContents(ctx, st, in, items); err != nil {
+			return err
+		}
+	}
+	if *limit > 0 && len(ins) == *limit {
+		fmt.Fprintf(a.stdout, "(the newest %d; --limit 0 for all)\n", *limit)
+	}
+	return nil
+}
+
+// auditContents prints what an injection's chunk and item ids hold. Items
+// are looked up among the injection's session's (cached in items); an id
+// not found there (a project-wide item, or pruned since) prints bare.
+func (a *app) auditContents(ctx context.Context, st carryover.Store, in carryover.Injection, items map[string]map[int64]carryover.Item) error {
+	if len(in.ChunkIDs) > 0 {
+		cs, err := st.Chunks(ctx, carryover.ChunkFilter{Turn: -1, IDs: in.ChunkIDs})
+		if err != nil {
+			return err
+		}
+		byID := make(map[int64]carryover.Chunk, len(cs))
+		for _, c := range cs {
+			byID[c.ID] = c
+		}
+		for _, id := range in.ChunkIDs {
+			c, ok := byID[id]
+			if !ok {
+				fmt.Fprintf(a.stdout, "    chunk %d: no longer stored\n", id)
+				continue
+			}
+			fmt.Fprintf(a.stdout, "    chunk %d: session %s turn %d lines %d-%d: %s\n", id, carryover.ShortID(c.SessionID),
+				c.Turn, c.FirstLine, c.LastLine, truncate(c.Summary, 100))
+		}
+	}
+	if len(in.ItemIDs) > 0 {
+		byID, ok := items[in.SessionID]
+		if !ok {
+			its, err := st.Items(ctx, carryover.ItemFilter{SessionID: in.SessionID})
+			if err != nil {
+				return err
+			}
+			byID = make(map[int64]carryover.Item, len(its))
+			for _, it := range its {
+				byID[it.ID] = it
+			}
+			items[in.SessionID] = byID
+		}
+		for _, id := range in.ItemIDs {
+			if it, ok := byID[id]; ok {
+				fmt.Fprintf(a.stdout, "    item %d: %s: %s\n", id, it.Kind, truncate(it.Text, 100))
+			} else {
+				fmt.Fprintf(a.stdout, "    item %d\n", id)
+			}
+		}
+	}
+	return nil
+}
+
+func auditIDs(ids []int64) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprint(id)
+	}
+	return strings.Join(parts, " ")
+}
+
+func orNoIDs(ids []int64) []int64 {
+	if ids == nil {
+		return []int64{}
+	}
+	return ids
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/stats"
+)
+
+func (a *app) cmdStats(ctx context.Context, args []string) error {
+	fl := a.newFlags("stats")
+	project := fl.String("project", "", "only this project directory (\".\" for the current one)")
+	global := fl.Bool("global", false, "every project")
+	asJSON := fl.Bool("json", false, "print the report as JSON")
+	limit := fl.Int("sessions", 10, "sessions listed in the table (the JSON has all)")
+	if _, err := parseInterspersed(fl, args); err != nil {
+		return err
+	}
+	if *global && *project != "" {
+		return usageErr{"stats: --project and --global exclude each other"}
+	}
+	cfg := a.loadConfig("")
+	st, err := a.openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var f stats.Filter
+	switch {
+	case *project != "":
+		if f.Project, err = filepath.Abs(*project); err != nil {
+			return err
+		}
+	case !*global:
+		// The current directory's project when it has sessions, else every
+		// project: a report of nothing helps nobody.
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("current directory: %w", err)
+		}
+		if f.Project, err = archivedProject(ctx, st, wd); err != nil {
+			return err
+		}
+	}
+	rep, err := stats.Compute(ctx, st, f)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return writeStats(a.stdout, rep, *limit)
+}
+
+// archivedProject is dir or its nearest parent that has archived sessions,
+// "" when none has.
+func archivedProject(ctx context.Context, st carryover.Store, dir string) (string, error) {
+	ss, err := st.Sessions(ctx, carryover.SessionFilter{})
+	if err != nil {
+		return "", err
+	}
+	projects := map[string]bool{}
+	for _, s := range ss {
+		projects[s.Project] = true
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if projects[d] {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", nil
+		}
+	}
+}
+
+func writeStats(w io.Writer, rep stats.Report, limit int) error {
+	scope := "every project"
+	if rep.Project != "" {
+		scope = "project " + rep.Project + " (--global for every project)"
+	}
+	fmt.Fprintf(w, "carryover stats: %s\n\n", scope)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "archived\t%d sessions, %d turns, %d chunks; store %s\n", rep.Sessions, rep.Turns, rep.Chunks, statsBytes(rep.StoreBytes))
+	fmt.Fprintf(tw, "compactions\t%d (%d auto, %d manual)\n", rep.Compactions.Total, rep.Compactions.Auto, rep.Compactions.Manual)
+	fmt.Fprintf(tw, "injected\t%d restores, %d recalls, %d compaction instructions: %d tokens (estimate)\n",
+		rep.Restores, rep.Recalls, rep.Instructions, rep.TokensInjected)
+	fmt.Fprintf(tw, "redactions\t%s\n", statsNone(statsByName(rep.Redactions)))
+	fmt.Fprintf(tw, "top files\t%s\n", statsNone(statsCounts(rep.TopFiles, 5)))
+	fmt.Fprintf(tw, "top commands\t%s\n", statsNone(statsCounts(rep.TopCommands, 5)))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	if len(rep.Injected) > 0 {
+		fmt.Fprintln(w, "\ntokens injected")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		wid := 0
+		for _, e := range rep.Injected {
+			wid = max(wid, len(e.Event))
+		}
+		fmt.Fprintf(tw, "%-*s\tCOUNT\tTOKENS\tSESSIONS\tp50/SESSION\tp95/SESSION\tp50/EACH\tp95/EACH\t\n", wid, "EVENT")
+		for _, e := range rep.Injected {
+			fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t\n", wid, e.Event, e.Count, e.Tokens, e.PerSession.N,
+				e.PerSession.P50, e.PerSession.P95, e.PerInjection.P50, e.PerInjection.P95)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(rep.Hooks) > 0 {
+		fmt.Fprintln(w, "\nhook latency (whole process)")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		wid := 0
+		for _, h := range rep.Hooks {
+			wid = max(wid, len(h.Event))
+		}
+		fmt.Fprintf(tw, "%-*s\tRUNS\tp50 ms\tp95 ms\tMAX ms\tOUTCOMES\t\n", wid, "EVENT")
+		for _, h := range rep.Hooks {
+			fmt.Fprintf(tw, "%-*s\t%d\t%.0f\t%.0f\t%.0f\t%s\t\n", wid, h.Event, h.Runs, h.LatencyMS.P50, h.LatencyMS.P95,
+				h.LatencyMS.Max, statsByName(h.Outcomes))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(rep.PerSession) > 0 && limit > 0 {
+		n := min(limit, len(rep.PerSession))
+		fmt.Fprintf(w, "\nsessions (latest %d of %d)\n", n, len(rep.PerSession))
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SESSION\tUPDATED\tTURNS\tCOMPACTIONS\tRESTORES\tRECALLS\tTOKENS\tHOOK p50 ms\tTITLE")
+		for _, s := range rep.PerSession[:n] {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.0f\t%s\n", carryover.ShortID(s.ID), s.Updated.Local().Format("2006-01-02 15:04"),
+				s.Turns, s.Compactions, s.Restores, s.Recalls, s.TokensInjected, s.HookP50MS, truncate(s.Title, 50))
+		}
+		return tw.Flush()
+	}
+	if rep.Sessions == 0 {
+		fmt.Fprintln(w, "\nno sessions archived yet: run 'carryover ingest --all' or 'carryover install'")
+	}
+	return nil
+}
+
+// statsByName renders counts by name, largest first: "aws-key 3, jwt 1".
+func statsByName(m map[string]int) string {
+	cs := make([]stats.Count, 0, len(m))
+	for k, n := range m {
+		cs = append(cs, stats.Count{Text: k, Count: n})
+	}
+	slices.SortFunc(cs, func(a, b stats.Count) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		return strings.Compare(a.Text, b.Text)
+	})
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%s %d", c.Text, c.Count)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// statsCounts renders the first n counts: "main.go (6), go.mod (2)".
+func statsCounts(cs []stats.Count, n int) string {
+	parts := make([]string, 0, n)
+	for _, c := range cs[:min(n, len(cs))] {
+		parts = append(parts, fmt.Sprintf("%s (%d)", truncate(c.Text, 60), c.Count))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func statsNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func statsBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

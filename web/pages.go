@@ -1,0 +1,316 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/retrieve"
+	"github.com/carryover-dev/carryover/stats"
+)
+
+type projectRow struct {
+	Project                              string
+	Sessions, Turns, Compactions, Chunks int
+	Updated                              time.Time
+}
+
+func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	ss, err := s.st.Sessions(ctx, carryover.SessionFilter{})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var rows []projectRow
+	at := map[string]int{}
+	for _, x := range ss {
+		i, ok := at[x.Project]
+		if !ok {
+			i = len(rows)
+			at[x.Project] = i
+			rows = append(rows, projectRow{Project: x.Project})
+		}
+		p := &rows[i]
+		p.Sessions++
+		p.Turns += x.Turns
+		p.Compactions += x.Windows
+		p.Chunks += x.Chunks
+		if x.Updated.After(p.Updated) {
+			p.Updated = x.Updated
+		}
+	}
+	s.render(w, r, http.StatusOK, "index", page{Title: "Projects", Data: rows})
+}
+
+func (s *Server) handleProject(w http.ResponseWriter, r *http.Request) {
+	project := r.URL.Query().Get("p")
+	if project == "" {
+		s.notFound(w, r, "no project given")
+		return
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	ss, err := s.st.Sessions(ctx, carryover.SessionFilter{Project: project})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if len(ss) == 0 {
+		s.notFound(w, r, "no archived session in project "+project)
+		return
+	}
+	s.render(w, r, http.StatusOK, "project", page{Title: project, Data: struct {
+		Project  string
+		Sessions []carryover.Session
+	}{project, ss}})
+}
+
+// injectionView is an audit record with links to the chunks it carried.
+type injectionView struct {
+	carryover.Injection
+	Chunks []chunkRef
+	Items  int
+}
+
+// chunkRef links to an archived chunk; Session is "" when it is gone.
+type chunkRef struct {
+	ID      int64
+	Session string
+	Turn    int
+}
+
+type chunkView struct {
+	carryover.Chunk
+	Brief    string // its summary without the turn's prompt, which the turn shows
+	Injected int    // times it was injected in this session
+}
+
+// brief drops the "prompt | " head of a chunk summary when it repeats the
+// turn's prompt.
+func brief(c carryover.Chunk) string {
+	head, rest, ok := strings.Cut(c.Summary, " | ")
+	if ok && strings.HasPrefix(strings.Join(strings.Fields(c.Prompt), " "), strings.TrimSuffix(head, "…")) {
+		return rest
+	}
+	return c.Summary
+}
+
+type turnView struct {
+	Turn   int
+	Prompt string
+	Chunks []chunkView
+}
+
+// windowView is one context window: the compaction that opened it (none
+// for the first), what was injected into it, its turns, and what was sent
+// to the summariser before it closed.
+type windowView struct {
+	Window     int
+	Compaction *carryover.Compaction
+	Injected   []injectionView
+	Turns      []turnView
+	PreCompact []injectionView
+}
+
+type sessionView struct {
+	Session    carryover.Session
+	Windows    []windowView
+	Injections int
+	Tokens     int
+}
+
+func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	sess, err := s.st.Session(ctx, id)
+	if errors.Is(err, carryover.ErrNotFound) {
+		s.notFound(w, r, "no archived session "+id)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	chunks, err := s.st.Chunks(ctx, carryover.ChunkFilter{SessionID: id, Turn: -1})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	comps, err := s.st.Compactions(ctx, id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	injs, err := s.st.Injections(ctx, id, 0)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	slices.Reverse(injs) // oldest first, as the timeline reads
+	refs, err := s.chunkRefs(r, injs)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := sessionView{Session: sess, Injections: len(injs)}
+	last := sess.Windows
+	for _, c := range chunks {
+		last = max(last, c.Window)
+	}
+	for _, in := range injs {
+		last = max(last, in.Window)
+	}
+	v.Windows = make([]windowView, last+1)
+	for i := range v.Windows {
+		v.Windows[i].Window = i
+	}
+	for i := range comps {
+		if c := comps[i]; c.Window >= 0 && c.Window <= last {
+			v.Windows[c.Window].Compaction = &comps[i]
+		}
+	}
+	injected := map[int64]int{}
+	for _, in := range injs {
+		iv := injectionView{Injection: in, Items: len(in.ItemIDs)}
+		for _, cid := range in.ChunkIDs {
+			ref := refs[cid]
+			ref.ID = cid
+			iv.Chunks = append(iv.Chunks, ref)
+			injected[cid]++
+		}
+		v.Tokens += in.Tokens
+		wv := &v.Windows[max(in.Window, 0)]
+		if strings.HasPrefix(in.Event, "PreCompact") {
+			wv.PreCompact = append(wv.PreCompact, iv)
+		} else {
+			wv.Injected = append(wv.Injected, iv)
+		}
+	}
+	for _, c := range chunks {
+		wv := &v.Windows[max(c.Window, 0)]
+		if n := len(wv.Turns); n == 0 || wv.Turns[n-1].Turn != c.Turn {
+			wv.Turns = append(wv.Turns, turnView{Turn: c.Turn, Prompt: c.Prompt})
+		}
+		t := &wv.Turns[len(wv.Turns)-1]
+		t.Chunks = append(t.Chunks, chunkView{Chunk: c, Brief: brief(c), Injected: injected[c.ID]})
+	}
+	title := sess.Title
+	if title == "" {
+		title = carryover.ShortID(sess.ID)
+	}
+	s.render(w, r, http.StatusOK, "session", page{Title: title, Data: v})
+}
+
+// chunkRefs finds the sessions of the chunks the injections carried (a
+// recall may bring chunks of other sessions).
+func (s *Server) chunkRefs(r *http.Request, injs []carryover.Injection) (map[int64]chunkRef, error) {
+	var ids []int64
+	for _, in := range injs {
+		ids = append(ids, in.ChunkIDs...)
+	}
+	refs := map[int64]chunkRef{}
+	if len(ids) == 0 {
+		return refs, nil
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	cs, err := s.st.Chunks(ctx, carryover.ChunkFilter{Turn: -1, IDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cs {
+		refs[c.ID] = chunkRef{ID: c.ID, Session: c.SessionID, Turn: c.Turn}
+	}
+	return refs, nil
+}
+
+// searchLimit and searchBudget bound one results page.
+const (
+	searchLimit  = 25
+	searchBudget = searchLimit * 700
+)
+
+type hitView struct {
+	Session  string
+	Title    string
+	ChunkID  int64
+	Turn     int
+	Lines    [2]int
+	Score    float64
+	Segments []segment
+}
+
+type searchView struct {
+	Query   string
+	Project string
+	Hits    []hitView
+	Marks   int
+}
+
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	project := r.URL.Query().Get("p")
+	v := searchView{Query: q, Project: project}
+	if q == "" {
+		s.render(w, r, http.StatusOK, "search", page{Title: "Search", Data: v})
+		return
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	res, err := retrieve.Search(ctx, s.st, retrieve.SearchRequest{
+		Query:  carryover.Query{Text: q, Project: project, Limit: searchLimit},
+		Budget: searchBudget,
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	titles := map[string]string{}
+	terms := queryTerms(q)
+	for _, h := range res {
+		// Drop the provenance line retrieve adds: the page shows its own.
+		text := h.Text
+		if strings.HasPrefix(text, "[session ") {
+			if _, rest, ok := strings.Cut(text, "\n"); ok {
+				text = rest
+			}
+		}
+		if _, ok := titles[h.SessionID]; !ok {
+			if sess, err := s.st.Session(ctx, h.SessionID); err == nil {
+				titles[h.SessionID] = sess.Title
+			}
+		}
+		segs := highlight(text, terms)
+		for _, sg := range segs {
+			if sg.Mark {
+				v.Marks++
+			}
+		}
+		v.Hits = append(v.Hits, hitView{Session: h.SessionID, Title: titles[h.SessionID], ChunkID: h.ChunkID,
+			Turn: h.Turn, Lines: h.Lines, Score: h.Score, Segments: segs})
+	}
+	s.render(w, r, http.StatusOK, "search", page{Title: "Search: " + q, Query: q, Data: v})
+}
+
+func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	rep, err := stats.Compute(ctx, s.st, stats.Filter{Project: r.URL.Query().Get("p")})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "stats", page{Title: "Stats", Data: statsView{
+		Report:  rep,
+		Tokens:  tokensChart(rep),
+		Latency: latencyChart(rep),
+	}})
+}
