@@ -64,6 +64,11 @@ Commands:
   mcp                          serve the MCP tools (search, get, timeline, sessions, remember, state) on stdio
   bench latency|survival|locomo  measure hook latency, fact survival or LoCoMo retrieval
   bench scale [--chunks N]     measure recall and search on a generated archive of N chunks (--dir, --keep, --json)
+  prune --older-than AGE | --max-size SIZE | --project DIR | --session S
+                               show what would be removed (whole sessions); --yes removes it
+  forget SESSION               remove a session everywhere, its text erased from the store's files
+  export [-o FILE]             write the archive as JSONL (--project, --session)
+  import FILE                  read an export into this store (idempotent)
   version                      print the version
 
 Global flags:
@@ -122,6 +127,14 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdStatus(ctx, rest)
 	case "doctor":
 		err = a.cmdDoctor(ctx, rest)
+	case "prune":
+		err = a.cmdPrune(ctx, rest)
+	case "forget":
+		err = a.cmdForget(ctx, rest)
+	case "export":
+		err = a.cmdExport(ctx, rest)
+	case "import":
+		err = a.cmdImport(ctx, rest)
 	case "help":
 		fmt.Fprint(a.stdout, usage)
 	default:
