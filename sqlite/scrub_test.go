@@ -115,10 +115,16 @@ func TestPruneLeavesNoTraceInTheFiles(t *testing.T) {
 	if len(hits) != 0 {
 		t.Fatalf("search finds %d hits of the forgotten session", len(hits))
 	}
+	// Read while the store is open, so the WAL is still there; then after
+	// Close, which folds it back.
+	raw := fileBytes(t, path)
+	if _, err := os.Stat(path + "-wal"); err != nil {
+		t.Fatalf("no WAL file while the store is open: %v", err)
+	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	raw := fileBytes(t, path)
+	raw = append(raw, fileBytes(t, path)...)
 	// "forgetmarker" also catches an FTS term stored after a shared prefix.
 	for _, w := range []string{secret, "forgetmarker", "Forgetmarker", sid} {
 		if i := bytes.Index(raw, []byte(w)); i >= 0 {
