@@ -34,6 +34,7 @@ type Bar struct {
 	start  time.Time
 	last   time.Time // last redraw
 	drawn  bool      // a bar line is on screen
+	drawnN int64     // the count it shows
 	now    func() time.Time
 }
 
@@ -92,7 +93,9 @@ func (p *Bar) Done() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.draw(p.now())
+	if !p.drawn || p.drawnN != p.n {
+		p.draw(p.now())
+	}
 	fmt.Fprintln(p.w)
 	p.drawn = false
 	p.active = false
@@ -127,7 +130,7 @@ func (a above) Write(b []byte) (int, error) {
 // draw writes the line; p.mu is held.
 func (p *Bar) draw(t time.Time) {
 	fmt.Fprint(p.w, "\r\x1b[K"+p.line(t))
-	p.drawn = true
+	p.drawn, p.drawnN = true, p.n
 }
 
 // line renders "label [=====>     ] 120/400  30%  85/s  ETA 3s".

@@ -40,6 +40,9 @@ func TestBarDrawsCountRateAndETA(t *testing.T) {
 	if !strings.Contains(got, "[========================] 400/400 100%") || strings.Contains(got, "ETA") {
 		t.Errorf("final line %q", got)
 	}
+	if n := strings.Count(got, "400/400"); n != 1 {
+		t.Errorf("final state drawn %d times: %q", n, got)
+	}
 	if !strings.HasSuffix(got, "\n") {
 		t.Errorf("Done did not end the line: %q", got)
 	}
