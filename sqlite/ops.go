@@ -118,11 +118,6 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 			tx.Rollback()
 		}
 	}()
-	if !f.DryRun {
-		if err := setFTSSecureDelete(ctx, tx, true); err != nil {
-			return rep, err
-		}
-	}
 	rows, err := tx.QueryContext(ctx, `SELECT s.id FROM sessions s JOIN projects p ON p.id = s.project_id`+
 		w.sql()+` ORDER BY s.updated_ms, s.id`, w.args...)
 	if err != nil {
@@ -183,9 +178,6 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 	if _, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id NOT IN (SELECT project_id FROM sessions)
 		AND id NOT IN (SELECT project_id FROM chunks)`); err != nil {
 		return rep, wrapErr("prune: projects", err)
-	}
-	if err := setFTSSecureDelete(ctx, tx, false); err != nil {
-		return rep, err
 	}
 	if err := tx.Commit(); err != nil {
 		return rep, wrapErr("prune: commit", err)
