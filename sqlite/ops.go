@@ -103,7 +103,13 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 	if len(w.conds) == 0 {
 		return rep, errors.New("prune: no filter given")
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	// Deleted text must not stay readable in the file: see scrub.go.
+	conn, release, err := s.secureConn(ctx)
+	if err != nil {
+		return rep, wrapErr("prune: connection", err)
+	}
+	defer release()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return rep, wrapErr("prune: begin", err)
 	}

@@ -73,6 +73,11 @@ Commands:
   watch [--interval D]         live terminal dashboard of stats, hook calls and injections (q quits)
   bench latency|survival|locomo  measure hook latency, fact survival or LoCoMo retrieval
   bench scale [--chunks N]     measure recall and search on a generated archive of N chunks (--dir, --keep, --json)
+  prune --older-than AGE | --max-size SIZE | --project DIR | --session S
+                               show what would be removed (whole sessions); --yes removes it
+  forget SESSION               remove a session everywhere, its text erased from the store's files
+  export [-o FILE]             write the archive as JSONL (--project, --session)
+  import FILE                  read an export into this store (idempotent)
   version                      print the version
 
 Global flags:
@@ -149,6 +154,14 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdStats(ctx, rest)
 	case "audit":
 		err = a.cmdAudit(ctx, rest)
+	case "prune":
+		err = a.cmdPrune(ctx, rest)
+	case "forget":
+		err = a.cmdForget(ctx, rest)
+	case "export":
+		err = a.cmdExport(ctx, rest)
+	case "import":
+		err = a.cmdImport(ctx, rest)
 	case "help":
 		fmt.Fprint(a.stdout, usage)
 	default:

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/internal/progress"
 	"github.com/carryover-dev/carryover/sqlite"
 )
 
@@ -54,14 +55,19 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	defer st.Close()
 
 	var failed, chunks, lines int
+	// A bar on a terminal (nothing in pipes); per-file lines print above it.
+	bar := progress.New(a.stderr, int64(len(files)), "ingest")
+	stdout, stderr := bar.Writer(a.stdout), bar.Writer(a.stderr)
 	for _, f := range files {
 		rep, err := ingest.File(ctx, st, f, ingest.Options{Project: *project, Redactor: a.redactor})
 		if err != nil {
 			if ctx.Err() != nil {
+				bar.Done()
 				return ctx.Err()
 			}
 			failed++
-			fmt.Fprintf(a.stderr, "carryover: error: %v\n", err)
+			fmt.Fprintf(stderr, "carryover: error: %v\n", err)
+			bar.Add(1)
 			continue
 		}
 		chunks += rep.Chunks
@@ -74,10 +80,12 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 			if rep.Skipped > 0 {
 				note += fmt.Sprintf(" (%d bad lines skipped)", rep.Skipped)
 			}
-			fmt.Fprintf(a.stdout, "%s  %d new lines, %d chunks, %d items, %d compactions%s\n",
+			fmt.Fprintf(stdout, "%s  %d new lines, %d chunks, %d items, %d compactions%s\n",
 				rep.SessionID, rep.Lines, rep.Chunks, rep.Items, rep.Compactions, note)
 		}
+		bar.Add(1)
 	}
+	bar.Done()
 	// A store made before vectors existed gets them here at once rather than
 	// a batch per hook.
 	vectors := 0

@@ -48,6 +48,8 @@ func TestScripts(t *testing.T) {
 			"payload":    cmdPayload,
 			"hookjson":   cmdHookJSON,
 			"installbin": cmdInstallBin,
+			"nobytes":    cmdNoBytes,
+			"ftscount":   cmdFTSCount,
 		},
 	})
 }

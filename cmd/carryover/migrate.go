@@ -49,7 +49,7 @@ func (a *app) cmdMigrate(ctx context.Context, args []string) error {
 	}
 	pr := newProgress(a.stderr, "migrate")
 	rep, err := replicate.Copy(ctx, dst, src, replicate.Options{Progress: pr.update})
-	pr.done()
+	pr.finish()
 	if err != nil {
 		return hintErr{fmt.Errorf("migrate: %w", err), resumeHint}
 	}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
+	"github.com/carryover-dev/carryover/internal/progress"
 	"github.com/carryover-dev/carryover/replicate"
 )
 
@@ -53,7 +53,7 @@ func (a *app) cmdSync(ctx context.Context, args []string) error {
 		}
 		defer local.Close()
 		rep, err = replicate.Copy(ctx, server, local, replicate.Options{Progress: pr.update})
-		pr.done()
+		pr.finish()
 		if err != nil {
 			return hintErr{fmt.Errorf("sync: %w", err), resumeHint}
 		}
@@ -65,7 +65,7 @@ func (a *app) cmdSync(ctx context.Context, args []string) error {
 	} else {
 		var left []pendingMark
 		left, rep, err = a.pushPending(ctx, cfg, server, marks, "", 0, pr.update)
-		pr.done()
+		pr.finish()
 		if err != nil {
 			return hintErr{fmt.Errorf("sync: %w (%d sessions still pending)", err, len(left)), resumeHint}
 		}
@@ -91,33 +91,23 @@ func cwd() string {
 	return d
 }
 
-// progress shows a copy's progress on one terminal line, and nothing when
-// w is not a terminal.
-type progress struct {
-	w     io.Writer
-	what  string
-	last  time.Time
-	shown bool
+// copyProgress shows a copy's progress in sessions on a terminal bar, and
+// nothing when w is not a terminal.
+type copyProgress struct {
+	bar  *progress.Bar
+	done int
 }
 
-func newProgress(w io.Writer, what string) *progress {
-	if !isTerminal(w) {
-		w = nil
-	}
-	return &progress{w: w, what: what}
+func newProgress(w io.Writer, what string) *copyProgress {
+	return &copyProgress{bar: progress.New(w, 0, what)}
 }
 
-func (p *progress) update(r replicate.Progress) {
-	if p.w == nil || time.Since(p.last) < 100*time.Millisecond && r.SessionsDone < r.SessionsTotal {
-		return
+func (p *copyProgress) update(r replicate.Progress) {
+	p.bar.SetTotal(int64(r.SessionsTotal))
+	if r.SessionsDone > p.done {
+		p.bar.Add(int64(r.SessionsDone - p.done))
+		p.done = r.SessionsDone
 	}
-	p.last = time.Now()
-	p.shown = true
-	fmt.Fprintf(p.w, "\r%s: %d/%d sessions, %d chunks\x1b[K", p.what, r.SessionsDone, r.SessionsTotal, r.Chunks)
 }
 
-func (p *progress) done() {
-	if p.shown {
-		fmt.Fprintln(p.w)
-	}
-}
+func (p *copyProgress) finish() { p.bar.Done() }

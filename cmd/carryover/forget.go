@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// cmdForget removes one session everywhere carryover keeps it: its rows
+// (chunks with their full-text and vector rows, items, compactions, audit
+// records, notes, hook runs), the older copies deletion leaves in the
+// store's files (see sqlite.Store.Compact), and the log lines that name it.
+// carryover keeps no other copy: the transcript is Claude Code's file.
+func (a *app) cmdForget(ctx context.Context, args []string) error {
+	fl := a.newFlags("forget")
+	pos, err := parseInterspersed(fl, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr{"forget: give one session id (or a unique prefix)"}
+	}
+	st, err := a.openStore(ctx, a.loadConfig(""))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	sess, err := findSession(ctx, st, pos[0])
+	if err != nil {
+		// Notes and audit records may name a session that was never
+		// archived: an exact id still finds them.
+		if validSessionID(pos[0]) != nil {
+			return err
+		}
+		dry, derr := st.Prune(ctx, carryover.PruneFilter{SessionID: pos[0], DryRun: true})
+		if derr != nil {
+			return derr
+		}
+		if dry.Injections+dry.Notes == 0 {
+			return err
+		}
+		sess = carryover.Session{ID: pos[0]}
+	}
+	before, err := st.Size(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := st.Prune(ctx, carryover.PruneFilter{SessionID: sess.ID})
+	if err != nil {
+		return fmt.Errorf("forget %s: %w", sess.ID, err)
+	}
+	fmt.Fprintf(a.stdout, "forgot session %s", sess.ID)
+	if sess.Project != "" {
+		fmt.Fprintf(a.stdout, " (%s: %s)", sess.Project, truncate(sess.Title, 60))
+	}
+	fmt.Fprintln(a.stdout)
+	fmt.Fprintf(a.stdout, "removed %d chunks (with their full-text and vector rows), %d items, %d compactions, %d injections, %d notes, and its hook runs\n",
+		rep.Chunks, rep.Items, rep.Compactions, rep.Injections, rep.Notes)
+
+	if comp, ok := st.(compacter); ok {
+		if err := comp.Compact(ctx); err != nil {
+			return hintErr{fmt.Errorf("erase the removed text from the store's files (the rows are already removed): %w", err),
+				"run 'carryover forget' again when no Claude Code session is writing: it compacts the store again"}
+		}
+		after, err := st.Size(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "erased its text from the store's files (index merged, store rebuilt, WAL truncated): %s -> %s\n",
+			formatSize(before), formatSize(after))
+	}
+
+	n, err := scrubLog(logPath(a.getenv), sess.ID)
+	if err != nil {
+		return fmt.Errorf("remove the session from the log: %w", err)
+	}
+	if n > 0 {
+		fmt.Fprintf(a.stdout, "removed %s naming it from the log\n", plural(n, "line"))
+	}
+	if sess.TranscriptPath != "" {
+		if _, err := os.Stat(sess.TranscriptPath); err == nil {
+			fmt.Fprintf(a.stdout, "its transcript %s is Claude Code's file and was left alone: while it exists, "+
+				"'carryover ingest' or the session's next hook archives it again\n", sess.TranscriptPath)
+		}
+	}
+	return nil
+}
+
+// scrubLog drops the lines that contain needle from the log and its rotated
+// copy, and returns how many it dropped. A log that is not a regular file
+// is left alone (carryover never writes through a symlink).
+func scrubLog(path, needle string) (int, error) {
+	total := 0
+	for _, p := range []string{path, path + ".1"} {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return total, err
+		}
+		if !fi.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return total, err
+		}
+		var kept bytes.Buffer
+		n := 0
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 64*1024), len(data)+1)
+		for sc.Scan() {
+			if bytes.Contains(sc.Bytes(), []byte(needle)) {
+				n++
+				continue
+			}
+			kept.Write(sc.Bytes())
+			kept.WriteByte('\n')
+		}
+		if err := sc.Err(); err != nil {
+			return total, err
+		}
+		if n == 0 {
+			continue
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(p), ".carryover-log-*")
+		if err != nil {
+			return total, err
+		}
+		_, werr := tmp.Write(kept.Bytes())
+		if cerr := tmp.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Rename(tmp.Name(), p)
+		}
+		if werr != nil {
+			os.Remove(tmp.Name())
+			return total, werr
+		}
+		total += n
+	}
+	return total, nil
+}
