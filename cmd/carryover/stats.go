@@ -95,7 +95,22 @@ func writeStats(w io.Writer, rep stats.Report, limit int) error {
 	fmt.Fprintf(tw, "injected\t%d restores, %d recalls, %d compaction instructions: %d tokens (estimate)\n",
 		rep.Restores, rep.Recalls, rep.Instructions, rep.TokensInjected)
 	fmt.Fprintf(tw, "redactions\t%s\n", statsNone(statsByName(rep.Redactions)))
-	fmt.Fprintf(tw, "top files\t%s\n", statsNone(statsCounts(rep.TopFiles, 5)))
+	files := make([]stats.Count, len(rep.TopFiles))
+	for i, c := range rep.TopFiles {
+		// The end of a path says most: shorten from the left.
+		if rep.Project != "" {
+			c.Text = strings.TrimPrefix(c.Text, rep.Project+string(filepath.Separator))
+		}
+		if r := []rune(c.Text); len(r) > 45 {
+			tail := string(r[len(r)-44:])
+			if i := strings.IndexByte(tail, '/'); i >= 0 && i < len(tail)-1 {
+				tail = tail[i:]
+			}
+			c.Text = "…" + tail
+		}
+		files[i] = c
+	}
+	fmt.Fprintf(tw, "top files\t%s\n", statsNone(statsCounts(files, 5)))
 	fmt.Fprintf(tw, "top commands\t%s\n", statsNone(statsCounts(rep.TopCommands, 5)))
 	if err := tw.Flush(); err != nil {
 		return err
@@ -173,7 +188,7 @@ func statsByName(m map[string]int) string {
 func statsCounts(cs []stats.Count, n int) string {
 	parts := make([]string, 0, n)
 	for _, c := range cs[:min(n, len(cs))] {
-		parts = append(parts, fmt.Sprintf("%s (%d)", truncate(c.Text, 60), c.Count))
+		parts = append(parts, fmt.Sprintf("%s (%d)", truncate(c.Text, 45), c.Count))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -219,53 +219,60 @@ func BenchmarkStatuslineProcess(b *testing.B) {
 	const runs = 41
 	type row struct {
 		name      string
-		wall, cpu float64 // medians, ms
-	}
-	measure := func(name string, stdin []byte, args []string, setup func(i int) error) row {
-		var wall, cpu []float64
-		for i := -1; i < runs; i++ { // one warm-up run
-			if setup != nil {
-				if err := setup(i); err != nil {
-					b.Fatal(err)
-				}
-			}
-			cmd := exec.Command(exe, args...)
-			cmd.Stdin = bytes.NewReader(stdin)
-			start := time.Now()
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.Fatalf("%s: %v\n%s", name, err, out)
-			}
-			if i >= 0 {
-				wall = append(wall, float64(time.Since(start).Microseconds())/1000)
-				ps := cmd.ProcessState
-				cpu = append(cpu, float64((ps.UserTime()+ps.SystemTime()).Microseconds())/1000)
-			}
-		}
-		slices.Sort(wall)
-		slices.Sort(cpu)
-		return row{name, wall[runs/2], cpu[runs/2]}
+		stdin     []byte
+		args      []string
+		setup     func(i int) error
+		wall, cpu []float64 // ms, per run
+		wallMS    float64   // medians
+		cpuMS     float64
 	}
 	for b.Loop() {
-		rows := []row{
-			measure("version", nil, []string{"version"}, nil),
-			measure("statusline, store unchanged", payload(60), []string{"statusline"}, nil),
-			measure("statusline, store changed", payload(60), []string{"statusline"},
-				func(i int) error { // another process wrote: the stamp differs
+		rows := []*row{
+			{name: "version", args: []string{"version"}},
+			{name: "statusline, store unchanged", stdin: payload(60), args: []string{"statusline"}},
+			{name: "statusline, store changed", stdin: payload(60), args: []string{"statusline"},
+				setup: func(i int) error { // another process wrote: the stamp differs
 					t := time.Now().Add(time.Duration(i) * time.Second)
 					return os.Chtimes(db, t, t)
-				}),
-			measure("statusline --wrap 'echo old'", payload(60), []string{"statusline", "--wrap", "echo old"}, nil),
-			measure("statusline, 30 % crossed (ingest, nothing new)", payload(29), []string{"statusline"},
-				func(int) error { return os.Remove(state) }),
+				}},
+			{name: "statusline --wrap 'echo old'", stdin: payload(60), args: []string{"statusline", "--wrap", "echo old"}},
+			{name: "statusline, 30 % crossed (ingest, nothing new)", stdin: payload(29), args: []string{"statusline"},
+				setup: func(int) error { return os.Remove(state) }},
+		}
+		// Round robin, after one warm-up round: a change in the machine's
+		// load hits every row alike.
+		for i := -1; i < runs; i++ {
+			for _, r := range rows {
+				if r.setup != nil {
+					if err := r.setup(i); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cmd := exec.Command(exe, r.args...)
+				cmd.Stdin = bytes.NewReader(r.stdin)
+				start := time.Now()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%s: %v\n%s", r.name, err, out)
+				}
+				if i >= 0 {
+					r.wall = append(r.wall, float64(time.Since(start).Microseconds())/1000)
+					ps := cmd.ProcessState
+					r.cpu = append(r.cpu, float64((ps.UserTime()+ps.SystemTime()).Microseconds())/1000)
+				}
+			}
+		}
+		median := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
+		for _, r := range rows {
+			r.wallMS, r.cpuMS = median(r.wall), median(r.cpu)
 		}
 		for _, r := range rows {
 			b.Logf("%-48s wall %6.1f ms (%.1f× version)  cpu %6.1f ms (%.1f× version)", r.name,
-				r.wall, r.wall/rows[0].wall, r.cpu, r.cpu/rows[0].cpu)
+				r.wallMS, r.wallMS/rows[0].wallMS, r.cpuMS, r.cpuMS/rows[0].cpuMS)
 		}
-		b.ReportMetric(rows[0].wall, "version-ms")
-		b.ReportMetric(rows[1].wall/rows[0].wall, "unchanged/version")
-		b.ReportMetric(rows[2].wall/rows[0].wall, "changed/version")
-		b.ReportMetric(rows[1].cpu/rows[0].cpu, "unchanged/version-cpu")
-		b.ReportMetric(rows[2].cpu/rows[0].cpu, "changed/version-cpu")
+		b.ReportMetric(rows[0].wallMS, "version-ms")
+		b.ReportMetric(rows[1].wallMS/rows[0].wallMS, "unchanged/version")
+		b.ReportMetric(rows[2].wallMS/rows[0].wallMS, "changed/version")
+		b.ReportMetric(rows[1].cpuMS/rows[0].cpuMS, "unchanged/version-cpu")
+		b.ReportMetric(rows[2].cpuMS/rows[0].cpuMS, "changed/version-cpu")
 	}
 }
