@@ -22,7 +22,7 @@ const maxCandidates = 2000
 // minNeighbourCos is the cosine a nearest neighbour needs to join the
 // full-text candidates: below it, a chunk that shares none of the query's
 // words is not about it.
-const minNeighbourCos = 0.5
+const minNeighbourCos = 0.4
 
 // HybridPool is the number of full-text candidates reranked with vectors
 // (and, with pgvector, of nearest neighbours added to them).

@@ -35,7 +35,8 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 # Its connections share one backend, so named prepared statements of
-# one would clash with another's: pgx must use unnamed ones.
-export CARRYOVER_TEST_PGVECTOR_URL="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable&default_query_exec_mode=exec"
+# one would clash with another's: pgx must use unnamed ones; and their
+# transactions would interleave: one connection per store.
+export CARRYOVER_TEST_PGVECTOR_URL="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable&default_query_exec_mode=exec&pool_max_conns=1"
 # Not exec: the trap must run to stop the server.
 "$@"
