@@ -7,12 +7,11 @@
 #
 #   scripts/with-pglite.sh go test -run PGVector ./postgres/
 set -euo pipefail
-cd "$(dirname "$0")/.."
 if [ $# -eq 0 ]; then
   echo "usage: $0 COMMAND [ARG...]" >&2
   exit 2
 fi
-DIR=.cache/pglite
+DIR="$(cd "$(dirname "$0")/.." && pwd)/.cache/pglite"
 PKGS=(@electric-sql/pglite@0.5.14 @electric-sql/pglite-socket@0.2.17 @electric-sql/pglite-pgvector@0.0.15)
 if [ ! -x "$DIR/node_modules/.bin/pglite-server" ] || [ ! -d "$DIR/node_modules/@electric-sql/pglite-pgvector" ]; then
   mkdir -p "$DIR"
