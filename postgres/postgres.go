@@ -93,6 +93,15 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 		opt.ConnectTimeout = DefaultConnectTimeout
 	}
 	cfg.ConnConfig.ConnectTimeout = opt.ConnectTimeout
+	if path := cfg.ConnConfig.RuntimeParams["search_path"]; path != "" {
+		// Servers and poolers that share one backend between clients
+		// (PGlite, PgBouncer in transaction mode) drop start-up
+		// parameters: set it again on each new connection.
+		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+			_, err := c.Exec(ctx, "SELECT set_config('search_path', $1, false)", path)
+			return err
+		}
+	}
 	if opt.Owner == "" {
 		opt.Owner = osUser()
 	}

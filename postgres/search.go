@@ -19,6 +19,11 @@ const DefaultSearchLimit = 20
 // matches every row.
 const maxCandidates = 2000
 
+// minNeighbourCos is the cosine a nearest neighbour needs to join the
+// full-text candidates: below it, a chunk that shares none of the query's
+// words is not about it.
+const minNeighbourCos = 0.4
+
 // HybridPool is the number of full-text candidates reranked with vectors
 // (and, with pgvector, of nearest neighbours added to them).
 const HybridPool = 50
@@ -258,6 +263,7 @@ func (s *Store) rerank(ctx context.Context, query string, p plan, w where, cands
 		c := &cands[i]
 		c.score = c.bm + vectorW*bmMax*max(c.cos, 0)
 	}
+	cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.score <= 0 })
 	slices.SortStableFunc(cands, func(a, b candidate) int {
 		switch {
 		case a.score > b.score:
@@ -278,9 +284,10 @@ func (s *Store) addNeighbours(ctx context.Context, qv []float32, p plan, w where
 	n2, n3 := len(args)+1, len(args)+2
 	args = append(args, p.queries, p.idfs)
 	rank := strings.NewReplacer("$2::", fmt.Sprintf("$%d::", n2), "$3::", fmt.Sprintf("$%d::", n3)).Replace(rankExpr)
-	rows, err := s.pool.Query(ctx, `WITH near AS (SELECT c.id, c.tsv FROM chunks c
-			WHERE c.vec IS NOT NULL`+w.and()+` ORDER BY c.vec <=> $1::real[]::vector LIMIT `+fmt.Sprint(HybridPool)+`),
-		m AS (SELECT id, tsv, length(tsv) AS len, greatest(avg(length(tsv)) OVER (), 1) AS avglen FROM near)
+	rows, err := s.pool.Query(ctx, `WITH near AS (SELECT c.id, c.tsv, c.vec <=> $1::real[]::vector AS dist FROM chunks c
+			WHERE c.vec IS NOT NULL`+w.and()+` ORDER BY dist LIMIT `+fmt.Sprint(HybridPool)+`),
+		m AS (SELECT id, tsv, length(tsv) AS len, greatest(avg(length(tsv)) OVER (), 1) AS avglen FROM near
+			WHERE 1 - dist >= `+fmt.Sprint(minNeighbourCos)+`)
 		SELECT m.id, `+rank+` FROM m`, args...)
 	if err != nil {
 		return nil, wrap("search: neighbours", err)

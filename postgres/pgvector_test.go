@@ -1,0 +1,63 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/postgres"
+)
+
+// neighbourFixture stores a chunk that matches the query's words, one
+// that only resembles them (other inflections: no shared lexeme) and one
+// about something else.
+func neighbourFixture(t *testing.T, st *postgres.Store) {
+	t.Helper()
+	b := carryover.Batch{Session: carryover.Session{ID: "s", Project: "/p", Updated: time.Now()}, Chunks: []carryover.Chunk{
+		{Seq: 0, Turn: 0, Hash: "a", Text: "the deployment of the cluster finished"},
+		{Seq: 1, Turn: 1, Hash: "b", Text: "deployments to the clusters"},
+		{Seq: 2, Turn: 2, Hash: "c", Text: "lunch was a sandwich with pickles"},
+	}}
+	if err := st.Apply(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func seqs(t *testing.T, st *postgres.Store, q string) []int {
+	t.Helper()
+	hits, err := st.Search(context.Background(), carryover.Query{Text: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, h := range hits {
+		out = append(out, h.Chunk.Seq)
+	}
+	return out
+}
+
+// TestPGVectorNeighbours: with pgvector, the HNSW index adds chunks near
+// the query that share none of its words; without it, only the full text
+// finds candidates.
+func TestPGVectorNeighbours(t *testing.T) {
+	st := openSchema(t, serverURL(t, "CARRYOVER_TEST_PGVECTOR_URL"), postgres.Options{})
+	if !st.PGVector() {
+		t.Fatal("no vector extension at CARRYOVER_TEST_PGVECTOR_URL")
+	}
+	neighbourFixture(t, st)
+	if got := seqs(t, st, "deployment cluster"); len(got) != 2 || got[0] != 0 || got[1] != 1 {
+		t.Errorf("pgvector search = %v, want [0 1]: the exact match, then its near neighbour", got)
+	}
+}
+
+func TestByteaVectorsRerankOnly(t *testing.T) {
+	st := openSchema(t, serverURL(t, "CARRYOVER_TEST_DATABASE_URL"), postgres.Options{})
+	if st.PGVector() {
+		t.Fatal("CARRYOVER_TEST_DATABASE_URL has pgvector")
+	}
+	neighbourFixture(t, st)
+	if got := seqs(t, st, "deployment cluster"); len(got) != 1 || got[0] != 0 {
+		t.Errorf("search = %v, want [0]: vectors only rerank full-text matches", got)
+	}
+}
