@@ -71,6 +71,12 @@ func (s *Store) vectorsUsable(ctx context.Context, tx pgx.Tx) (bool, error) {
 	err := tx.QueryRow(ctx, `WITH ins AS (INSERT INTO meta (key, value) VALUES ('embedder', $1)
 		ON CONFLICT (key) DO NOTHING RETURNING value)
 		SELECT value FROM ins UNION ALL SELECT value FROM meta WHERE key = 'embedder' LIMIT 1`, s.emb.Name()).Scan(&name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// A concurrent writer inserted the row after this statement's
+		// snapshot: DO NOTHING returned nothing and the SELECT could not see
+		// it. A new statement (read committed) does.
+		err = tx.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&name)
+	}
 	if err != nil {
 		return false, wrap("apply: vectors", err)
 	}
