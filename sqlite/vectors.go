@@ -105,12 +105,77 @@ func insertVectors(ctx context.Context, tx *sql.Tx, chunks []carryover.Chunk, id
 	return nil
 }
 
-// Backfill embeds up to limit chunks (newest first) that were stored
-// before the store had vectors, and returns how many it embedded; 0 means
-// every chunk has its vector. Apply calls it with BackfillBatch after each
-// batch; `carryover ingest` may call it until it returns 0. It also
-// returns 0 when the stored vectors are another embedder's.
+// indexBackfillFactor is how many chunks Backfill adds to the full-text
+// index per chunk it may embed: indexing costs a fraction of embedding.
+const indexBackfillFactor = 4
+
+// Backfill catches a migrated store up, newest chunks first: it adds up to
+// indexBackfillFactor × limit chunks to the full-text index (see migration
+// 0004) and embeds up to limit chunks that were stored before the store
+// had vectors, and returns how many chunks it indexed or embedded; 0 means
+// every chunk is indexed and has its vector. Apply calls it with
+// BackfillBatch after each batch; `carryover ingest` may call it until it
+// returns 0. Vectors of another embedder's store are left alone.
 func (s *Store) Backfill(ctx context.Context, limit int) (int, error) {
+	n, err := s.backfillIndex(ctx, indexBackfillFactor*limit)
+	if err != nil {
+		return n, err
+	}
+	m, err := s.backfillVectors(ctx, limit)
+	return n + m, err
+}
+
+// backfillIndex adds up to limit chunks below the 'fts_backfill_below'
+// bound to the full-text index, newest first, and lowers the bound past
+// them (to 1 when none is left), in one transaction.
+func (s *Store) backfillIndex(ctx context.Context, limit int) (int, error) {
+	var below int64
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'fts_backfill_below'`).Scan(&below)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && below <= 1 {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, wrapErr("backfill index", err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, wrapErr("backfill index", err)
+	}
+	defer tx.Rollback()
+	// Again inside the transaction: another process may have moved it.
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'fts_backfill_below'`).Scan(&below); err != nil {
+		return 0, wrapErr("backfill index", err)
+	}
+	var n int
+	var from sql.NullInt64
+	err = tx.QueryRowContext(ctx, `SELECT count(*), min(id) FROM (SELECT id FROM chunks WHERE id < ? ORDER BY id DESC LIMIT ?)`,
+		below, limit).Scan(&n, &from)
+	if err != nil {
+		return 0, wrapErr("backfill index", err)
+	}
+	next := int64(1)
+	if n > 0 {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts (rowid, prompt, summary, files, commands, errors, text, terms)
+			SELECT id, prompt, summary, files, commands, errors, text, terms FROM chunk_search WHERE id >= ? AND id < ?`,
+			from.Int64, below); err != nil {
+			return 0, wrapErr("backfill index", err)
+		}
+		if n == limit {
+			next = from.Int64
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'fts_backfill_below'`, next); err != nil {
+		return 0, wrapErr("backfill index", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, wrapErr("backfill index: commit", err)
+	}
+	return n, nil
+}
+
+// backfillVectors embeds up to limit chunks (newest first) that were
+// stored before the store had vectors, and returns how many it embedded.
+func (s *Store) backfillVectors(ctx context.Context, limit int) (int, error) {
 	var below int64
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'vec_backfill_below'`).Scan(&below)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && below <= 1 {

@@ -50,7 +50,8 @@ func TestMigrateVersion1Store(t *testing.T) {
 	}
 	st.Close()
 	db := rawDB(t, path)
-	for _, q := range []string{"DROP TABLE chunk_vecs", "DROP TABLE meta",
+	for _, q := range []string{"DROP TRIGGER chunks_ai", "DROP TRIGGER chunks_bd", "DROP TRIGGER chunks_bu",
+		"DROP TRIGGER chunks_au", "DROP TABLE chunk_vecs", "DROP TABLE meta",
 		"DROP TABLE hook_runs", "DROP TABLE redactions", "ALTER TABLE sessions DROP COLUMN owner",
 		"ALTER TABLE sessions DROP COLUMN team", "DROP INDEX chunks_project", "PRAGMA user_version = 1"} {
 		if _, err := db.Exec(q); err != nil {
@@ -229,5 +230,67 @@ func TestOtherEmbedder(t *testing.T) {
 	applyChunks(t, st, "s1", "/p", chunk(3, "d", "more scheduler work"))
 	if c := count(t, rawDB(t, path), "chunk_vecs"); c != 3 {
 		t.Errorf("%d vectors, want the first embedder's 3 only", c)
+	}
+}
+
+// TestIndexBackfill migrates a version 3 store larger than the migration
+// re-indexes at once and checks that only the newest chunks are found
+// until Backfill has added the older ones, that a pruned session leaves a
+// consistent index, and that new chunks are indexed meanwhile.
+func TestIndexBackfill(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "carryover.db")
+	st := openStore(t, path)
+	if err := st.Apply(ctx, batch("s1", "/p", 0, 1500)); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	db := rawDB(t, path)
+	for _, q := range []string{"DROP INDEX chunks_project", "PRAGMA user_version = 3"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	st = openStore(t, path)
+	// found reports whether the best hit for cmd's words is the chunk
+	// that ran cmd (in session sid).
+	found := func(sid, cmd string) bool {
+		t.Helper()
+		hits, err := st.Search(ctx, carryover.Query{Text: cmd, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits) == 1 && hits[0].Chunk.SessionID == sid && hits[0].Chunk.Commands[0] == "go test -run "+cmd+" ./..."
+	}
+	if !found("s1", "TestCache1499") || found("s1", "TestCache7") {
+		t.Fatalf("right after the migration: newest found %v, oldest found %v; want only the newest",
+			found("s1", "TestCache1499"), found("s1", "TestCache7"))
+	}
+	if err := st.Apply(ctx, batch("s2", "/p", 0, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if !found("s2", "TestCache0") {
+		t.Error("a chunk stored after the migration is not found")
+	}
+	for {
+		n, err := st.Backfill(ctx, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if !found("s1", "TestCache7") {
+		t.Error("an old chunk is not found after the backfill")
+	}
+	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')`); err != nil {
+		t.Errorf("index after a prune: %v", err)
+	}
+	if found("s1", "TestCache7") || !found("s2", "TestCache0") {
+		t.Error("after pruning s1 its chunks are still found, or s2's are not")
 	}
 }
