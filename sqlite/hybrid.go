@@ -2,9 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"strings"
 
 	"github.com/carryover-dev/carryover/embed"
 )
@@ -20,13 +18,7 @@ const HybridPool = 50
 type candidate struct {
 	id             int64
 	bm, cos, score float64
-	parent         turnKey
-}
-
-// turnKey names a chunk's parent: its session's turn.
-type turnKey struct {
-	session string
-	turn    int
+	parent         int64 // the first chunk of its turn (see candidateVectors)
 }
 
 // The fusion, tuned on LoCoMo (see cmd/carryover/locomo.go; there a turn
@@ -83,7 +75,8 @@ func (s *Store) rerank(ctx context.Context, query string, df docFreq, cands []ca
 	}
 	for i := range cands {
 		// The context blend leaves a vector longer than one.
-		if v, ok := vecs[cands[i].id]; ok {
+		if cv, ok := vecs[cands[i].id]; ok {
+			v := cv.vec
 			if n := math.Sqrt(float64(embed.Dot(v, v))); n > 0 {
 				// Rounded: the same text with another number of
 				// neighbours must tie, not differ in the last bits.
@@ -96,14 +89,14 @@ func (s *Store) rerank(ctx context.Context, query string, df docFreq, cands []ca
 		c := &cands[i]
 		c.score = c.bm + vectorW*bmMax*max(c.cos, 0)
 	}
-	parents, err := s.candidateParents(ctx, ids)
-	if err != nil {
-		return err
-	}
-	sum := make(map[turnKey]float64, len(cands))
+	sum := make(map[int64]float64, len(cands))
 	for i := range cands {
-		cands[i].parent = parents[cands[i].id]
-		sum[cands[i].parent] += cands[i].score
+		c := &cands[i]
+		c.parent = c.id
+		if cv, ok := vecs[c.id]; ok {
+			c.parent = cv.parent
+		}
+		sum[c.parent] += c.score
 	}
 	for i := range cands {
 		c := &cands[i]
@@ -118,7 +111,7 @@ func (s *Store) rerank(ctx context.Context, query string, df docFreq, cands []ca
 // candidates of its turn taken before, and records that score. Equal
 // scores keep the earlier candidate (BM25 order).
 func diversify(cands []candidate) {
-	taken := make(map[turnKey]int, len(cands))
+	taken := make(map[int64]int, len(cands))
 	for i := range cands {
 		best, bestScore := -1, math.Inf(-1)
 		for j := i; j < len(cands); j++ {
@@ -134,36 +127,4 @@ func diversify(cands []candidate) {
 		cands[i] = c
 		taken[c.parent]++
 	}
-}
-
-// candidateParents reads the parent turn of each chunk of ids, in one
-// query.
-func (s *Store) candidateParents(ctx context.Context, ids []int64) (map[int64]turnKey, error) {
-	var b strings.Builder
-	for i, id := range ids {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprint(&b, id)
-	}
-	// The ids are integers from the index: inlining them keeps this one
-	// statement whatever their number.
-	rows, err := s.db.QueryContext(ctx, `SELECT id, session_id, turn FROM chunks WHERE id IN (`+b.String()+`)`)
-	if err != nil {
-		return nil, wrapErr("search: parents", err)
-	}
-	defer rows.Close()
-	out := make(map[int64]turnKey, len(ids))
-	for rows.Next() {
-		var id int64
-		var k turnKey
-		if err := rows.Scan(&id, &k.session, &k.turn); err != nil {
-			return nil, wrapErr("search: parents", err)
-		}
-		out[id] = k
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrapErr("search: parents", err)
-	}
-	return out, nil
 }

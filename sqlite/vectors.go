@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -90,9 +91,13 @@ func (s *Store) vectorsUsable(ctx context.Context, tx *sql.Tx) (bool, error) {
 // insertVectors stores the vectors of the chunks newly inserted (ids by
 // Seq; a duplicate keeps its row's vector).
 func insertVectors(ctx context.Context, tx *sql.Tx, chunks []carryover.Chunk, ids map[int]int64, vecs [][]byte) error {
-	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO chunk_vecs (id, linked, vec)
-		SELECT c.id, EXISTS (SELECT 1 FROM chunks p WHERE p.id = c.id - 1 AND p.session_id = c.session_id AND p.turn = c.turn), ?
-		FROM chunks c WHERE c.id = ?`)
+	// A linked chunk inherits the parent of the chunk before it (0 when
+	// that one has no vector yet: a backfill goes newest first).
+	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO chunk_vecs (id, linked, vec, parent)
+		SELECT c.id, p.id IS NOT NULL, ?1,
+			CASE WHEN p.id IS NULL THEN c.id ELSE coalesce((SELECT v.parent FROM chunk_vecs v WHERE v.id = p.id), 0) END
+		FROM chunks c LEFT JOIN chunks p ON p.id = c.id - 1 AND p.session_id = c.session_id AND p.turn = c.turn
+		WHERE c.id = ?2`)
 	if err != nil {
 		return wrapErr("apply: vectors", err)
 	}
@@ -281,9 +286,11 @@ func (s *Store) queryVector(ctx context.Context, text string, df docFreq) ([]flo
 // dequantised and blended with ctxW times the vectors of the chunks just
 // before and after it in the same turn (by id: a turn's chunks are stored
 // together): a sub-turn window is scored with its parent turn as context.
-// A blended vector is no longer a unit vector.
+// A blended vector is no longer a unit vector. Each comes with its
+// chunk's parent (see migration 0004): the id of its turn's first chunk,
+// or its own id when unknown.
 // A chunk without a vector (not yet backfilled) gets none.
-func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32) (map[int64][]float32, error) {
+func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32) (map[int64]candidateVector, error) {
 	var name string
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && name != s.emb.Name() {
@@ -305,13 +312,14 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32)
 	}
 	// The ids are integers from the index: inlining them keeps this one
 	// statement whatever their number.
-	rows, err := s.db.QueryContext(ctx, `SELECT id, linked, vec FROM chunk_vecs WHERE id IN (`+b.String()+`)`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, linked, parent, vec FROM chunk_vecs WHERE id IN (`+b.String()+`)`)
 	if err != nil {
 		return nil, wrapErr("search: vectors", err)
 	}
 	defer rows.Close()
 	type stored struct {
 		linked bool // to the chunk before
+		parent int64
 		vec    []float32
 	}
 	all := make(map[int64]stored, len(want))
@@ -319,7 +327,7 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32)
 		var id int64
 		var st stored
 		var raw sql.RawBytes
-		if err := rows.Scan(&id, &st.linked, &raw); err != nil {
+		if err := rows.Scan(&id, &st.linked, &st.parent, &raw); err != nil {
 			return nil, wrapErr("search: vectors", err)
 		}
 		st.vec = embed.Dequantize(nil, raw)
@@ -328,7 +336,7 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32)
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("search: vectors", err)
 	}
-	out := make(map[int64][]float32, len(ids))
+	out := make(map[int64]candidateVector, len(ids))
 	for _, id := range ids {
 		c, ok := all[id]
 		if !ok {
@@ -346,9 +354,16 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32)
 				addScaled(v, next.vec, ctxW)
 			}
 		}
-		out[id] = v
+		out[id] = candidateVector{vec: v, parent: cmp.Or(c.parent, id)}
 	}
 	return out, nil
+}
+
+// candidateVector is a candidate's vector, blended with its neighbours',
+// and its parent.
+type candidateVector struct {
+	vec    []float32
+	parent int64
 }
 
 // addScaled adds w × b to a.

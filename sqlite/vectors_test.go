@@ -246,7 +246,7 @@ func TestIndexBackfill(t *testing.T) {
 	}
 	st.Close()
 	db := rawDB(t, path)
-	for _, q := range []string{"DROP INDEX chunks_project", "PRAGMA user_version = 3"} {
+	for _, q := range []string{"DROP INDEX chunks_project", "ALTER TABLE chunk_vecs DROP COLUMN parent", "PRAGMA user_version = 3"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -292,5 +292,39 @@ func TestIndexBackfill(t *testing.T) {
 	}
 	if found("s1", "TestCache7") || !found("s2", "TestCache0") {
 		t.Error("after pruning s1 its chunks are still found, or s2's are not")
+	}
+}
+
+// TestVectorParents checks that the chunks of one turn share a parent, the
+// turn's first chunk, across batches, and that another turn starts anew.
+func TestVectorParents(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "carryover.db")
+	st := openStore(t, path)
+	mk := func(seq, turn int) carryover.Chunk {
+		c := chunk(seq, fmt.Sprint("c", seq), fmt.Sprintf("step %d of the scheduler work", seq))
+		c.Turn = turn
+		return c
+	}
+	applyChunks(t, st, "s1", "/p", mk(0, 0), mk(1, 0))
+	applyChunks(t, st, "s1", "/p", mk(2, 0), mk(3, 1), mk(4, 1))
+	rows, err := rawDB(t, path).Query(`SELECT c.seq, v.parent, (SELECT seq FROM chunks WHERE id = v.parent)
+		FROM chunk_vecs v JOIN chunks c ON c.id = v.id ORDER BY c.seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	want := []int{0, 0, 0, 3, 3} // the seq of each chunk's parent
+	for rows.Next() {
+		var seq, parentSeq int
+		var parent int64
+		if err := rows.Scan(&seq, &parent, &parentSeq); err != nil {
+			t.Fatal(err)
+		}
+		if parentSeq != want[seq] {
+			t.Errorf("chunk %d: parent is chunk %d, want %d", seq, parentSeq, want[seq])
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,4 +1,5 @@
--- Schema version 4: stemmed full-text search and a narrow project index.
+-- Schema version 4: stemmed full-text search, a narrow project index and
+-- the parent turn of each vector.
 
 -- The full-text index stems English words (Porter) on both sides, so that
 -- "painted" finds "painting" and "tests" finds "test"; identifiers, paths
@@ -52,7 +53,13 @@ WHEN new.id >= (SELECT value FROM meta WHERE key = 'fts_backfill_below') BEGIN
 	SELECT id, prompt, summary, files, commands, errors, text, terms FROM chunk_search WHERE id = new.id;
 END;
 
--- A search within a project checks each full-text match's project: this
--- index holds only what that check reads, a fifth of chunks_filter's size,
--- so a fresh process reads far fewer pages of it.
-CREATE INDEX chunks_project ON chunks (id, project_id, win);
+-- A search within a project checks each full-text match's project: with
+-- the project first, the lookups of one project's matches stay within its
+-- part of this narrow index, so a fresh process reads few of its pages.
+CREATE INDEX chunks_project ON chunks (project_id, id, win);
+
+-- parent is the id of the first chunk of the chunk's turn (following
+-- linked), so that a search can group its candidates by turn from the
+-- rows it reads for their vectors; 0 when unknown (vectors stored before
+-- this version), and the chunk is then its own parent.
+ALTER TABLE chunk_vecs ADD COLUMN parent INTEGER NOT NULL DEFAULT 0;
