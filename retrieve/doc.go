@@ -55,7 +55,7 @@
 //
 // # Recall threshold
 //
-// A recall hit must score at least [RecallMinScore] in the store, its
+// A recall hit must score at least [RecallMinScore] in BM25 (Hit.BM25), its
 // chunk must contain [RecallMinTerms] distinct informative words of the
 // prompt, or one identifier-like word (a path, camelCase, snake_case, a
 // dotted name, a flag), and at least [RecallMinCoverage] of the prompt's
