@@ -79,32 +79,36 @@ func Recall(ctx context.Context, st carryover.Store, req RecallRequest) (Block, 
 	}
 	text := searchText(terms)
 
-	var queries []carryover.Query
-	if req.Window > 0 && req.SessionID != "" {
-		queries = append(queries, carryover.Query{Text: text, SessionID: req.SessionID, BeforeWindow: req.Window, Limit: recallFetch})
-	}
-	if req.Project != "" {
-		queries = append(queries, carryover.Query{Text: text, Project: req.Project, Limit: recallFetch})
-	}
-	var keep []carryover.Hit
-	for _, q := range queries {
-		hits, err := st.Search(ctx, q)
-		if err != nil {
-			return Block{}, fmt.Errorf("recall: %w", err)
+	// One search of the project finds both this session's earlier windows
+	// and the other sessions: a second search would read much of the
+	// index again, and a hook's time is mostly page reads.
+	q := carryover.Query{Text: text, Project: req.Project, Limit: 2 * recallFetch}
+	if req.Project == "" {
+		if req.Window <= 0 || req.SessionID == "" {
+			return Block{}, nil
 		}
-		for _, h := range hits {
-			c := h.Chunk
-			// The project search sees this session's current window too,
-			// which the model still has in context.
-			if q.SessionID == "" && c.SessionID == req.SessionID {
-				continue
-			}
-			if req.Exclude[c.ID] || h.BM25 < minScore || !relevant(terms, c, minCov) {
-				continue
-			}
-			keep = append(keep, h)
-		}
+		q = carryover.Query{Text: text, SessionID: req.SessionID, BeforeWindow: req.Window, Limit: recallFetch}
 	}
+	hits, err := st.Search(ctx, q)
+	if err != nil {
+		return Block{}, fmt.Errorf("recall: %w", err)
+	}
+	var own, other []carryover.Hit
+	for _, h := range hits {
+		c := h.Chunk
+		if req.Exclude[c.ID] || h.BM25 < minScore || !relevant(terms, c, minCov) {
+			continue
+		}
+		switch {
+		case c.SessionID != req.SessionID:
+			other = append(other, h)
+		case c.Window < req.Window:
+			own = append(own, h)
+		}
+		// This session's current window is still in the model's context.
+	}
+	// What this session's model no longer sees comes first.
+	keep := append(own, other...)
 	keep = uniqueHits(keep)
 	if len(keep) > RecallMaxHits {
 		keep = keep[:RecallMaxHits]
