@@ -18,7 +18,7 @@
 //	      × OpenErrorBoost                  // errors with no fix seen
 //
 // Trivial items are never restored: navigation and inspection commands (ls,
-// cd, cat, git status...) and goals without an informative word
+// cd, cat, git status, git add...) and goals without an informative word
 // ("continue").
 //
 // Before ranking, novelty drops every item whose key string (the path,
@@ -42,7 +42,10 @@
 // leaves its share to the others. The block is the longest prefix of that
 // sequence that fits, the last entry cut to fit, so a bigger budget always
 // shows a superset. Each line's text keeps its head (at most 200 bytes)
-// and ends with its provenance, "(turn T, LN)".
+// and ends with its provenance, "(LN)": the transcript line, which search
+// results and get take. Commands are shown without what only shaped their
+// output in the transcript ("2>&1", a final "| tail -N"), and commands that
+// differ only in numbers count as one.
 //
 // # Search snippets
 //
@@ -52,7 +55,7 @@
 //
 // # Recall threshold
 //
-// A recall hit must score at least [RecallMinScore] in the store, its
+// A recall hit must score at least [RecallMinScore] in BM25 (Hit.BM25), its
 // chunk must contain [RecallMinTerms] distinct informative words of the
 // prompt, or one identifier-like word (a path, camelCase, snake_case, a
 // dotted name, a flag), and at least [RecallMinCoverage] of the prompt's

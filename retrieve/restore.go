@@ -153,7 +153,7 @@ type entry struct {
 	text    string
 	sep     string // between text and detail
 	detail  string
-	prov    string // "(turn 3, L812)"
+	prov    string // "(L812)": the transcript line, which get and search take
 	multi   bool   // rendered as an indented block of lines
 	code    bool   // text in backticks
 	dupKey  string
@@ -351,7 +351,7 @@ func recentEntries(chunks []carryover.Chunk, nov novelty) []*entry {
 			sec:     secRecent,
 			chunkID: c.ID,
 			text:    strings.Join(lines, "\n"),
-			prov:    fmt.Sprintf("(turn %d, L%d-%d)", c.Turn, c.FirstLine, c.LastLine),
+			prov:    fmt.Sprintf("(L%d-%d)", c.FirstLine, c.LastLine),
 			multi:   true,
 		}
 		e.finish()
@@ -469,7 +469,7 @@ func (r ranker) itemEntry(sec section, it carryover.Item, score float64) *entry 
 		text:   oneLine(it.Text),
 		detail: oneLine(it.Detail),
 		sep:    " — ",
-		prov:   fmt.Sprintf("(turn %d, L%d)", it.Turn, it.Line),
+		prov:   fmt.Sprintf("(L%d)", it.Line),
 	}
 	switch it.Kind {
 	case carryover.KindError:
@@ -485,6 +485,7 @@ func (r ranker) itemEntry(sec section, it carryover.Item, score float64) *entry 
 		e.text = relPath(e.text, r.project)
 		e.code = true
 	case carryover.KindCommand:
+		e.text = shortCommand(e.text)
 		e.code = true
 		e.textCap, e.detailCap = commandTextCap, whereCap
 	case carryover.KindValue:
@@ -526,7 +527,7 @@ func (r ranker) stateEntries(items []carryover.Item, notes []carryover.Note, nov
 		case it.Kind == carryover.KindTodo && !todo:
 			todo = true
 			e := &entry{sec: secState, itemID: it.ID, label: "todo list ", text: it.Text,
-				prov: fmt.Sprintf("(turn %d, L%d)", it.Turn, it.Line), multi: true}
+				prov: fmt.Sprintf("(L%d)", it.Line), multi: true}
 			e.finish()
 			es = append(es, e)
 		case it.Kind == carryover.KindGoal && goals < 2 && !nov.seen(it) && !trivial(it):
@@ -554,6 +555,12 @@ func (e *entry) finish() {
 		e.dupKey = commandKey(e.dupKey)
 	}
 	e.toks = tokenHashes(e.text)
+	if e.sec == secCommands {
+		// The same command on another numbered task, port or line is
+		// the same command for the next step.
+		e.dupKey = maskDigits(e.dupKey)
+		e.toks = tokenHashes(maskDigits(e.text))
+	}
 	if e.sec == secRecent {
 		e.full = e.render(recentTextCap, 0)
 	} else if e.multi {
@@ -861,6 +868,24 @@ func commandKey(cmd string) string {
 	return strings.TrimSpace(strings.ReplaceAll(cmd, "2>&1", ""))
 }
 
+// shortCommand drops what only shapes a command's output in a transcript
+// ("2>&1", a final "| head -N" or "| tail -N"): it costs budget and the
+// model adds it back when it runs the command.
+func shortCommand(cmd string) string {
+	cmd = strings.ReplaceAll(cmd, " 2>&1", "")
+	for {
+		i := strings.LastIndexByte(cmd, '|')
+		if i <= 0 || cmd[i-1] == '|' {
+			return cmd
+		}
+		f := strings.Fields(cmd[i+1:])
+		if len(f) == 0 || len(f) > 3 || f[0] != "head" && f[0] != "tail" || strings.ContainsAny(cmd[i+1:], ";&|<>$`") {
+			return cmd
+		}
+		cmd = strings.TrimSpace(cmd[:i])
+	}
+}
+
 // trivialCommand reports navigation and inspection commands.
 func trivialCommand(cmd string) bool {
 	f := strings.Fields(cmd)
@@ -871,7 +896,7 @@ func trivialCommand(cmd string) bool {
 	case "ls", "cd", "pwd", "cat", "echo", "head", "tail", "wc", "which", "true", "clear", "tree", "file":
 		return true
 	case "git":
-		return len(f) == 1 || slices.Contains([]string{"status", "diff", "log", "show", "branch"}, f[1])
+		return len(f) == 1 || slices.Contains([]string{"status", "diff", "log", "show", "branch", "add"}, f[1])
 	}
 	return false
 }

@@ -95,7 +95,7 @@ func TestRestoreContent(t *testing.T) {
 		"rank with FTS5 BM25 instead of embeddings — because: no model download in a hook",
 		"undefined: sqlite.Open (compile error in cmd/carryover/db.go:14) — fixed by: go get modernc.org/sqlite@v1.61.1",
 		"`internal/config/loader.go` — load .carryover.toml before flags",
-		"`go test ./retrieve/ -run TestRestore -count=1` (turn 2, L250)", // provenance
+		"`go test ./retrieve/ -run TestRestore -count=1` (L250)", // provenance: the line, which get takes
 		"IMPORTANT: keep the JSON output of search stable",
 	}
 	for _, s := range mustContain {

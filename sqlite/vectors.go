@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -90,9 +91,13 @@ func (s *Store) vectorsUsable(ctx context.Context, tx *sql.Tx) (bool, error) {
 // insertVectors stores the vectors of the chunks newly inserted (ids by
 // Seq; a duplicate keeps its row's vector).
 func insertVectors(ctx context.Context, tx *sql.Tx, chunks []carryover.Chunk, ids map[int]int64, vecs [][]byte) error {
-	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO chunk_vecs (id, linked, vec)
-		SELECT c.id, EXISTS (SELECT 1 FROM chunks p WHERE p.id = c.id - 1 AND p.session_id = c.session_id AND p.turn = c.turn), ?
-		FROM chunks c WHERE c.id = ?`)
+	// A linked chunk inherits the parent of the chunk before it (0 when
+	// that one has no vector yet: a backfill goes newest first).
+	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO chunk_vecs (id, linked, vec, parent)
+		SELECT c.id, p.id IS NOT NULL, ?1,
+			CASE WHEN p.id IS NULL THEN c.id ELSE coalesce((SELECT v.parent FROM chunk_vecs v WHERE v.id = p.id), 0) END
+		FROM chunks c LEFT JOIN chunks p ON p.id = c.id - 1 AND p.session_id = c.session_id AND p.turn = c.turn
+		WHERE c.id = ?2`)
 	if err != nil {
 		return wrapErr("apply: vectors", err)
 	}
@@ -105,12 +110,77 @@ func insertVectors(ctx context.Context, tx *sql.Tx, chunks []carryover.Chunk, id
 	return nil
 }
 
-// Backfill embeds up to limit chunks (newest first) that were stored
-// before the store had vectors, and returns how many it embedded; 0 means
-// every chunk has its vector. Apply calls it with BackfillBatch after each
-// batch; `carryover ingest` may call it until it returns 0. It also
-// returns 0 when the stored vectors are another embedder's.
+// indexBackfillFactor is how many chunks Backfill adds to the full-text
+// index per chunk it may embed: indexing costs a fraction of embedding.
+const indexBackfillFactor = 4
+
+// Backfill catches a migrated store up, newest chunks first: it adds up to
+// indexBackfillFactor × limit chunks to the full-text index (see migration
+// 0004) and embeds up to limit chunks that were stored before the store
+// had vectors, and returns how many chunks it indexed or embedded; 0 means
+// every chunk is indexed and has its vector. Apply calls it with
+// BackfillBatch after each batch; `carryover ingest` may call it until it
+// returns 0. Vectors of another embedder's store are left alone.
 func (s *Store) Backfill(ctx context.Context, limit int) (int, error) {
+	n, err := s.backfillIndex(ctx, indexBackfillFactor*limit)
+	if err != nil {
+		return n, err
+	}
+	m, err := s.backfillVectors(ctx, limit)
+	return n + m, err
+}
+
+// backfillIndex adds up to limit chunks below the 'fts_backfill_below'
+// bound to the full-text index, newest first, and lowers the bound past
+// them (to 1 when none is left), in one transaction.
+func (s *Store) backfillIndex(ctx context.Context, limit int) (int, error) {
+	var below int64
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'fts_backfill_below'`).Scan(&below)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && below <= 1 {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, wrapErr("backfill index", err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, wrapErr("backfill index", err)
+	}
+	defer tx.Rollback()
+	// Again inside the transaction: another process may have moved it.
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'fts_backfill_below'`).Scan(&below); err != nil {
+		return 0, wrapErr("backfill index", err)
+	}
+	var n int
+	var from sql.NullInt64
+	err = tx.QueryRowContext(ctx, `SELECT count(*), min(id) FROM (SELECT id FROM chunks WHERE id < ? ORDER BY id DESC LIMIT ?)`,
+		below, limit).Scan(&n, &from)
+	if err != nil {
+		return 0, wrapErr("backfill index", err)
+	}
+	next := int64(1)
+	if n > 0 {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts (rowid, prompt, summary, files, commands, errors, text, terms)
+			SELECT id, prompt, summary, files, commands, errors, text, terms FROM chunk_search WHERE id >= ? AND id < ?`,
+			from.Int64, below); err != nil {
+			return 0, wrapErr("backfill index", err)
+		}
+		if n == limit {
+			next = from.Int64
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'fts_backfill_below'`, next); err != nil {
+		return 0, wrapErr("backfill index", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, wrapErr("backfill index: commit", err)
+	}
+	return n, nil
+}
+
+// backfillVectors embeds up to limit chunks (newest first) that were
+// stored before the store had vectors, and returns how many it embedded.
+func (s *Store) backfillVectors(ctx context.Context, limit int) (int, error) {
 	var below int64
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'vec_backfill_below'`).Scan(&below)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && below <= 1 {
@@ -216,9 +286,11 @@ func (s *Store) queryVector(ctx context.Context, text string, df docFreq) ([]flo
 // dequantised and blended with ctxW times the vectors of the chunks just
 // before and after it in the same turn (by id: a turn's chunks are stored
 // together): a sub-turn window is scored with its parent turn as context.
-// A blended vector is no longer a unit vector.
+// A blended vector is no longer a unit vector. Each comes with its
+// chunk's parent (see migration 0004): the id of its turn's first chunk,
+// or its own id when unknown.
 // A chunk without a vector (not yet backfilled) gets none.
-func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32) (map[int64][]float32, error) {
+func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32) (map[int64]candidateVector, error) {
 	var name string
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && name != s.emb.Name() {
@@ -240,13 +312,14 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32)
 	}
 	// The ids are integers from the index: inlining them keeps this one
 	// statement whatever their number.
-	rows, err := s.db.QueryContext(ctx, `SELECT id, linked, vec FROM chunk_vecs WHERE id IN (`+b.String()+`)`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, linked, parent, vec FROM chunk_vecs WHERE id IN (`+b.String()+`)`)
 	if err != nil {
 		return nil, wrapErr("search: vectors", err)
 	}
 	defer rows.Close()
 	type stored struct {
 		linked bool // to the chunk before
+		parent int64
 		vec    []float32
 	}
 	all := make(map[int64]stored, len(want))
@@ -254,7 +327,7 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32)
 		var id int64
 		var st stored
 		var raw sql.RawBytes
-		if err := rows.Scan(&id, &st.linked, &raw); err != nil {
+		if err := rows.Scan(&id, &st.linked, &st.parent, &raw); err != nil {
 			return nil, wrapErr("search: vectors", err)
 		}
 		st.vec = embed.Dequantize(nil, raw)
@@ -263,7 +336,7 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32)
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("search: vectors", err)
 	}
-	out := make(map[int64][]float32, len(ids))
+	out := make(map[int64]candidateVector, len(ids))
 	for _, id := range ids {
 		c, ok := all[id]
 		if !ok {
@@ -281,9 +354,16 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32)
 				addScaled(v, next.vec, ctxW)
 			}
 		}
-		out[id] = v
+		out[id] = candidateVector{vec: v, parent: cmp.Or(c.parent, id)}
 	}
 	return out, nil
+}
+
+// candidateVector is a candidate's vector, blended with its neighbours',
+// and its parent.
+type candidateVector struct {
+	vec    []float32
+	parent int64
 }
 
 // addScaled adds w × b to a.

@@ -50,9 +50,10 @@ func TestMigrateVersion1Store(t *testing.T) {
 	}
 	st.Close()
 	db := rawDB(t, path)
-	for _, q := range []string{"DROP TABLE chunk_vecs", "DROP TABLE meta",
+	for _, q := range []string{"DROP TRIGGER chunks_ai", "DROP TRIGGER chunks_bd", "DROP TRIGGER chunks_bu",
+		"DROP TRIGGER chunks_au", "DROP TABLE chunk_vecs", "DROP TABLE meta",
 		"DROP TABLE hook_runs", "DROP TABLE redactions", "ALTER TABLE sessions DROP COLUMN owner",
-		"ALTER TABLE sessions DROP COLUMN team", "PRAGMA user_version = 1"} {
+		"ALTER TABLE sessions DROP COLUMN team", "DROP INDEX chunks_project", "PRAGMA user_version = 1"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -60,8 +61,8 @@ func TestMigrateVersion1Store(t *testing.T) {
 
 	st = openStore(t, path)
 	var v int
-	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 3 {
-		t.Fatalf("schema version %d (%v) after open, want 3", v, err)
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 4 {
+		t.Fatalf("schema version %d (%v) after open, want 4", v, err)
 	}
 	if n := count(t, db, "chunk_vecs"); n != 0 {
 		t.Fatalf("%d vectors right after the migration, want 0", n)
@@ -124,7 +125,8 @@ func hybridStore(t *testing.T, opt sqlite.Options) *sqlite.Store {
 	chunks := []carryover.Chunk{
 		chunk(0, "related", "The websocket reconnect kept dropping: the client gave up after one attempt when the dial "+
 			"timed out, so it now reconnects with exponential backoff."),
-		chunk(1, "stuffed", strings.Repeat("GET /api/health timeout after 5000ms, retrying the health probe. ", 6)),
+		chunk(1, "stuffed", strings.Repeat("GET /api/health timeout after 5000ms, retrying the health probe. ", 6)+
+			"Also bumped the websocket library, websocket tests pass."),
 	}
 	topics := []string{"parser", "database migration", "CSS layout", "release notes", "unit tests", "logging"}
 	for i := range 30 {
@@ -142,8 +144,8 @@ const hybridQuery = "why did the websocket reconnection keep failing with a time
 // TestHybridRanksMeaningAboveStuffing checks that a chunk sharing some
 // words and word forms with the question (websocket, reconnection/
 // reconnect(s), keep/kept, timeout/timed out) outranks a log about
-// something else that repeats one of its rare words, which BM25 alone
-// prefers.
+// something else that repeats one of its rare words and mentions
+// another, which BM25 alone prefers.
 func TestHybridRanksMeaningAboveStuffing(t *testing.T) {
 	st := hybridStore(t, sqlite.Options{})
 	hits, err := st.Search(context.Background(), carryover.Query{Text: hybridQuery})
@@ -228,5 +230,101 @@ func TestOtherEmbedder(t *testing.T) {
 	applyChunks(t, st, "s1", "/p", chunk(3, "d", "more scheduler work"))
 	if c := count(t, rawDB(t, path), "chunk_vecs"); c != 3 {
 		t.Errorf("%d vectors, want the first embedder's 3 only", c)
+	}
+}
+
+// TestIndexBackfill migrates a version 3 store larger than the migration
+// re-indexes at once and checks that only the newest chunks are found
+// until Backfill has added the older ones, that a pruned session leaves a
+// consistent index, and that new chunks are indexed meanwhile.
+func TestIndexBackfill(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "carryover.db")
+	st := openStore(t, path)
+	if err := st.Apply(ctx, batch("s1", "/p", 0, 1500)); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	db := rawDB(t, path)
+	for _, q := range []string{"DROP INDEX chunks_project", "ALTER TABLE chunk_vecs DROP COLUMN parent", "PRAGMA user_version = 3"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	st = openStore(t, path)
+	// found reports whether the best hit for cmd's words is the chunk
+	// that ran cmd (in session sid).
+	found := func(sid, cmd string) bool {
+		t.Helper()
+		hits, err := st.Search(ctx, carryover.Query{Text: cmd, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits) == 1 && hits[0].Chunk.SessionID == sid && hits[0].Chunk.Commands[0] == "go test -run "+cmd+" ./..."
+	}
+	if !found("s1", "TestCache1499") || found("s1", "TestCache7") {
+		t.Fatalf("right after the migration: newest found %v, oldest found %v; want only the newest",
+			found("s1", "TestCache1499"), found("s1", "TestCache7"))
+	}
+	if err := st.Apply(ctx, batch("s2", "/p", 0, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if !found("s2", "TestCache0") {
+		t.Error("a chunk stored after the migration is not found")
+	}
+	for {
+		n, err := st.Backfill(ctx, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if !found("s1", "TestCache7") {
+		t.Error("an old chunk is not found after the backfill")
+	}
+	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')`); err != nil {
+		t.Errorf("index after a prune: %v", err)
+	}
+	if found("s1", "TestCache7") || !found("s2", "TestCache0") {
+		t.Error("after pruning s1 its chunks are still found, or s2's are not")
+	}
+}
+
+// TestVectorParents checks that the chunks of one turn share a parent, the
+// turn's first chunk, across batches, and that another turn starts anew.
+func TestVectorParents(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "carryover.db")
+	st := openStore(t, path)
+	mk := func(seq, turn int) carryover.Chunk {
+		c := chunk(seq, fmt.Sprint("c", seq), fmt.Sprintf("step %d of the scheduler work", seq))
+		c.Turn = turn
+		return c
+	}
+	applyChunks(t, st, "s1", "/p", mk(0, 0), mk(1, 0))
+	applyChunks(t, st, "s1", "/p", mk(2, 0), mk(3, 1), mk(4, 1))
+	rows, err := rawDB(t, path).Query(`SELECT c.seq, v.parent, (SELECT seq FROM chunks WHERE id = v.parent)
+		FROM chunk_vecs v JOIN chunks c ON c.id = v.id ORDER BY c.seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	want := []int{0, 0, 0, 3, 3} // the seq of each chunk's parent
+	for rows.Next() {
+		var seq, parentSeq int
+		var parent int64
+		if err := rows.Scan(&seq, &parent, &parentSeq); err != nil {
+			t.Fatal(err)
+		}
+		if parentSeq != want[seq] {
+			t.Errorf("chunk %d: parent is chunk %d, want %d", seq, parentSeq, want[seq])
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 }

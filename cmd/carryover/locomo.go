@@ -41,7 +41,8 @@ var locomoRankers = []string{"bm25", "seedhash", "hashed", "hashed_ctx", "fused"
 //     neighbours' (withNeighbours).
 //   - fused: the product's hybrid search, sqlite.Store.Search as hooks and
 //     `carryover search` call it: BM25 candidates reranked by a blend with
-//     the cosine of their stored vectors (see sqlite/hybrid.go).
+//     the cosine of their stored vectors and their parent turn's score,
+//     taken with fewer repeats of one turn (see sqlite/hybrid.go).
 //
 // hashed and hashed_ctx score every turn of the conversation, which the
 // product does not (a hook cannot read every vector); they show what the
