@@ -1,0 +1,307 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+)
+
+// The real binary, built once per test process for the tests that run it
+// as Claude Code or a user would: as separate processes that may be killed.
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+func carryoverBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the real binary")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("SIGKILL and FIFOs are Unix")
+	}
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "carryover-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "carryover")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// removingBinary removes the built binary once the tests are done.
+type removingBinary struct{ *testing.M }
+
+func (m removingBinary) Run() int {
+	code := m.M.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	return code
+}
+
+// genTranscript writes a Claude Code-shaped transcript of turns turns (a
+// prompt, a Bash call, its output, an answer; a compaction half way), each
+// with unique words, about 9 KB a turn.
+func genTranscript(t *testing.T, path, sid string, turns int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(turns), 7))
+	var b bytes.Buffer
+	at := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	n := 0
+	line := func(v map[string]any) {
+		n++
+		at = at.Add(time.Second)
+		v["uuid"] = fmt.Sprintf("%08x-0000-4000-8000-%012x", n, n)
+		v["timestamp"] = at.Format(time.RFC3339Nano)
+		v["sessionId"] = sid
+		v["cwd"] = "/home/dev/projects/gen"
+		v["version"] = "2.1.197"
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	words := func(k int) string {
+		ws := make([]string, k)
+		for i := range ws {
+			ws[i] = fmt.Sprintf("w%x", rng.Uint32()%50000)
+		}
+		return strings.Join(ws, " ")
+	}
+	for i := range turns {
+		if i == turns/2 {
+			line(map[string]any{"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
+				"compactMetadata": map[string]any{"trigger": "auto", "preTokens": 160000, "postTokens": 9000}})
+			line(map[string]any{"type": "user", "isCompactSummary": true,
+				"message": map[string]any{"role": "user", "content": "Summary:\n1. Primary Request: " + words(40)}})
+		}
+		line(map[string]any{"type": "user", "message": map[string]any{"role": "user",
+			"content": fmt.Sprintf("turn %d: fix the failing test TestGen%d in pkg%d/file%d.go %s", i, i, i%17, i, words(8))}})
+		tool := fmt.Sprintf("toolu_%06d", i)
+		line(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("msg_%06d", i), "role": "assistant",
+			"content": []any{
+				map[string]any{"type": "text", "text": "Running the tests of pkg" + strconv.Itoa(i%17) + ". " + words(20)},
+				map[string]any{"type": "tool_use", "id": tool, "name": "Bash", "input": map[string]any{"command": fmt.Sprintf("go test -run TestGen%d ./pkg%d/...", i, i%17)}},
+			}}})
+		line(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": tool, "is_error": i%3 == 0,
+				"content": fmt.Sprintf("--- FAIL: TestGen%d (0.01s)\n    file%d.go:%d: %s\nFAIL", i, i, i, words(1200))},
+		}}})
+		line(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("msg_%06db", i), "role": "assistant",
+			"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("Fixed TestGen%d: %s", i, words(15))}}}})
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runBin runs the binary with a HOME of its own and the store at db.
+func binCmd(bin, home, db string, stdin []byte, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, append([]string{"--db", db}, args...)...)
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "CARRYOVER_LOG=" + filepath.Join(home, "carryover.log")}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	return cmd
+}
+
+// storeDigest is what must be identical between two stores that archived
+// the same transcript: every chunk (hash, position, lines) and every item
+// (kind, key, times seen), sorted, plus the compactions and the ingest
+// offset.
+type storeDigest struct {
+	Chunks, Items, Compactions []string
+	Offset                     int64
+	Dups                       int // chunk positions (session, seq) stored more than once
+}
+
+func digest(t *testing.T, path string) storeDigest {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var d storeDigest
+	rows := func(q string) []string {
+		rs, err := db.Query(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		defer rs.Close()
+		var out []string
+		for rs.Next() {
+			var s string
+			if err := rs.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, s)
+		}
+		if err := rs.Err(); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(out)
+		return out
+	}
+	d.Chunks = rows(`SELECT hash || ' ' || seq || ' ' || turn || ' ' || win || ' ' || first_line || '-' || last_line FROM chunks`)
+	d.Items = rows(`SELECT kind || ' ' || key || ' ' || count FROM items`)
+	d.Compactions = rows(`SELECT win || ' ' || line FROM compactions`)
+	if err := db.QueryRow(`SELECT coalesce(max(ingest_offset), 0) FROM sessions`).Scan(&d.Offset); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT count(*) - count(DISTINCT session_id || ' ' || seq) FROM chunks`).Scan(&d.Dups); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// checkIntegrity opens the store the way SQLite recovers it after a crash
+// (read-write: the WAL is replayed) and runs integrity_check and the FTS5
+// index checks.
+func checkIntegrity(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var res string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&res); err != nil || res != "ok" {
+		t.Fatalf("integrity_check: %q, %v", res, err)
+	}
+	for _, fts := range []string{"chunks_fts", "items_fts"} {
+		if _, err := db.Exec("INSERT INTO " + fts + "(" + fts + ") VALUES ('integrity-check')"); err != nil {
+			t.Fatalf("%s integrity-check: %v", fts, err)
+		}
+	}
+}
+
+// crashTrials is how many kill-and-rerun trials TestIngestCrash runs:
+// CARRYOVER_CRASH_TRIALS, default 3 (CI runs more; a release check 100).
+func crashTrials(t *testing.T) int {
+	if v := os.Getenv("CARRYOVER_CRASH_TRIALS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("CARRYOVER_CRASH_TRIALS=%q: want a positive integer", v)
+		}
+		return n
+	}
+	return 3
+}
+
+// TestIngestCrash SIGKILLs "carryover ingest" (and, one trial in four, the
+// PreCompact hook, which ingests too) at random moments, one to three times
+// in a row, then lets a run finish. The store must pass integrity_check
+// after every kill, and in the end hold exactly what a one-shot ingest
+// stores: the same chunks and items, none twice.
+func TestIngestCrash(t *testing.T) {
+	bin := carryoverBinary(t)
+	trials := crashTrials(t)
+	dir := t.TempDir()
+	const sid = "5a1f3c2e-9b8d-4e7f-a6c5-0d1e2f3a4b5c"
+	tr := filepath.Join(dir, sid+".jsonl")
+	genTranscript(t, tr, sid, 250)
+
+	// The reference: one uninterrupted ingest.
+	ref := filepath.Join(dir, "ref", "carryover.db")
+	start := time.Now()
+	if out, err := binCmd(bin, dir, ref, nil, "ingest", "-q", tr).CombinedOutput(); err != nil {
+		t.Fatalf("reference ingest: %v\n%s", err, out)
+	}
+	full := time.Since(start)
+	want := digest(t, ref)
+	if len(want.Chunks) < 400 || want.Dups != 0 || len(want.Compactions) != 1 {
+		t.Fatalf("reference store: %d chunks, %d dups, %d compactions", len(want.Chunks), want.Dups, len(want.Compactions))
+	}
+	fi, _ := os.Stat(tr)
+	t.Logf("transcript %.1f MB, %d chunks; one-shot ingest %v; %d trials", float64(fi.Size())/(1<<20), len(want.Chunks), full, trials)
+
+	payload, _ := json.Marshal(map[string]any{"session_id": sid, "transcript_path": tr, "cwd": dir,
+		"hook_event_name": "PreCompact", "trigger": "auto"})
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	killed, completed := 0, 0
+	for trial := range trials {
+		db := filepath.Join(dir, fmt.Sprintf("t%d", trial), "carryover.db")
+		viaHook := trial%4 == 3
+		run := func() *exec.Cmd {
+			if viaHook {
+				// The hook's deadline must not be what stops it.
+				cmd := binCmd(bin, dir, db, payload, "hook", "pre-compact")
+				cmd.Env = append(cmd.Env, "CARRYOVER_HOOK_TIMEOUT=60s")
+				return cmd
+			}
+			return binCmd(bin, dir, db, nil, "ingest", "-q", tr)
+		}
+		for range 1 + rng.IntN(3) {
+			cmd := run()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Anywhere from start-up to just past a whole run.
+			time.Sleep(time.Duration(rng.Int64N(int64(full) * 11 / 10)))
+			if cmd.Process.Signal(syscall.SIGKILL) == nil {
+				killed++
+			}
+			if err := cmd.Wait(); err == nil {
+				completed++ // finished before the signal
+			}
+			if _, err := os.Stat(db); err == nil {
+				checkIntegrity(t, db)
+			}
+		}
+		if out, err := run().CombinedOutput(); err != nil {
+			t.Fatalf("trial %d: re-run after the kills failed: %v\n%s", trial, err, out)
+		}
+		checkIntegrity(t, db)
+		got := digest(t, db)
+		if got.Dups != 0 {
+			t.Fatalf("trial %d: %d chunks stored twice", trial, got.Dups)
+		}
+		if !slices.Equal(got.Chunks, want.Chunks) || !slices.Equal(got.Items, want.Items) ||
+			!slices.Equal(got.Compactions, want.Compactions) || got.Offset != want.Offset {
+			t.Fatalf("trial %d: store differs from the one-shot ingest: %d/%d chunks, %d/%d items, %d/%d compactions, offset %d/%d\n%s",
+				trial, len(got.Chunks), len(want.Chunks), len(got.Items), len(want.Items), len(got.Compactions), len(want.Compactions),
+				got.Offset, want.Offset, firstDiff(got.Chunks, want.Chunks)+firstDiff(got.Items, want.Items))
+		}
+		os.RemoveAll(filepath.Dir(db))
+	}
+	t.Logf("%d trials: %d kills (%d runs had already finished), every store intact and complete after the re-run", trials, killed, completed)
+}
+
+func firstDiff(got, want []string) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return fmt.Sprintf("first difference: got %q, want %q\n", got[i], want[i])
+		}
+	}
+	return ""
+}
