@@ -1,0 +1,73 @@
+package sqlite
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// corruptSuffix precedes the UTC time a damaged store was moved aside:
+// carryover.db.corrupt-20261122T101500.
+const corruptSuffix = ".corrupt-"
+
+// MoveAside renames the store file at path, with its write-ahead log, to
+// path.corrupt-<UTC time> so that a fresh store can be created in its
+// place; the shared-memory index, which SQLite rebuilds from the log, is
+// removed. Nothing is deleted: the moved files can still be inspected or
+// salvaged. It returns the new path of the store file.
+func MoveAside(path string, now time.Time) (string, error) {
+	base := path + corruptSuffix + now.UTC().Format("20060102T150405")
+	dst := base
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		dst = fmt.Sprintf("%s-%d", base, i)
+	}
+	if err := os.Rename(path, dst); err != nil {
+		return "", fmt.Errorf("move damaged store aside: %w", err)
+	}
+	// The log holds committed transactions of the old file: it goes with
+	// it, or SQLite would replay it into the fresh store.
+	if err := os.Rename(path+"-wal", dst+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return dst, fmt.Errorf("move damaged store's log aside: %w", err)
+	}
+	if err := os.Remove(path + "-shm"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return dst, fmt.Errorf("remove damaged store's index: %w", err)
+	}
+	return dst, nil
+}
+
+// MovedAside lists the store files MoveAside left next to path, oldest
+// first.
+func MovedAside(path string) ([]string, error) {
+	matches, err := filepath.Glob(globEscape(path) + corruptSuffix + "*")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range matches {
+		if !strings.HasSuffix(m, "-wal") && !strings.HasSuffix(m, "-shm") {
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// globEscape quotes the glob metacharacters of a literal path.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
