@@ -167,7 +167,8 @@ func checkpoint(t *testing.T, path string) {
 func TestMoveAside(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "carry[1]over.db")
-	garbage := bytes.Repeat([]byte("junk"), 2000)
+	// Header garbage over a whole number of pages: a damaged store.
+	garbage := bytes.Repeat([]byte("junk"), 2048)
 	os.WriteFile(path, garbage, 0o600)
 	os.WriteFile(path+"-wal", []byte("log"), 0o600)
 	os.WriteFile(path+"-shm", []byte("index"), 0o600)
@@ -202,5 +203,14 @@ func TestMoveAside(t *testing.T) {
 	list, err := sqlite.MovedAside(path)
 	if err != nil || len(list) != 2 || list[0] != moved || list[1] != second {
 		t.Fatalf("MovedAside = %v, %v", list, err)
+	}
+	// A file that never was a database (a wrong --db) is left alone.
+	notes := filepath.Join(filepath.Dir(path), "notes.txt")
+	os.WriteFile(notes, []byte("my notes\n"), 0o600)
+	if _, err := sqlite.MoveAside(notes, at); !errors.Is(err, sqlite.ErrNotStore) {
+		t.Fatalf("text file: %v, want ErrNotStore", err)
+	}
+	if data, _ := os.ReadFile(notes); string(data) != "my notes\n" {
+		t.Fatal("text file moved or changed")
 	}
 }

@@ -37,6 +37,9 @@ type app struct {
 	dbFlag         string
 	log            *slog.Logger
 	logClose       func()
+	// corrupt records that a hook step found the store damaged, though
+	// the step carried on (see handleHook).
+	corrupt bool
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
