@@ -478,3 +478,118 @@ func TestConcurrentHooks(t *testing.T) {
 			firstDiff(got.Chunks, want.Chunks)+firstDiff(got.Items, want.Items))
 	}
 }
+
+// damagePages overwrites the middle half of a store file's pages (keeping
+// the header page) or, with header, its first 100 bytes.
+func damagePages(t *testing.T, path string, header bool) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	junk := bytes.Repeat([]byte{0xA5, 0x5A, 0x00, 0xFF}, 1024)
+	if header {
+		copy(data, junk[:100])
+	} else {
+		pages := len(data) / 4096
+		for p := pages / 4; p < pages*3/4; p++ {
+			copy(data[p*4096:], junk)
+		}
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCorruptStoreRecovery damages a real store two ways, then runs the
+// binary as Claude Code and a user would: the hook moves the damaged file
+// aside byte for byte and archives its session into a fresh store, doctor
+// reports the damage and the moved file with the way back, and
+// 'ingest --all' restores the other sessions from their transcripts.
+func TestCorruptStoreRecovery(t *testing.T) {
+	bin := carryoverBinary(t)
+	for _, header := range []bool{true, false} {
+		t.Run(map[bool]string{true: "header", false: "pages"}[header], func(t *testing.T) {
+			home := t.TempDir()
+			claude := filepath.Join(home, ".claude")
+			proj := filepath.Join(claude, "projects", "-home-dev-projects-gen")
+			os.MkdirAll(proj, 0o700)
+			db := filepath.Join(home, "store", "carryover.db")
+			const other = "6b2e4d1a-3c5f-4a7b-8e9d-0f1a2b3c4d5e"
+			const current = "7c3f5e2b-4d6a-4b8c-9fae-1a2b3c4d5e6f"
+			genTranscript(t, filepath.Join(proj, other+".jsonl"), other, 120)
+			// The current session grows after the damage: its hook writes.
+			currentPath := filepath.Join(proj, current+".jsonl")
+			genTranscript(t, currentPath, current, 60)
+			currentFull, _ := os.ReadFile(currentPath)
+			lines := splitLines(currentFull)
+			half := len(lines) / 2
+			for !bytes.Contains(lines[half], []byte(`"content":"turn `)) {
+				half++
+			}
+			os.WriteFile(currentPath, bytes.Join(lines[:half], nil), 0o600)
+			run := func(stdin []byte, args ...string) (string, error) {
+				cmd := binCmd(bin, home, db, stdin, args...)
+				// Re-archiving a whole session takes batches over several
+				// hooks on a slow machine; here one hook must do it.
+				cmd.Env = append(cmd.Env, "CLAUDE_CONFIG_DIR="+claude, "CARRYOVER_HOOK_TIMEOUT=60s")
+				var out, errOut bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &errOut
+				err := cmd.Run()
+				return out.String() + errOut.String(), err
+			}
+			if out, err := run(nil, "ingest", "--all", "-q"); err != nil {
+				t.Fatalf("ingest: %v\n%s", err, out)
+			}
+			damagePages(t, db, header)
+			damaged, _ := os.ReadFile(db)
+
+			// Doctor finds the damage and says how to recover.
+			out, _ := run(nil, "doctor")
+			if !strings.Contains(out, "FAIL  store") || !strings.Contains(out, "ingest --all") || !strings.Contains(out, ".corrupt-") {
+				t.Fatalf("doctor on a damaged store:\n%s", out)
+			}
+
+			// The hook of the current session stays quiet and valid.
+			os.WriteFile(currentPath, currentFull, 0o600)
+			payload, _ := json.Marshal(map[string]any{"session_id": current, "hook_event_name": "Stop",
+				"transcript_path": filepath.Join(proj, current+".jsonl"), "cwd": home})
+			if out, err := run(payload, "hook", "stop"); err != nil || out != "" {
+				t.Fatalf("stop hook: %v, output %q", err, out)
+			}
+			moved, _ := filepath.Glob(db + ".corrupt-*")
+			if len(moved) != 1 {
+				// The hook writes the new turns into the damaged b-trees.
+				t.Fatalf("the hook did not move the damaged store aside: %v", moved)
+			}
+			if got, _ := os.ReadFile(moved[0]); !bytes.Equal(got, damaged) {
+				t.Fatal("the moved-aside file is not the damaged file byte for byte")
+			}
+			checkIntegrity(t, db)
+			sessions := func() string {
+				out, err := run(nil, "sessions")
+				if err != nil {
+					t.Fatalf("sessions: %v\n%s", err, out)
+				}
+				return out
+			}
+			if s := sessions(); !strings.Contains(s, current[:8]) {
+				logData, _ := os.ReadFile(filepath.Join(home, "carryover.log"))
+				t.Fatalf("the current session is not in the fresh store:\n%s\nlog:\n%s", s, logData)
+			}
+
+			// Doctor now reports the fresh store healthy and the moved file.
+			out, _ = run(nil, "doctor")
+			if !strings.Contains(out, "WARN  damaged store") || !strings.Contains(out, filepath.Base(moved[0])) || !strings.Contains(out, "PASS  store") {
+				t.Fatalf("doctor after the move:\n%s", out)
+			}
+			// The way back it names restores the other session.
+			if out, err := run(nil, "ingest", "--all", "-q"); err != nil {
+				t.Fatalf("ingest --all: %v\n%s", err, out)
+			}
+			if s := sessions(); !strings.Contains(s, other[:8]) || !strings.Contains(s, current[:8]) {
+				t.Fatalf("sessions after ingest --all:\n%s", s)
+			}
+		})
+	}
+}
