@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carryover-dev/carryover/sqlite"
+
 	_ "modernc.org/sqlite"
 )
 
@@ -557,7 +559,7 @@ func TestCorruptStoreRecovery(t *testing.T) {
 			if out, err := run(payload, "hook", "stop"); err != nil || out != "" {
 				t.Fatalf("stop hook: %v, output %q", err, out)
 			}
-			moved, _ := filepath.Glob(db + ".corrupt-*")
+			moved, _ := sqlite.MovedAside(db)
 			if len(moved) != 1 {
 				// The hook writes the new turns into the damaged b-trees.
 				t.Fatalf("the hook did not move the damaged store aside: %v", moved)
