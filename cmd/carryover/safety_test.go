@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -18,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/sqlite"
 
 	_ "modernc.org/sqlite"
@@ -593,5 +596,147 @@ func TestCorruptStoreRecovery(t *testing.T) {
 				t.Fatalf("sessions after ingest --all:\n%s", s)
 			}
 		})
+	}
+}
+
+// endless is stdin of n bytes that counts what was read.
+type endless struct{ n, read int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.read >= e.n {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), e.n-e.read)
+	for i := range p[:k] {
+		p[i] = 'x'
+	}
+	e.read += k
+	return int(k), nil
+}
+
+// TestHookStdinCapped: 100 MB on stdin is not read past the payload cap.
+func TestHookStdinCapped(t *testing.T) {
+	h := newHookEnv(t)
+	for _, ev := range hook.Events {
+		in := &endless{n: 100 << 20}
+		var out, errOut bytes.Buffer
+		a := newApp(in, &out, &errOut, func(k string) string { return h.env[k] })
+		if code := a.run(context.Background(), []string{"hook", ev.Arg()}); code != 0 || out.Len() > 0 || errOut.Len() > 0 {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q", ev, code, out.String(), errOut.String())
+		}
+		if in.read > hook.MaxInput+1 {
+			t.Fatalf("%s read %d bytes of stdin, the cap is %d", ev, in.read, hook.MaxInput)
+		}
+	}
+}
+
+// TestLogFile: the log is 0600 in a 0700 directory, rotated to .1 past
+// its cap, and never written through a symlink.
+func TestLogFile(t *testing.T) {
+	old := syscall.Umask(0)
+	defer syscall.Umask(old)
+	h := newHookEnv(t)
+	logPath := filepath.Join(h.dir, "state", "carryover", "carryover.log")
+	h.env["CARRYOVER_LOG"] = logPath
+	h.run(t, "stop", h.payload("Stop", nil))
+	fi, err := os.Stat(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 || fi.Size() == 0 {
+		t.Errorf("log: mode %v, %d bytes", fi.Mode().Perm(), fi.Size())
+	}
+	for _, d := range []string{filepath.Dir(logPath), filepath.Dir(filepath.Dir(logPath))} {
+		if fi, _ := os.Stat(d); fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: mode %v, want 0700", d, fi.Mode().Perm())
+		}
+	}
+	for _, p := range []string{h.db, h.db + "-wal", h.db + "-shm"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, want 0600", filepath.Base(p), fi.Mode().Perm())
+		}
+	}
+	if fi, _ := os.Stat(filepath.Dir(h.db)); fi.Mode().Perm() != 0o700 {
+		t.Errorf("store directory: mode %v, want 0700", fi.Mode().Perm())
+	}
+
+	// Past the cap: the old log becomes .1, the new one starts small.
+	big := bytes.Repeat([]byte("old line\n"), maxLogBytes/9+10)
+	os.WriteFile(logPath, big, 0o600)
+	h.run(t, "stop", h.payload("Stop", nil))
+	if rotated, _ := os.ReadFile(logPath + ".1"); !bytes.Equal(rotated, big) {
+		t.Errorf("log not rotated to .1 (%d bytes there)", len(rotated))
+	}
+	if fi, _ := os.Stat(logPath); fi.Size() >= maxLogBytes {
+		t.Errorf("log is %d bytes after rotation", fi.Size())
+	}
+
+	// A log path that is a link (or a dangling one) is not written through.
+	target := filepath.Join(h.dir, "target")
+	os.WriteFile(target, []byte("precious"), 0o600)
+	for _, link := range []string{filepath.Join(h.dir, "link.log"), filepath.Join(h.dir, "dangling.log")} {
+		dst := target
+		if strings.Contains(link, "dangling") {
+			dst = filepath.Join(h.dir, "created-through-link")
+		}
+		os.Symlink(dst, link)
+		h.env["CARRYOVER_LOG"] = link
+		checkOutput(t, hook.Stop, h.run(t, "stop", h.payload("Stop", nil)))
+	}
+	if data, _ := os.ReadFile(target); string(data) != "precious" {
+		t.Errorf("written through the log link: %q", data)
+	}
+	if _, err := os.Lstat(filepath.Join(h.dir, "created-through-link")); err == nil {
+		t.Error("a file was created through a dangling log link")
+	}
+
+	// A store path that is a link: hooks quiet, the CLI says why, the
+	// target untouched.
+	h.env["CARRYOVER_DB"] = filepath.Join(h.dir, "db-link")
+	os.Symlink(target, h.env["CARRYOVER_DB"])
+	for _, ev := range hook.Events {
+		checkOutput(t, ev, h.run(t, ev.Arg(), h.payloadAt(ev, h.transcript)))
+	}
+	var out, errOut bytes.Buffer
+	a := newApp(nil, &out, &errOut, func(k string) string { return h.env[k] })
+	if code := a.run(context.Background(), []string{"search", "fpdf"}); code != 1 || !strings.Contains(errOut.String(), "symbolic link") {
+		t.Errorf("search on a linked store: exit %d, %q", code, errOut.String())
+	}
+	if data, _ := os.ReadFile(target); string(data) != "precious" {
+		t.Errorf("written through the store link: %q", data)
+	}
+}
+
+// TestIngestBadPaths: the CLI gives a clear error, without blocking, for
+// transcripts that are a FIFO, a device, a symlink loop, a directory
+// without transcripts or a path with a NUL byte, and archives nothing.
+func TestIngestBadPaths(t *testing.T) {
+	h := newHookEnv(t)
+	fifo := filepath.Join(h.dir, "fifo.jsonl")
+	syscall.Mkfifo(fifo, 0o600)
+	loop := filepath.Join(h.dir, "loop.jsonl")
+	os.Symlink(loop, loop)
+	empty := filepath.Join(h.dir, "empty")
+	os.Mkdir(empty, 0o700)
+	for name, path := range map[string]string{
+		"FIFO": fifo, "device": "/dev/zero", "symlink loop": loop, "empty directory": empty, "NUL": h.transcript + "\x00",
+	} {
+		var out, errOut bytes.Buffer
+		a := newApp(nil, &out, &errOut, func(k string) string { return h.env[k] })
+		done := make(chan int, 1)
+		go func() { done <- a.run(context.Background(), []string{"ingest", path}) }()
+		select {
+		case code := <-done:
+			if code == 0 || !strings.Contains(errOut.String(), "carryover: error:") {
+				t.Errorf("%s: exit %d, stderr %q", name, code, errOut.String())
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: ingest blocked", name)
+		}
+	}
+	if _, err := os.Stat(h.db); err == nil {
+		if d := digest(t, h.db); len(d.Chunks) != 0 {
+			t.Errorf("bad paths archived %d chunks", len(d.Chunks))
+		}
 	}
 }
