@@ -277,14 +277,20 @@ func (s *Store) migrate(ctx context.Context, ms []migration) (err error) {
 	return nil
 }
 
-// SQLite primary result codes that mean the file is damaged or foreign.
+// ErrFull means the store's file system (or a size limit) left no room
+// for a write; the transaction was rolled back and nothing stored is lost.
+var ErrFull = errors.New("no space left for the store")
+
+// SQLite primary result codes that mean the file is damaged or foreign, or
+// the disk full.
 const (
 	codeCorrupt = 11 // SQLITE_CORRUPT
+	codeFull    = 13 // SQLITE_FULL
 	codeNotADB  = 26 // SQLITE_NOTADB
 )
 
-// wrapErr adds context to err (nil stays nil) and, when SQLite reports a damaged or foreign
-// file, ErrCorrupt.
+// wrapErr adds context to err (nil stays nil) and, when SQLite reports a
+// damaged or foreign file, ErrCorrupt; a full disk, ErrFull.
 func wrapErr(op string, err error) error {
 	if err == nil {
 		return nil
@@ -295,6 +301,8 @@ func wrapErr(op string, err error) error {
 		switch coded.Code() & 0xff {
 		case codeCorrupt, codeNotADB:
 			return fmt.Errorf("%s: %w: %w", op, ErrCorrupt, err)
+		case codeFull:
+			return fmt.Errorf("%s: %w: %w", op, ErrFull, err)
 		}
 	}
 	return fmt.Errorf("%s: %w", op, err)

@@ -59,6 +59,9 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			if errors.Is(err, sqlite.ErrFull) {
+				return err // every further transcript would fail the same way
+			}
 			failed++
 			fmt.Fprintf(a.stderr, "carryover: error: %v\n", err)
 			continue

@@ -740,3 +740,96 @@ func TestIngestBadPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestFullDisk puts the store on a full file system (a 16 MB tmpfs when
+// running as root, else a file-size limit on the process): hooks stay
+// quiet and exit 0, the CLI says what failed, and once space is back the
+// store is intact, holds everything it held, and archives again.
+func TestFullDisk(t *testing.T) {
+	bin := carryoverBinary(t)
+	home := t.TempDir()
+	mnt := filepath.Join(home, "mnt")
+	os.Mkdir(mnt, 0o700)
+	tmpfs := false
+	if os.Geteuid() == 0 {
+		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mnt).CombinedOutput(); err == nil {
+			tmpfs = true
+			t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+		} else {
+			t.Logf("mount tmpfs: %v %s: using a file-size limit", err, out)
+		}
+	}
+	db := filepath.Join(mnt, "carryover.db")
+	demo := filepath.Join(home, demoID+".jsonl")
+	os.WriteFile(demo, demoSession, 0o600)
+	const bigID = "8d4a6f3c-5e7b-4c9d-8a0b-2c3d4e5f6a7b"
+	big := filepath.Join(home, bigID+".jsonl")
+	genTranscript(t, big, bigID, 200)
+	if out, err := binCmd(bin, home, db, nil, "ingest", demo).CombinedOutput(); err != nil {
+		t.Fatalf("ingest: %v\n%s", err, out)
+	}
+	before := digest(t, db)
+
+	limit := ""
+	if tmpfs {
+		f, err := os.Create(filepath.Join(mnt, "filler"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunk := make([]byte, 64<<10)
+		for {
+			if _, err := f.Write(chunk); err != nil {
+				break // ENOSPC
+			}
+		}
+		f.Close()
+	} else {
+		fi, _ := os.Stat(db)
+		limit = strconv.FormatInt(fi.Size()/512+16, 10)
+	}
+	full := func(stdin []byte, args ...string) (string, string, error) {
+		cmd := binCmd(bin, home, db, stdin, args...)
+		if limit != "" {
+			cmd.Args = append([]string{"sh", "-c", `ulimit -f "$0" && exec "$@"`, limit, bin}, cmd.Args[1:]...)
+			cmd.Path, _ = exec.LookPath("sh")
+		}
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		return out.String(), errOut.String(), err
+	}
+	for _, ev := range []hook.Event{hook.Stop, hook.PreCompact, hook.SessionStart, hook.SessionEnd} {
+		payload, _ := json.Marshal(map[string]any{"session_id": bigID, "transcript_path": big, "cwd": home,
+			"hook_event_name": string(ev), "source": "compact", "trigger": "auto"})
+		out, errOut, err := full(payload, "hook", ev.Arg())
+		if err != nil || errOut != "" {
+			t.Fatalf("%s on a full disk: %v, stderr %q", ev, err, errOut)
+		}
+		checkOutput(t, ev, out)
+	}
+	_, errOut, err := full(nil, "ingest", big)
+	// A file-size limit shows as an I/O error, a full file system as such.
+	if err == nil || !strings.Contains(errOut, "carryover: error:") || tmpfs && !strings.Contains(errOut, "hint: free space") {
+		t.Fatalf("ingest on a full disk: %v, stderr %q", err, errOut)
+	}
+	t.Logf("CLI on a full disk: %s", strings.TrimSpace(errOut))
+	logData, _ := os.ReadFile(filepath.Join(home, "carryover.log"))
+	if !bytes.Contains(logData, []byte("full")) && !bytes.Contains(logData, []byte("too large")) && !bytes.Contains(logData, []byte("I/O")) {
+		t.Errorf("the log does not say the disk is full:\n%s", logData)
+	}
+
+	os.Remove(filepath.Join(mnt, "filler"))
+	checkIntegrity(t, db)
+	after := digest(t, db)
+	for _, c := range before.Chunks {
+		if _, ok := slices.BinarySearch(after.Chunks, c); !ok {
+			t.Fatalf("the full disk lost a stored chunk: %s", c)
+		}
+	}
+	if out, err := binCmd(bin, home, db, nil, "ingest", big).CombinedOutput(); err != nil {
+		t.Fatalf("ingest once space is back: %v\n%s", err, out)
+	}
+	if d := digest(t, db); len(d.Chunks) <= len(before.Chunks) || d.Dups != 0 {
+		t.Fatalf("after space came back: %d chunks (before %d), %d duplicates", len(d.Chunks), len(before.Chunks), d.Dups)
+	}
+}
