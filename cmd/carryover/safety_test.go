@@ -42,6 +42,11 @@ func carryoverBinary(t *testing.T) string {
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL and FIFOs are Unix")
 	}
+	if raceBuild {
+		// The binary is not built with the race detector, so nothing is
+		// gained; the plain go test run covers these.
+		t.Skip("drives separate processes: run without -race")
+	}
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "carryover-bin-")
 		if err != nil {
