@@ -422,8 +422,8 @@ func TestConcurrentHooks(t *testing.T) {
 				t.Errorf("round %d: hook %s: %v\n%s", round, pr.event, err, pr.out.Bytes())
 			}
 			// The deadline (2 s by default) must stop it; the slack is
-			// for starting a process on a loaded machine.
-			if el > 5*time.Second {
+			// for starting a process on a loaded machine (seen: 2 s).
+			if el > 10*time.Second {
 				t.Errorf("round %d: hook %s outlived its deadline: %v", round, pr.event, el)
 			}
 		}
@@ -433,7 +433,16 @@ func TestConcurrentHooks(t *testing.T) {
 	// reported, and its work is caught up below.
 	logData, _ := os.ReadFile(logFile)
 	timedOut := 0
+	var inHook []int // what each hook logged as its own time, start-up excluded
 	for _, l := range strings.Split(string(logData), "\n") {
+		if strings.Contains(l, "msg=hook ") {
+			if _, v, ok := strings.Cut(l, " ms="); ok {
+				v, _, _ = strings.Cut(v, " ")
+				if n, err := strconv.Atoi(v); err == nil {
+					inHook = append(inHook, n)
+				}
+			}
+		}
 		switch {
 		case strings.Contains(l, "hook deadline exceeded"):
 			timedOut++
@@ -451,6 +460,9 @@ func TestConcurrentHooks(t *testing.T) {
 	t.Logf("%d rounds of 8 hooks: latency median %v, p95 %v, max %v; %d hit their deadline", rounds, latencies[len(latencies)/2],
 		latencies[len(latencies)*95/100], latencies[len(latencies)-1], timedOut)
 	t.Logf("max by event: %v", byEvent)
+	if slices.Sort(inHook); len(inHook) > 0 {
+		t.Logf("time in the hook as logged (process start-up excluded): median %d ms, max %d ms", inHook[len(inHook)/2], inHook[len(inHook)-1])
+	}
 
 	// Every PreCompact that finished left its audit row.
 	raw, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
