@@ -307,6 +307,9 @@ func TestIngestCrash(t *testing.T) {
 				got.Offset, want.Offset, firstDiff(got.Chunks, want.Chunks)+firstDiff(got.Items, want.Items))
 		}
 		os.RemoveAll(filepath.Dir(db))
+		if testing.Verbose() {
+			t.Logf("trial %d ok (%d kills so far)", trial+1, killed)
+		}
 	}
 	t.Logf("%d trials: %d kills (%d runs had already finished), every store intact and complete after the re-run", trials, killed, completed)
 }
