@@ -99,10 +99,17 @@ func (a *app) handleHook(ctx context.Context, cfg config, ev hook.Event, stdin i
 		ev == hook.UserPromptSubmit && !cfg.Recall {
 		return nil
 	}
-	// Waiting for a busy store must leave time to finish inside the deadline.
+	// Waiting for a busy store must leave time to finish inside the deadline:
+	// half of it where a restore or recall follows the write; most of it
+	// where archiving is all there is to do (a lock lost there is a write
+	// lost until the next hook; SessionEnd has no next one).
 	busy := time.Second
 	if dl, ok := ctx.Deadline(); ok {
-		busy = max(time.Until(dl)/2, 50*time.Millisecond)
+		left := time.Until(dl)
+		busy = max(left/2, 50*time.Millisecond)
+		if ev != hook.SessionStart && ev != hook.UserPromptSubmit && ev != hook.PreCompact {
+			busy = max(left*9/10, 50*time.Millisecond)
+		}
 	}
 	opt := sqlite.Options{BusyTimeout: busy}
 	opened, _ := os.Lstat(cfg.DB)
