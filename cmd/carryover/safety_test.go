@@ -212,6 +212,18 @@ func checkIntegrity(t *testing.T, path string) {
 	if err := db.QueryRow("PRAGMA integrity_check").Scan(&res); err != nil || res != "ok" {
 		t.Fatalf("integrity_check: %q, %v", res, err)
 	}
+	var version, tables int
+	if err := db.QueryRow("SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)").Scan(&version, &tables); err != nil {
+		t.Fatal(err)
+	}
+	if version == 0 {
+		// Killed before the schema was created: it must then be empty,
+		// not half made (the migration is one transaction).
+		if tables != 0 {
+			t.Fatalf("schema version 0 with %d schema objects", tables)
+		}
+		return
+	}
 	for _, fts := range []string{"chunks_fts", "items_fts"} {
 		if _, err := db.Exec("INSERT INTO " + fts + "(" + fts + ") VALUES ('integrity-check')"); err != nil {
 			t.Fatalf("%s integrity-check: %v", fts, err)
