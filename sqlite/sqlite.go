@@ -76,6 +76,9 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
+	if err := checkPath(abs); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
 	if opt.BusyTimeout <= 0 {
 		opt.BusyTimeout = DefaultBusyTimeout
 	}
@@ -99,14 +102,50 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	return s, nil
 }
 
+// MaxPathLen caps the store's path, in bytes.
+const MaxPathLen = 4096
+
+// checkPath refuses store paths that are too long or hold a NUL byte, and
+// a store file, log or index that is a symbolic link or not a regular file:
+// carryover never writes through a link someone else may have planted.
+func checkPath(abs string) error {
+	if strings.ContainsRune(abs, 0) {
+		return errors.New("path contains a NUL byte")
+	}
+	if len(abs) > MaxPathLen {
+		return fmt.Errorf("path is %d bytes long, at most %d", len(abs), MaxPathLen)
+	}
+	for _, p := range []string{abs, abs + "-wal", abs + "-shm"} {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link: carryover does not write through links", p)
+		}
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", p)
+		}
+	}
+	return nil
+}
+
 // createFile creates the database file with mode 0600 (SQLite gives its
-// -wal and -shm files the same mode) and its directory with 0700.
+// -wal and -shm files the same mode) and its directory with 0700. An
+// existing file readable by others is made private (best effort: it may
+// belong to someone else).
 func createFile(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
+		if fi, err := os.Lstat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			_ = os.Chmod(path, 0o600)
+		}
 		return nil
 	}
 	if err != nil {
@@ -238,14 +277,20 @@ func (s *Store) migrate(ctx context.Context, ms []migration) (err error) {
 	return nil
 }
 
-// SQLite primary result codes that mean the file is damaged or foreign.
+// ErrFull means the store's file system (or a size limit) left no room
+// for a write; the transaction was rolled back and nothing stored is lost.
+var ErrFull = errors.New("no space left for the store")
+
+// SQLite primary result codes that mean the file is damaged or foreign, or
+// the disk full.
 const (
 	codeCorrupt = 11 // SQLITE_CORRUPT
+	codeFull    = 13 // SQLITE_FULL
 	codeNotADB  = 26 // SQLITE_NOTADB
 )
 
-// wrapErr adds context to err (nil stays nil) and, when SQLite reports a damaged or foreign
-// file, ErrCorrupt.
+// wrapErr adds context to err (nil stays nil) and, when SQLite reports a
+// damaged or foreign file, ErrCorrupt; a full disk, ErrFull.
 func wrapErr(op string, err error) error {
 	if err == nil {
 		return nil
@@ -256,6 +301,8 @@ func wrapErr(op string, err error) error {
 		switch coded.Code() & 0xff {
 		case codeCorrupt, codeNotADB:
 			return fmt.Errorf("%s: %w: %w", op, ErrCorrupt, err)
+		case codeFull:
+			return fmt.Errorf("%s: %w: %w", op, ErrFull, err)
 		}
 	}
 	return fmt.Errorf("%s: %w", op, err)

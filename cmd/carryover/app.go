@@ -39,6 +39,9 @@ type app struct {
 	log            *slog.Logger
 	logClose       func()
 	redactor       *redact.Redactor // built-in detectors and the configured patterns
+	// corrupt records that a hook step found the store damaged, though
+	// the step carried on (see handleHook).
+	corrupt bool
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
@@ -206,6 +209,8 @@ func (a *app) fail(err error) int {
 		fmt.Fprintf(a.stderr, "carryover: hint: %s\n", he.hint)
 	} else if errors.Is(err, sqlite.ErrCorrupt) {
 		fmt.Fprintf(a.stderr, "carryover: hint: the store is damaged; move it aside and rebuild it with 'carryover ingest --all' (transcripts are the source of truth)\n")
+	} else if errors.Is(err, sqlite.ErrFull) {
+		fmt.Fprintf(a.stderr, "carryover: hint: free space where the store is (or choose another with --db); nothing stored was lost, and running the command again resumes\n")
 	}
 	a.log.Error("command failed", "err", err)
 	return 1

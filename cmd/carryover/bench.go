@@ -273,6 +273,10 @@ func (a *app) benchLatency(ctx context.Context, args []string) error {
 	}
 	defer os.RemoveAll(tmp)
 
+	// Hooks accept only absolute transcript paths, as Claude Code sends.
+	if abs, err := filepath.Abs(*dir); err == nil {
+		*dir = abs
+	}
 	files, _ := filepath.Glob(filepath.Join(*dir, "*.jsonl"))
 	if len(files) == 0 {
 		sample := filepath.Join(tmp, "7f3c2a9e-5b1d-4e8a-9c6f-2d4b8e1a0c53.jsonl")

@@ -213,12 +213,28 @@ func splitCommand(cmd string) (string, string) {
 	return prog, rest
 }
 
+// corruptHint says how to recover from a damaged store at path.
+func corruptHint(path string) string {
+	return fmt.Sprintf("move it aside (mv %s %s.corrupt-%s; a hook that runs into the damage does so itself),"+
+		" then 'carryover ingest --all' rebuilds the archive from the transcripts in ~/.claude/projects", path, path, time.Now().UTC().Format("20060102T150405"))
+}
+
 func (a *app) checkStore(ctx context.Context, d *doctor, cfg config) {
+	if moved, err := sqlite.MovedAside(cfg.DB); err == nil {
+		for _, m := range moved {
+			info := m + ": a damaged store, moved aside"
+			if fi, err := os.Stat(m); err == nil {
+				info += fmt.Sprintf(" (%.1f MB, %s)", float64(fi.Size())/(1<<20), fi.ModTime().Format("2006-01-02 15:04"))
+			}
+			d.warnf("damaged store", info, "run 'carryover ingest --all' to re-archive the transcripts Claude Code still keeps"+
+				" (sessions whose transcripts are gone are only in this file); delete it once done")
+		}
+	}
 	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{BusyTimeout: 2 * time.Second})
 	if err != nil {
 		hint := "check the path and its permissions (--db, CARRYOVER_DB)"
 		if errors.Is(err, sqlite.ErrCorrupt) {
-			hint = "move the file aside; 'carryover ingest --all' rebuilds the archive from the transcripts"
+			hint = corruptHint(cfg.DB)
 		}
 		d.fail("store", fmt.Sprintf("%s: %v", cfg.DB, err), hint)
 		return
@@ -228,7 +244,7 @@ func (a *app) checkStore(ctx context.Context, d *doctor, cfg config) {
 	if err != nil {
 		hint := "check the file's permissions and free disk space"
 		if errors.Is(err, sqlite.ErrCorrupt) {
-			hint = "move the file aside; 'carryover ingest --all' rebuilds the archive from the transcripts"
+			hint = corruptHint(cfg.DB)
 		}
 		d.fail("store", fmt.Sprintf("%s: %v", cfg.DB, err), hint)
 		return

@@ -8,6 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -165,25 +168,87 @@ func (a *app) handleHook(ctx context.Context, cfg config, ev hook.Event, stdin i
 	if err := validSessionID(in.SessionID); err != nil {
 		return err
 	}
+	if err := validTranscriptPath(in.TranscriptPath); err != nil {
+		return err
+	}
 	// Nothing to do: not even the store is opened.
 	if ev == hook.SessionStart && in.Source != "compact" && in.Source != "resume" && !(in.Source == "startup" && cfg.StartupBrief) ||
 		ev == hook.UserPromptSubmit && !cfg.Recall {
 		return nil
 	}
-	// Waiting for a busy store must leave time to finish inside the deadline.
+	// Waiting for a busy store must leave time to finish inside the deadline:
+	// half of it where a restore or recall follows the write; most of it
+	// where archiving is all there is to do (a lock lost there is a write
+	// lost until the next hook; SessionEnd has no next one).
 	busy := time.Second
 	if dl, ok := ctx.Deadline(); ok {
-		busy = max(time.Until(dl)/2, 50*time.Millisecond)
+		left := time.Until(dl)
+		busy = max(left/2, 50*time.Millisecond)
+		if ev != hook.SessionStart && ev != hook.UserPromptSubmit && ev != hook.PreCompact {
+			busy = max(left*9/10, 50*time.Millisecond)
+		}
 	}
 	if cfg.DatabaseURL != "" {
 		return a.hookWithServer(ctx, cfg, ev, in, out, busy)
 	}
-	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{BusyTimeout: busy})
-	if err != nil {
+	opt := sqlite.Options{BusyTimeout: busy}
+	opened, _ := os.Lstat(cfg.DB)
+	st, err := sqlite.Open(ctx, cfg.DB, opt)
+	if err == nil {
+		var buf bytes.Buffer
+		err = a.runHookEvent(ctx, cfg, st, ev, in, &buf)
+		if !errors.Is(err, sqlite.ErrCorrupt) && !a.corrupt {
+			st.Close()
+			// PreCompact's text is written even when its audit failed.
+			if _, werr := out.Write(buf.Bytes()); err == nil {
+				err = werr
+			}
+			return err
+		}
+		// Not closed: closing a damaged store makes SQLite checkpoint its
+		// log and delete the log by name, which, once the file is moved
+		// aside, may be a fresh store's. The process exits soon.
+	}
+	if !errors.Is(err, sqlite.ErrCorrupt) && !a.corrupt {
 		return fmt.Errorf("open store: %w", err)
+	}
+	// A damaged store: move it aside and archive into a fresh one, from
+	// this session's transcript, so that nothing of it is lost; the other
+	// sessions come back with 'carryover ingest --all'.
+	a.log.Error("store is damaged", "db", cfg.DB, "err", err)
+	moved, merr := moveAsideOnce(cfg.DB, opened)
+	if merr != nil {
+		return fmt.Errorf("damaged store: %w", merr)
+	}
+	if moved != "" {
+		a.log.Warn("damaged store moved aside; a fresh one takes its place", "moved", moved,
+			"recover", "carryover ingest --all")
+	}
+	a.corrupt = false
+	st, err = sqlite.Open(ctx, cfg.DB, opt)
+	if err != nil {
+		return fmt.Errorf("open fresh store: %w", err)
 	}
 	defer st.Close()
 	return a.runHookEvent(ctx, cfg, st, ev, in, out)
+}
+
+// moveAsideOnce moves the damaged store at path aside unless another
+// process did already: the file there is no longer the one this process
+// opened (opened is nil when it did not exist then). It returns the new
+// name, or "" when there was nothing to move.
+func moveAsideOnce(path string, opened fs.FileInfo) (string, error) {
+	now, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if opened != nil && !os.SameFile(opened, now) {
+		return "", nil
+	}
+	return sqlite.MoveAside(path, time.Now())
 }
 
 // runHookEvent does the work of one event on an open store.
@@ -210,6 +275,23 @@ func validSessionID(id string) error {
 	return nil
 }
 
+// validTranscriptPath rejects paths Claude Code would not send: relative
+// (they would resolve against wherever the hook runs), with a NUL byte, or
+// longer than any real one. An empty path is checked where it is needed.
+func validTranscriptPath(p string) error {
+	switch {
+	case p == "":
+		return nil
+	case len(p) > 4096:
+		return fmt.Errorf("transcript_path is %d bytes long", len(p))
+	case strings.ContainsRune(p, 0):
+		return errors.New("transcript_path contains a NUL byte")
+	case !filepath.IsAbs(p):
+		return fmt.Errorf("transcript_path %q is not absolute", p)
+	}
+	return nil
+}
+
 func (a *app) ingestHook(ctx context.Context, st carryover.Store, in hook.Input) (ingest.Report, error) {
 	if in.TranscriptPath == "" {
 		return ingest.Report{}, errors.New("no transcript_path in payload")
@@ -227,6 +309,7 @@ func (a *app) ingestLogged(ctx context.Context, st carryover.Store, in hook.Inpu
 	rep, err := a.ingestHook(ctx, st, in)
 	if err != nil {
 		a.log.Error("hook ingest", "session", in.SessionID, "err", err)
+		a.corrupt = a.corrupt || errors.Is(err, sqlite.ErrCorrupt)
 	}
 	return rep
 }
@@ -355,6 +438,7 @@ func (a *app) inject(ctx context.Context, st carryover.Store, ev hook.Event, eve
 	if err != nil {
 		// The block is still worth injecting; the audit row is lost.
 		a.log.Error("record injection", "err", err)
+		a.corrupt = a.corrupt || errors.Is(err, sqlite.ErrCorrupt)
 	}
 	return nil
 }

@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,6 +103,26 @@ func TestHooksBadInput(t *testing.T) {
 	os.WriteFile(binary, []byte("\x00\x01\x02\xff\xfe{{{\n\x00"), 0o600)
 	torn := filepath.Join(h.dir, "torn.jsonl")
 	os.WriteFile(torn, demoSession[:len(demoSession)/2], 0o600)
+	fifo := filepath.Join(h.dir, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	loop := filepath.Join(h.dir, "loop.jsonl")
+	os.Symlink(loop+"2", loop)
+	os.Symlink(loop, loop+"2")
+	withSession := func(ev hook.Event, id any) []byte {
+		var p map[string]any
+		json.Unmarshal(h.payloadAt(ev, h.transcript), &p)
+		p["session_id"] = id
+		data, _ := json.Marshal(p)
+		return data
+	}
+	// What is stored before must all be there after.
+	h.run(t, "stop", h.payload("Stop", nil))
+	before := digest(t, h.db)
+	if len(before.Chunks) == 0 {
+		t.Fatal("nothing archived before the bad input")
+	}
 
 	cases := map[string]func(ev hook.Event) []byte{
 		"empty stdin":        func(hook.Event) []byte { return nil },
@@ -117,11 +139,38 @@ func TestHooksBadInput(t *testing.T) {
 		"torn transcript":      func(ev hook.Event) []byte { return h.payloadAt(ev, torn) },
 		"5 MB line":            func(ev hook.Event) []byte { return h.payloadAt(ev, bigTranscript) },
 		"device transcript":    func(ev hook.Event) []byte { return h.payloadAt(ev, "/dev/zero") },
+		"FIFO transcript":      func(ev hook.Event) []byte { return h.payloadAt(ev, fifo) },
+		"symlink loop":         func(ev hook.Event) []byte { return h.payloadAt(ev, loop) },
+		"relative transcript":  func(ev hook.Event) []byte { return h.payloadAt(ev, demoID+".jsonl") },
+		"NUL in path":          func(ev hook.Event) []byte { return h.payloadAt(ev, h.transcript+"\x00.txt") },
+		"4 KB path":            func(ev hook.Event) []byte { return h.payloadAt(ev, "/"+strings.Repeat("d/", 2100)+"x.jsonl") },
+		"session id with /":    func(ev hook.Event) []byte { return withSession(ev, "../../"+demoID) },
+		"session id with \\":   func(ev hook.Event) []byte { return withSession(ev, `..\\..\\x`) },
+		"session id with NUL":  func(ev hook.Event) []byte { return withSession(ev, demoID+"\x00") },
+		"session id a number":  func(ev hook.Event) []byte { return withSession(ev, 42) },
+		"session id 1 KB":      func(ev hook.Event) []byte { return withSession(ev, strings.Repeat("a", 1024)) },
 	}
 	for name, mk := range cases {
 		for _, ev := range hook.Events {
 			out := h.run(t, ev.Arg(), mk(ev))
 			t.Run(name+"/"+string(ev), func(t *testing.T) { checkOutput(t, ev, out) })
+		}
+	}
+	after := digest(t, h.db)
+	for _, c := range before.Chunks {
+		if _, ok := slices.BinarySearch(after.Chunks, c); !ok {
+			t.Fatalf("bad input lost a stored chunk: %s", c)
+		}
+	}
+	if len(after.Items) < len(before.Items) || after.Dups != 0 {
+		t.Fatalf("items %d → %d, %d duplicates", len(before.Items), len(after.Items), after.Dups)
+	}
+	// The FIFO and the link loop were refused, not waited on until the
+	// deadline stopped the hook.
+	logData, _ := os.ReadFile(h.env["CARRYOVER_LOG"])
+	for _, want := range []string{"fifo.jsonl: not a regular file", "loop.jsonl: too many levels of symbolic links"} {
+		if !bytes.Contains(logData, []byte(want)) {
+			t.Errorf("the log does not say %q", want)
 		}
 	}
 }

@@ -65,6 +65,9 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 				bar.Done()
 				return ctx.Err()
 			}
+			if errors.Is(err, sqlite.ErrFull) {
+				return err // every further transcript would fail the same way
+			}
 			failed++
 			fmt.Fprintf(stderr, "carryover: error: %v\n", err)
 			bar.Add(1)

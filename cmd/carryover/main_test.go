@@ -13,7 +13,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removingBinary{m}, map[string]func(){
 		"carryover": func() {
 			os.Exit(newApp(os.Stdin, os.Stdout, os.Stderr, os.Getenv).run(context.Background(), os.Args[1:]))
 		},

@@ -1,0 +1,104 @@
+package sqlite
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// corruptSuffix precedes the UTC time a damaged store was moved aside:
+// carryover.db.corrupt-20261122T101500.
+const corruptSuffix = ".corrupt-"
+
+// MoveAside renames the store file at path, with its write-ahead log, to
+// path.corrupt-<UTC time> so that a fresh store can be created in its
+// place; the shared-memory index, which SQLite rebuilds from the log, is
+// removed. Nothing is deleted: the moved files can still be inspected or
+// salvaged. It returns the new path of the store file.
+//
+// A file that does not look like a SQLite database at all (no SQLite header
+// and a size that is not a whole number of pages) is not a damaged store
+// but a wrong path: it is left alone and ErrNotStore returned.
+func MoveAside(path string, now time.Time) (string, error) {
+	if ok, err := looksLikeStore(path); err != nil {
+		return "", fmt.Errorf("move damaged store aside: %w", err)
+	} else if !ok {
+		return "", fmt.Errorf("%s: %w", path, ErrNotStore)
+	}
+	base := path + corruptSuffix + now.UTC().Format("20060102T150405")
+	dst := base
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		dst = fmt.Sprintf("%s-%d", base, i)
+	}
+	if err := os.Rename(path, dst); err != nil {
+		return "", fmt.Errorf("move damaged store aside: %w", err)
+	}
+	// The log holds committed transactions of the old file: it goes with
+	// it, or SQLite would replay it into the fresh store.
+	if err := os.Rename(path+"-wal", dst+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return dst, fmt.Errorf("move damaged store's log aside: %w", err)
+	}
+	if err := os.Remove(path + "-shm"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return dst, fmt.Errorf("remove damaged store's index: %w", err)
+	}
+	return dst, nil
+}
+
+// ErrNotStore means a file is not a (damaged) SQLite database.
+var ErrNotStore = errors.New("not a carryover store: left as is")
+
+// looksLikeStore reports whether the file at path starts with SQLite's
+// header or is a whole number of pages long (page sizes are multiples of
+// 512), as a database whose header was damaged still is.
+func looksLikeStore(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	head := make([]byte, 16)
+	n, _ := io.ReadFull(f, head)
+	return string(head[:n]) == "SQLite format 3\x00" || fi.Size() > 0 && fi.Size()%512 == 0, nil
+}
+
+// MovedAside lists the store files MoveAside left next to path, oldest
+// first.
+func MovedAside(path string) ([]string, error) {
+	matches, err := filepath.Glob(globEscape(path) + corruptSuffix + "*")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range matches {
+		if !strings.HasSuffix(m, "-wal") && !strings.HasSuffix(m, "-shm") {
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// globEscape quotes the glob metacharacters of a literal path.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
