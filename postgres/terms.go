@@ -1,9 +1,7 @@
 package postgres
 
 import (
-	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -74,7 +72,7 @@ func identParts(fields ...string) string {
 		if !norm.NFKC.IsNormalString(f) {
 			f = norm.NFKC.String(f)
 		}
-		eachWord(f, func(w string) {
+		words.EachWord(f, func(w string) {
 			parts := words.SplitIdent(w)
 			if len(parts) < 2 {
 				return
@@ -91,26 +89,6 @@ func identParts(fields ...string) string {
 	return strings.Join(out, " ")
 }
 
-// eachWord calls fn for every maximal run of word runes in s.
-func eachWord(s string, fn func(w string)) {
-	start := -1
-	for i, r := range s {
-		if words.IsWordRune(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			fn(s[start:i])
-			start = -1
-		}
-	}
-	if start >= 0 {
-		fn(s[start:])
-	}
-}
-
 // queryTerms turns any text into search terms: NFKC-normalised, lowercased,
 // split into words and identifier parts, words.Stopwords and one-character
 // tokens dropped; runs of words joined by connectors (src/app/main.go,
@@ -118,46 +96,5 @@ func eachWord(s string, fn func(w string)) {
 // maxQueryTerms are kept, the most specific-looking ones. Each term is
 // turned into a tsquery by phraseto_tsquery, which accepts any text.
 func queryTerms(text string) []string {
-	text = norm.NFKC.String(text)
-	seen := make(map[string]bool)
-	var terms []string
-	add := func(t string) {
-		t = strings.ToLower(t)
-		if utf8.RuneCountInString(t) < 2 || words.Stopwords[t] || seen[t] {
-			return
-		}
-		seen[t] = true
-		terms = append(terms, t)
-	}
-	word := func(w string) {
-		add(w)
-		if parts := words.SplitIdent(w); len(parts) > 1 {
-			for _, p := range parts {
-				add(p)
-			}
-		}
-	}
-	words.Compounds(text, func(c string, ws []string) {
-		if len(ws) > 1 {
-			add(c)
-		}
-		for _, w := range ws {
-			word(w)
-		}
-	})
-	if len(terms) > maxQueryTerms {
-		sort.SliceStable(terms, func(i, j int) bool { return specificity(terms[i]) > specificity(terms[j]) })
-		terms = terms[:maxQueryTerms]
-	}
-	return terms
-}
-
-// specificity ranks query terms when there are too many: longer terms and
-// code-looking ones (digits, underscores, phrases) are rarer.
-func specificity(t string) int {
-	n := utf8.RuneCountInString(t)
-	if strings.ContainsFunc(t, func(r rune) bool { return unicode.IsDigit(r) || r == '_' || words.IsConnector(r) }) {
-		n += 4
-	}
-	return n
+	return words.QueryTerms(text, maxQueryTerms)
 }

@@ -1,13 +1,12 @@
 package sqlite
 
 import (
-	"github.com/carryover-dev/carryover/internal/words"
-	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/carryover-dev/carryover/internal/words"
 )
 
 // The FTS tokenizer (unicode61, tokenchars '_') keeps letters, digits and
@@ -19,26 +18,6 @@ import (
 // maxQueryTerms caps the terms of one query: every term costs a walk over
 // its posting list, and pasted text can hold thousands.
 const maxQueryTerms = 24
-
-// eachWord calls fn for every maximal run of word runes in s.
-func eachWord(s string, fn func(w string)) {
-	start := -1
-	for i, r := range s {
-		if words.IsWordRune(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			fn(s[start:i])
-			start = -1
-		}
-	}
-	if start >= 0 {
-		fn(s[start:])
-	}
-}
 
 // indexTerms returns the extra search terms of a chunk: the lowercased parts
 // of every words.IsCompound identifier (fooBar, foo_bar), each once, and the
@@ -62,7 +41,7 @@ func indexTerms(fields ...string) string {
 		if !normal {
 			f = norm.NFKC.String(f)
 		}
-		eachWord(f, func(w string) {
+		words.EachWord(f, func(w string) {
 			if !normal {
 				add(w)
 			}
@@ -83,49 +62,9 @@ func indexTerms(fields ...string) string {
 // quoted phrase. At most maxQueryTerms terms are kept, the most
 // specific-looking ones. It returns nothing when nothing searchable is left.
 func queryTerms(text string) []string {
-	text = norm.NFKC.String(text)
-	seen := make(map[string]bool)
-	var terms []string
-	add := func(t string) {
-		t = strings.ToLower(t)
-		if utf8.RuneCountInString(t) < 2 || words.Stopwords[t] || seen[t] {
-			return
-		}
-		seen[t] = true
-		terms = append(terms, t)
-	}
-	word := func(w string) {
-		add(w)
-		if parts := words.SplitIdent(w); len(parts) > 1 {
-			for _, p := range parts {
-				add(p)
-			}
-		}
-	}
-	words.Compounds(text, func(c string, ws []string) {
-		if len(ws) > 1 {
-			add(c)
-		}
-		for _, w := range ws {
-			word(w)
-		}
-	})
-	if len(terms) > maxQueryTerms {
-		sort.SliceStable(terms, func(i, j int) bool { return specificity(terms[i]) > specificity(terms[j]) })
-		terms = terms[:maxQueryTerms]
-	}
+	terms := words.QueryTerms(text, maxQueryTerms)
 	for i, t := range terms {
 		terms[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
 	}
 	return terms
-}
-
-// specificity ranks query terms when there are too many: longer terms and
-// code-looking ones (digits, underscores, phrases) are rarer.
-func specificity(t string) int {
-	n := utf8.RuneCountInString(t)
-	if strings.ContainsFunc(t, func(r rune) bool { return unicode.IsDigit(r) || r == '_' || words.IsConnector(r) }) {
-		n += 4
-	}
-	return n
 }

@@ -7,8 +7,12 @@
 package words
 
 import (
+	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // IsWordRune reports whether r belongs to a token, as the FTS tokenizer sees
@@ -123,4 +127,73 @@ var Stopwords = map[string]bool{
 	"under": true, "until": true, "up": true, "us": true, "very": true, "was": true, "we": true, "were": true,
 	"what": true, "when": true, "where": true, "which": true, "while": true, "who": true, "whom": true,
 	"why": true, "will": true, "with": true, "would": true, "you": true, "your": true, "yours": true,
+}
+
+// EachWord calls fn for every maximal run of word runes in s.
+func EachWord(s string, fn func(w string)) {
+	start := -1
+	for i, r := range s {
+		if IsWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			fn(s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		fn(s[start:])
+	}
+}
+
+// QueryTerms turns any text into search terms, the same for every store:
+// NFKC-normalised, lowercased, split into words and identifier parts,
+// Stopwords and one-character tokens dropped; runs of words joined by
+// connectors (src/app/main.go, foo-bar, v1.2) are kept whole too, to be
+// matched as phrases. At most max terms are kept (every term costs a walk
+// over its posting list, and pasted text can hold thousands), the most
+// specific-looking ones.
+func QueryTerms(text string, max int) []string {
+	text = norm.NFKC.String(text)
+	seen := make(map[string]bool)
+	var terms []string
+	add := func(t string) {
+		t = strings.ToLower(t)
+		if utf8.RuneCountInString(t) < 2 || Stopwords[t] || seen[t] {
+			return
+		}
+		seen[t] = true
+		terms = append(terms, t)
+	}
+	Compounds(text, func(c string, ws []string) {
+		if len(ws) > 1 {
+			add(c)
+		}
+		for _, w := range ws {
+			add(w)
+			if parts := SplitIdent(w); len(parts) > 1 {
+				for _, p := range parts {
+					add(p)
+				}
+			}
+		}
+	})
+	if len(terms) > max {
+		sort.SliceStable(terms, func(i, j int) bool { return specificity(terms[i]) > specificity(terms[j]) })
+		terms = terms[:max]
+	}
+	return terms
+}
+
+// specificity ranks query terms when there are too many: longer terms and
+// terms with digits, '_' or connectors (identifiers, paths) first.
+func specificity(t string) int {
+	n := utf8.RuneCountInString(t)
+	if strings.ContainsFunc(t, func(r rune) bool { return unicode.IsDigit(r) || r == '_' || IsConnector(r) }) {
+		n += 4
+	}
+	return n
 }
