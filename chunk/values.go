@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Limits of value extraction: a value item is one short line per call.
@@ -29,25 +30,31 @@ const valueSep = " · "
 var (
 	// A setting: key, then ":", "=" or "=>", then a value on the same line
 	// (YAML, TOML, INI, .env, JSON, Elixir/Ruby keywords, CSS properties).
-	settingRE = regexp.MustCompile(`^["']?(--?[A-Za-z_][\w.-]*|[A-Za-z_][\w.-]*)["']?(?::\s*|\s*=>\s*|\s*=\s*)(\S.*)$`)
+	settingRE = lazyRegexp(`^["']?(--?[A-Za-z_][\w.-]*|[A-Za-z_][\w.-]*)["']?(?::\s*|\s*=>\s*|\s*=\s*)(\S.*)$`)
 	// A definition: a keyword that introduces a name, across languages.
-	defRE = regexp.MustCompile(`^(?:export\s+|pub(?:\(crate\))?\s+|public\s+|private\s+|static\s+|async\s+|default\s+)*` +
+	defRE = lazyRegexp(`^(?:export\s+|pub(?:\(crate\))?\s+|public\s+|private\s+|static\s+|async\s+|default\s+)*` +
 		`(?:def|defp|defmodule|defmacro|func|function|fn|class|struct|interface|enum|trait|type|const|module|impl)\s+` +
 		`(?:\([^)]*\)\s*)?([A-Za-z_][\w.!?]*)`)
 	// An index or table created in SQL or a migration DSL.
-	sqlNameRE = regexp.MustCompile(`(?i)\bcreate\s+(?:unique\s+)?(?:index|table|view|trigger)\s+(?:if\s+not\s+exists\s+)?["'\x60]?([A-Za-z_][\w.]*)`)
+	sqlNameRE = lazyRegexp(`(?i)\bcreate\s+(?:unique\s+)?(?:index|table|view|trigger)\s+(?:if\s+not\s+exists\s+)?["'\x60]?([A-Za-z_][\w.]*)`)
 	// A name given as a keyword argument: name: "x", name="x", :name => "x".
-	namedRE = regexp.MustCompile(`\b(?:name|index_name|table_name)\s*(?::|=>|=)\s*["']([A-Za-z_][\w.-]{3,})["']`)
+	namedRE = lazyRegexp(`\b(?:name|index_name|table_name)\s*(?::|=>|=)\s*["']([A-Za-z_][\w.-]{3,})["']`)
 	// A string literal.
-	quotedRE = regexp.MustCompile(`"((?:[^"\\]|\\.){6,120})"|'((?:[^'\\]|\\.){6,120})'`)
+	quotedRE = lazyRegexp(`"((?:[^"\\]|\\.){6,120})"|'((?:[^'\\]|\\.){6,120})'`)
 	// The line git prints for a new commit: "[branch 1a2b3c4] subject".
-	commitRE = regexp.MustCompile(`(?m)^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$`)
+	commitRE = lazyRegexp(`(?m)^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$`)
 	// A test run's tally at the start of a line: "59 tests, 0 failures",
 	// "Tests: 3 passed, 3 total", "===== 5 passed in 0.12s =====".
-	tallyRE = regexp.MustCompile(`(?m)^[\s=*-]*(?:Tests?:\s*)?(\d+ (?:tests?|examples?|specs?|passed|passing)(?:,? \d+ \w+)*)(?:[ (]|$)`)
+	tallyRE = lazyRegexp(`(?m)^[\s=*-]*(?:Tests?:\s*)?(\d+ (?:tests?|examples?|specs?|passed|passing)(?:,? \d+ \w+)*)(?:[ (]|$)`)
 	// An id a tool reports for later use: "agentId: a2898e3".
-	reportedIDRE = regexp.MustCompile(`(?m)\b(agentId|task_id|taskId|run_id|job_id|session_id|id): ([A-Za-z0-9][\w-]{5,})\b`)
+	reportedIDRE = lazyRegexp(`(?m)\b(agentId|task_id|taskId|run_id|job_id|session_id|id): ([A-Za-z0-9][\w-]{5,})\b`)
 )
+
+// lazyRegexp compiles expr on first use: compiling these at start-up cost
+// every hook process about 2.5 ms, and most hooks chunk nothing.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // configFile reports whether a file holds settings: a config format, or a
 // file under a config directory or named for its settings.
@@ -96,13 +103,13 @@ func editValues(file, old, new string) []string {
 			}
 		}
 		// Deeper definitions are locals and closures, not part of an API.
-		if m := defRE.FindStringSubmatch(l); m != nil && len(m[1]) >= minName && indent <= maxDefIndent {
+		if m := defRE().FindStringSubmatch(l); m != nil && len(m[1]) >= minName && indent <= maxDefIndent {
 			names = append(names, m[1])
 		}
-		if m := sqlNameRE.FindStringSubmatch(l); m != nil {
+		if m := sqlNameRE().FindStringSubmatch(l); m != nil {
 			names = append(names, m[1])
 		}
-		for _, m := range namedRE.FindAllStringSubmatch(l, -1) {
+		for _, m := range namedRE().FindAllStringSubmatch(l, -1) {
 			names = append(names, m[1])
 		}
 		texts = append(texts, uiTexts(l)...)
@@ -120,7 +127,7 @@ func editValues(file, old, new string) []string {
 // scalar-ish value; "" for lines that open a block or hold no value.
 func setting(l string) string {
 	l = strings.TrimSuffix(strings.TrimSuffix(l, ","), ";")
-	m := settingRE.FindStringSubmatch(l)
+	m := settingRE().FindStringSubmatch(l)
 	if m == nil {
 		return ""
 	}
@@ -136,7 +143,7 @@ func setting(l string) string {
 // like text for people: a capital letter, then at least two words.
 func uiTexts(l string) []string {
 	var out []string
-	for _, m := range quotedRE.FindAllStringSubmatch(l, -1) {
+	for _, m := range quotedRE().FindAllStringSubmatch(l, -1) {
 		if s := m[1] + m[2]; humanText(s) {
 			out = append(out, s)
 		}
@@ -168,10 +175,10 @@ func humanText(s string) bool {
 // may need: the commits it created and the test tally.
 func outputValues(out string) []string {
 	var vs []string
-	for _, m := range commitRE.FindAllStringSubmatch(out, maxValues) {
+	for _, m := range commitRE().FindAllStringSubmatch(out, maxValues) {
 		vs = addValue(vs, "commit "+m[2]+" ("+m[1]+"): "+m[3])
 	}
-	if ms := tallyRE.FindAllStringSubmatch(out, -1); len(ms) > 0 {
+	if ms := tallyRE().FindAllStringSubmatch(out, -1); len(ms) > 0 {
 		vs = addValue(vs, ms[len(ms)-1][1]) // the final tally
 	}
 	return vs
@@ -181,7 +188,7 @@ func outputValues(out string) []string {
 // the id to resume a subagent with.
 func reportedIDs(out string) []string {
 	var vs []string
-	for _, m := range reportedIDRE.FindAllStringSubmatch(out, maxValues) {
+	for _, m := range reportedIDRE().FindAllStringSubmatch(out, maxValues) {
 		vs = addValue(vs, m[1]+": "+m[2])
 	}
 	return vs
