@@ -8,6 +8,8 @@
 package carryover
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -280,4 +282,47 @@ func ShortID(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// Validate rejects batches whose parts name another session or project, and
+// rows that would break deduplication. Parts may leave the session empty.
+// Every store checks it before writing.
+func (b Batch) Validate() error {
+	id := b.Session.ID
+	if id == "" {
+		return errors.New("session id is empty")
+	}
+	same := func(what, got string) error {
+		if got != "" && got != id {
+			return fmt.Errorf("%s belongs to session %q, batch is for %q", what, got, id)
+		}
+		return nil
+	}
+	for i := range b.Chunks {
+		c := &b.Chunks[i]
+		if err := same(fmt.Sprintf("chunk %d", c.Seq), c.SessionID); err != nil {
+			return err
+		}
+		if c.Project != "" && c.Project != b.Session.Project {
+			return fmt.Errorf("chunk %d belongs to project %q, session to %q", c.Seq, c.Project, b.Session.Project)
+		}
+		if c.Hash == "" {
+			return fmt.Errorf("chunk %d has no hash", c.Seq)
+		}
+	}
+	for i := range b.Items {
+		it := &b.Items[i]
+		if err := same("item "+it.Key, it.SessionID); err != nil {
+			return err
+		}
+		if it.Key == "" || it.Kind == "" {
+			return fmt.Errorf("item at line %d has no kind or key", it.Line)
+		}
+	}
+	for i := range b.Compactions {
+		if err := same(fmt.Sprintf("compaction %d", b.Compactions[i].Window), b.Compactions[i].SessionID); err != nil {
+			return err
+		}
+	}
+	return same("ingest state", b.State.SessionID)
 }

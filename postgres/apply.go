@@ -27,7 +27,7 @@ import (
 // and compactions follow. Writing a session another role owns fails (row
 // security), and changes nothing.
 func (s *Store) Apply(ctx context.Context, b carryover.Batch) error {
-	if err := validate(b); err != nil {
+	if err := b.Validate(); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
 	b = cleanBatch(b)
@@ -99,48 +99,6 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32) 
 		return wrap("apply: ingest state", err)
 	}
 	return wrap("apply: commit", tx.Commit(ctx))
-}
-
-// validate rejects batches whose parts name another session or project, and
-// rows that would break deduplication. Parts may leave the session empty.
-func validate(b carryover.Batch) error {
-	id := b.Session.ID
-	if id == "" {
-		return errors.New("session id is empty")
-	}
-	same := func(what, got string) error {
-		if got != "" && got != id {
-			return fmt.Errorf("%s belongs to session %q, batch is for %q", what, got, id)
-		}
-		return nil
-	}
-	for i := range b.Chunks {
-		c := &b.Chunks[i]
-		if err := same(fmt.Sprintf("chunk %d", c.Seq), c.SessionID); err != nil {
-			return err
-		}
-		if c.Project != "" && c.Project != b.Session.Project {
-			return fmt.Errorf("chunk %d belongs to project %q, session to %q", c.Seq, c.Project, b.Session.Project)
-		}
-		if c.Hash == "" {
-			return fmt.Errorf("chunk %d has no hash", c.Seq)
-		}
-	}
-	for i := range b.Items {
-		it := &b.Items[i]
-		if err := same("item "+it.Key, it.SessionID); err != nil {
-			return err
-		}
-		if it.Key == "" || it.Kind == "" {
-			return fmt.Errorf("item at line %d has no kind or key", it.Line)
-		}
-	}
-	for i := range b.Compactions {
-		if err := same(fmt.Sprintf("compaction %d", b.Compactions[i].Window), b.Compactions[i].SessionID); err != nil {
-			return err
-		}
-	}
-	return same("ingest state", b.State.SessionID)
 }
 
 // session is what a batch's rows take from their stored session.

@@ -17,7 +17,7 @@ import (
 // Apply's business. It returns how many chunks were new.
 func (s *Store) Load(ctx context.Context, ss carryover.Session, chunks []carryover.Chunk) (n int64, err error) {
 	b := cleanBatch(carryover.Batch{Session: ss, Chunks: chunks})
-	if err := validate(b); err != nil {
+	if err := b.Validate(); err != nil {
 		return 0, fmt.Errorf("load: %w", err)
 	}
 	vecs := s.embedChunks(b.Chunks)

@@ -12,50 +12,13 @@ import (
 	"github.com/carryover-dev/carryover/embed"
 )
 
-// maxEmbedBytes bounds the text of one chunk that is embedded, as in the
-// embedded store.
-const maxEmbedBytes = 16 << 10
-
-// structuredRepeat is how many times embedText repeats a chunk's files,
-// commands and errors (their weight in the full-text rank).
-const structuredRepeat = 3
-
-// embedText is the text of a chunk that its vector represents; the same as
-// the embedded store's, so that both rank alike.
-func embedText(c carryover.Chunk) string {
-	var b strings.Builder
-	add := func(x string) {
-		if x == "" || b.Len() >= maxEmbedBytes {
-			return
-		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(x)
-	}
-	for _, l := range [][]string{c.Files, c.Commands, c.Errors} {
-		for _, x := range l {
-			for range structuredRepeat {
-				add(x)
-			}
-		}
-	}
-	add(c.Prompt)
-	add(c.Text)
-	s := b.String()
-	if len(s) > maxEmbedBytes {
-		s = strings.ToValidUTF8(s[:maxEmbedBytes], "")
-	}
-	return s
-}
-
 func (s *Store) embedChunks(chunks []carryover.Chunk) [][]float32 {
 	if len(chunks) == 0 {
 		return nil
 	}
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
-		texts[i] = embedText(c)
+		texts[i] = embed.ChunkText(c)
 	}
 	return s.emb.Embed(texts)
 }

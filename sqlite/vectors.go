@@ -13,14 +13,6 @@ import (
 	"github.com/carryover-dev/carryover/embed"
 )
 
-// maxEmbedBytes bounds the text of one chunk that is embedded: a pasted log
-// costs embedding time in proportion, and its first part says what it is.
-const maxEmbedBytes = 16 << 10
-
-// structuredRepeat is how many times embedText repeats a chunk's files,
-// commands and errors: their weight in chunkRank.
-const structuredRepeat = 3
-
 // BackfillBatch is how many chunks stored without a vector (by a version
 // of carryover before vectors) one Apply embeds, newest first: embedding
 // costs up to about 0.5 ms a chunk, so this adds at most some 30 ms to a
@@ -28,44 +20,11 @@ const structuredRepeat = 3
 // (or at once with Backfill).
 const BackfillBatch = 64
 
-// embedText is the text of a chunk that its vector represents: the turn's
-// prompt gives a sub-turn window its subject, and the files, commands and
-// errors come structuredRepeat times (raising their words' term frequency)
-// because, as the full-text index's field weights say (chunkRank), a word
-// there names what the chunk is about where one in the prose may only
-// mention it.
-func embedText(c carryover.Chunk) string {
-	var b strings.Builder
-	add := func(x string) {
-		if x == "" || b.Len() >= maxEmbedBytes {
-			return
-		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(x)
-	}
-	for _, l := range [][]string{c.Files, c.Commands, c.Errors} {
-		for _, x := range l {
-			for range structuredRepeat {
-				add(x)
-			}
-		}
-	}
-	add(c.Prompt)
-	add(c.Text)
-	s := b.String()
-	if len(s) > maxEmbedBytes {
-		s = strings.ToValidUTF8(s[:maxEmbedBytes], "")
-	}
-	return s
-}
-
 // embedChunks returns the quantised vector of each chunk.
 func (s *Store) embedChunks(chunks []carryover.Chunk) [][]byte {
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
-		texts[i] = embedText(c)
+		texts[i] = embed.ChunkText(c)
 	}
 	vecs := s.emb.Embed(texts)
 	out := make([][]byte, len(vecs))
