@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,13 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/postgres"
 	"github.com/carryover-dev/carryover/replicate"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 const demo = "../cmd/carryover/demodata/session.jsonl"
@@ -429,54 +427,13 @@ func TestCopyNeverGoesBack(t *testing.T) {
 	}
 }
 
-// testDatabase creates a database of its own on the server that
-// CARRYOVER_TEST_DATABASE_URL names and returns its URL. Without that
-// variable the test is skipped, except under CI=true where it fails.
-func testDatabase(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("CARRYOVER_TEST_DATABASE_URL")
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CARRYOVER_TEST_DATABASE_URL is not set under CI (scripts/with-postgres.sh sets it)")
-		}
-		t.Skip("CARRYOVER_TEST_DATABASE_URL is not set: no PostgreSQL server to test against (see scripts/with-postgres.sh)")
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	name := fmt.Sprintf("carryover_replicate_%d", time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Error(err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
-
 // TestCopyThroughPostgres copies SQLite → PostgreSQL → SQLite: the server
 // holds the same archive, the second copy equals the first, a copy
 // interrupted half-way is completed by the next, and a repeat writes
 // nothing.
 func TestCopyThroughPostgres(t *testing.T) {
 	ctx := context.Background()
-	dsn := testDatabase(t)
+	dsn := storetest.PostgresDatabase(t)
 	src := source(t)
 	want := dump(t, src)
 	// The server stamps rows with the identity it is opened with (with

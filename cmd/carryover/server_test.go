@@ -13,54 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/postgres"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storetest"
 )
-
-// testDatabase creates a database of its own on the server that
-// CARRYOVER_TEST_DATABASE_URL names and returns its URL. Without that
-// variable the test is skipped, except under CI=true where it fails.
-func testDatabase(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("CARRYOVER_TEST_DATABASE_URL")
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CARRYOVER_TEST_DATABASE_URL is not set under CI (scripts/with-postgres.sh sets it)")
-		}
-		t.Skip("CARRYOVER_TEST_DATABASE_URL is not set: no PostgreSQL server to test against (see scripts/with-postgres.sh)")
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	name := fmt.Sprintf("carryover_sync_%d", time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Error(err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
 
 // proxy stands between the hooks and the real server so that a test can
 // take the server away (nothing listens on the port), make it a black hole
@@ -203,7 +161,7 @@ func restoreText(t *testing.T, out string) string {
 // the next hook pushes the backlog, exactly once.
 func TestHooksSurviveServerOutage(t *testing.T) {
 	ctx := context.Background()
-	dsn := testDatabase(t)
+	dsn := storetest.PostgresDatabase(t)
 	pu, _ := url.Parse(dsn)
 	p := newProxy(t, pu.Host)
 	h := newHookEnv(t)
@@ -371,7 +329,7 @@ func checkPushedOnce(t *testing.T, server, local carryover.Store) {
 
 // TestMigrateRoundTrip copies a local archive to the server and back.
 func TestMigrateRoundTrip(t *testing.T) {
-	dsn := testDatabase(t)
+	dsn := storetest.PostgresDatabase(t)
 	h := newHookEnv(t)
 	if _, stderr, code := h.runCLI(t, "ingest", h.transcript); code != 0 {
 		t.Fatal(stderr)
