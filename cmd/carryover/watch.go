@@ -4,16 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/term"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/progress"
 	"github.com/carryover-dev/carryover/stats"
 )
 
@@ -37,7 +36,7 @@ func (a *app) cmdWatch(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	w := watcher{st: st, project: *project, db: cfg.DB}
-	if !isTerminal(a.stdout) || !isTerminal(a.stdin) {
+	if !progress.IsTerminal(a.stdout) || !progress.IsTerminal(a.stdin) {
 		return w.plain(ctx, a.stdout, *interval)
 	}
 	every := *interval
@@ -50,11 +49,6 @@ func (a *app) cmdWatch(ctx context.Context, args []string) error {
 		return fmt.Errorf("watch: %w", err)
 	}
 	return nil
-}
-
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
 }
 
 // watcher reads what the dashboard shows.

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/charmbracelet/x/term"
 )
 
 // redrawEvery bounds how often the line is redrawn: a terminal that gets a
@@ -48,18 +50,11 @@ func newBar(w io.Writer, total int64, label string, active bool, now func() time
 	return &Bar{w: w, active: active, label: label, total: total, start: now(), now: now}
 }
 
-// IsTerminal reports whether w is a character device such as a terminal.
-// (/dev/null is one too; a bar drawn there is harmless.)
-func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok || f == nil {
-		return false
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	return fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"
+// IsTerminal reports whether v (a writer or a reader) is a terminal: an
+// *os.File the terminal ioctl answers for, with TERM not "dumb".
+func IsTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && f != nil && term.IsTerminal(f.Fd()) && os.Getenv("TERM") != "dumb"
 }
 
 // Add counts n more units done and redraws the line when it is due.
