@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/stats"
 )
 
 //go:embed templates/*.html
@@ -175,7 +176,7 @@ var funcs = template.FuncMap{
 		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 	},
 	"clip":  clip,
-	"bytes": byteSize,
+	"bytes": stats.Bytes,
 }
 
 // parseTemplates parses each page together with the shared layout.
@@ -248,17 +249,4 @@ func clip(n int, s string) string {
 // ctxTimeout bounds one page's store reads.
 func ctxTimeout(r *http.Request) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(r.Context(), 30*time.Second)
-}
-
-// byteSize formats a size for people.
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

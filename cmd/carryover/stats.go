@@ -90,7 +90,7 @@ func writeStats(w io.Writer, rep stats.Report, limit int) error {
 	}
 	fmt.Fprintf(w, "carryover stats: %s\n\n", scope)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "archived\t%d sessions, %d turns, %d chunks; store %s\n", rep.Sessions, rep.Turns, rep.Chunks, statsBytes(rep.StoreBytes))
+	fmt.Fprintf(tw, "archived\t%d sessions, %d turns, %d chunks; store %s\n", rep.Sessions, rep.Turns, rep.Chunks, stats.Bytes(rep.StoreBytes))
 	fmt.Fprintf(tw, "compactions\t%d (%d auto, %d manual)\n", rep.Compactions.Total, rep.Compactions.Auto, rep.Compactions.Manual)
 	fmt.Fprintf(tw, "injected\t%d restores, %d recalls, %d compaction instructions: %d tokens (estimate)\n",
 		rep.Restores, rep.Recalls, rep.Instructions, rep.TokensInjected)
@@ -198,16 +198,4 @@ func statsNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-func statsBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -177,7 +177,7 @@ func (s snapshot) render(db string, st styles, width int) string {
 	if r.Project != "" {
 		line("project   %s", r.Project)
 	}
-	line("archive   %d sessions · %d turns · %d chunks · %s", r.Sessions, r.Turns, r.Chunks, statsBytes(r.StoreBytes))
+	line("archive   %d sessions · %d turns · %d chunks · %s", r.Sessions, r.Turns, r.Chunks, stats.Bytes(r.StoreBytes))
 	line("compacted %d (%d auto, %d manual)", r.Compactions.Total, r.Compactions.Auto, r.Compactions.Manual)
 	line("injected  %d restores · %d recalls · %d instructions · %d tokens", r.Restores, r.Recalls, r.Instructions, r.TokensInjected)
 
