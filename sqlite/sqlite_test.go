@@ -593,54 +593,6 @@ func TestInjections(t *testing.T) {
 		t.Errorf("limit 1: %d injections", len(lim))
 	}
 }
-
-func TestNotes(t *testing.T) {
-	ctx := context.Background()
-	st, _ := newStore(t)
-	add := func(n carryover.Note) {
-		t.Helper()
-		if _, err := st.AddNote(ctx, n); err != nil {
-			t.Fatal(err)
-		}
-	}
-	add(carryover.Note{Time: base, SessionID: "s1", Project: "/p", Kind: "decision", Text: "use sqlite"})
-	add(carryover.Note{Time: base, SessionID: "s1", Project: "/p", Kind: "state", Text: "step 1 of 3"})
-	add(carryover.Note{Time: base, SessionID: "s2", Project: "/p", Kind: "state", Text: "other session"})
-	add(carryover.Note{Time: base, Project: "/p", Kind: "state", Text: "project state 1"})
-	add(carryover.Note{Time: base, SessionID: "s1", Project: "/p", Kind: "state", Text: "step 2 of 3"})
-	add(carryover.Note{Time: base, Project: "/p", Kind: "state", Text: "project state 2"})
-	add(carryover.Note{SessionID: "s1", Project: "/p", Text: "plain"})
-
-	texts := func(ns []carryover.Note) []string {
-		var out []string
-		for _, n := range ns {
-			out = append(out, n.Kind+":"+n.Text)
-		}
-		return out
-	}
-	s1, err := st.Notes(ctx, "", "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := texts(s1), []string{"decision:use sqlite", "state:step 2 of 3", "note:plain"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Notes(s1) = %q, want %q", got, want)
-	}
-	p, err := st.Notes(ctx, "/p", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := texts(p), []string{"decision:use sqlite", "state:other session", "state:step 2 of 3",
-		"state:project state 2", "note:plain"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Notes(/p) = %q, want %q", got, want)
-	}
-	if s1[0].ID == 0 || !s1[0].Time.Equal(base) || s1[0].Project != "/p" || s1[0].SessionID != "s1" {
-		t.Errorf("note fields: %+v", s1[0])
-	}
-	if s1[2].Time.IsZero() {
-		t.Error("a zero Time was not set to now")
-	}
-}
-
 func TestOpenCreatesPrivateFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", "b")
 	path := filepath.Join(dir, "carryover.db")
