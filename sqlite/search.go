@@ -84,11 +84,11 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 		// rows themselves, text and all, costs more than the ranking.
 		join = " JOIN chunks c INDEXED BY " + index + " ON c.id = chunks_fts.rowid"
 	}
-	match, planLo, df, err := s.plan(ctx, "chunks_fts", terms, scope{lo: lo, hi: hi, join: join, w: w})
-	if err != nil || match == "" {
+	p, err := s.plan(ctx, "chunks_fts", terms, scope{lo: lo, hi: hi, join: join, w: w})
+	if err != nil || p.match == "" {
 		return nil, err
 	}
-	args := append([]any{match, planLo, hi}, w.args...)
+	args := append([]any{p.match, p.lo, hi}, w.args...)
 	lim := q.Limit
 	if lim <= 0 {
 		lim = DefaultSearchLimit
@@ -114,7 +114,16 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("search", err)
 	}
-	if err := s.rerank(ctx, q.Text, docFreq{df: df, lo: lo, hi: hi}, cands); err != nil {
+	df := docFreq{df: p.df, lo: lo, hi: hi}
+	var turnDoc map[int64]float64
+	if q.SessionID != "" {
+		// Only within one session: across a project, a hook could not
+		// afford to read the turn of up to maxCandidates matching rows.
+		if turnDoc, err = s.turnScores(ctx, scope{lo: p.lo, hi: hi, w: w}, lo, hi, p.kept); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.rerank(ctx, q.Text, df, cands, turnDoc); err != nil {
 		return nil, err
 	}
 	cands = cands[:min(lim, len(cands))]
@@ -169,14 +178,13 @@ type scope struct {
 // terms that match nothing, and keeps the rarest terms while their counts
 // add up to at most maxCandidates. When the rarest term alone matches more,
 // the range's low end is raised to its maxCandidates-th newest match within
-// sc. It returns the MATCH expression ("" when no term matches), the low
-// end, and the rows each term matches (unquoted; at most maxCandidates+1).
-func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) (string, int64, map[string]int, error) {
+// sc.
+func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) (searchPlan, error) {
 	lo, hi := sc.lo, sc.hi
 	probe, err := s.db.PrepareContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+fts+`
 		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT `+fmt.Sprint(maxCandidates+1)+`)`)
 	if err != nil {
-		return "", 0, nil, wrapErr("search: plan", err)
+		return searchPlan{}, wrapErr("search: plan", err)
 	}
 	defer probe.Close()
 	type term struct {
@@ -188,7 +196,7 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) 
 	for _, t := range terms {
 		var n int
 		if err := probe.QueryRowContext(ctx, t, lo, hi).Scan(&n); err != nil {
-			return "", 0, nil, wrapErr("search: plan", err)
+			return searchPlan{}, wrapErr("search: plan", err)
 		}
 		if n > 0 {
 			found = append(found, term{t, n})
@@ -196,7 +204,7 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) 
 		counts[strings.ReplaceAll(strings.Trim(t, `"`), `""`, `"`)] = n
 	}
 	if len(found) == 0 {
-		return "", lo, nil, nil
+		return searchPlan{lo: lo}, nil
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].rows < found[j].rows })
 	kept, total := []string{found[0].text}, found[0].rows
@@ -206,23 +214,31 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) 
 		}
 		kept, total = append(kept, t.text), total+t.rows
 	}
-	match := strings.Join(kept, " OR ")
+	p := searchPlan{match: strings.Join(kept, " OR "), lo: lo, df: counts, kept: kept}
 	if total > maxCandidates {
 		var oldest int64
 		err := s.db.QueryRowContext(ctx, `SELECT `+fts+`.rowid FROM `+fts+sc.join+`
 			WHERE `+fts+` MATCH ? AND `+fts+`.rowid BETWEEN ? AND ?`+and(sc.w)+`
 			ORDER BY `+fts+`.rowid DESC LIMIT 1 OFFSET `+fmt.Sprint(maxCandidates-1),
-			append([]any{match, lo, hi}, sc.w.args...)...).Scan(&oldest)
+			append([]any{p.match, lo, hi}, sc.w.args...)...).Scan(&oldest)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			// The conditions leave few enough rows to rank them all.
 		case err != nil:
-			return "", 0, nil, wrapErr("search: plan", err)
+			return searchPlan{}, wrapErr("search: plan", err)
 		default:
-			lo = oldest
+			p.lo = oldest
 		}
 	}
-	return match, lo, counts, nil
+	return p, nil
+}
+
+// searchPlan is what plan chose.
+type searchPlan struct {
+	match string         // the MATCH expression; "" when no term matches
+	lo    int64          // the rowid range's low end, raised when a term is common
+	df    map[string]int // rows each term matches (unquoted; at most maxCandidates+1)
+	kept  []string       // the terms of match, quoted
 }
 
 // and renders w's conditions to follow other conditions.
@@ -265,8 +281,8 @@ func (s *Store) SearchItems(ctx context.Context, q carryover.Query) ([]ItemHit, 
 	if len(w.conds) > 0 {
 		join = " JOIN items i ON i.id = items_fts.rowid"
 	}
-	match, lo, _, err := s.plan(ctx, "items_fts", terms, scope{lo: 0, hi: math.MaxInt64, join: join, w: w})
-	if err != nil || match == "" {
+	p, err := s.plan(ctx, "items_fts", terms, scope{lo: 0, hi: math.MaxInt64, join: join, w: w})
+	if err != nil || p.match == "" {
 		return nil, err
 	}
 	lim := q.Limit
@@ -276,7 +292,7 @@ func (s *Store) SearchItems(ctx context.Context, q carryover.Query) ([]ItemHit, 
 	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+`, -bm25(items_fts, 2, 1) AS score
 		FROM items_fts JOIN items i ON i.id = items_fts.rowid
 		WHERE items_fts MATCH ? AND items_fts.rowid >= ?`+and(w)+`
-		ORDER BY score DESC, i.id LIMIT `+fmt.Sprint(lim), append([]any{match, lo}, w.args...)...)
+		ORDER BY score DESC, i.id LIMIT `+fmt.Sprint(lim), append([]any{p.match, p.lo}, w.args...)...)
 	if err != nil {
 		return nil, wrapErr("search items", err)
 	}

@@ -39,10 +39,11 @@ var locomoRankers = []string{"bm25", "seedhash", "hashed", "hashed_ctx", "fused"
 //     embedded with the conversation's IDF (Hashed.EmbedQuery with embed.DF).
 //   - hashed_ctx: the same, each turn's vector plus neighbourW times its
 //     neighbours' (withNeighbours).
-//   - fused: the product's hybrid search, sqlite.Store.Search as hooks and
-//     `carryover search` call it: BM25 candidates reranked by a blend with
-//     the cosine of their stored vectors and their parent turn's score,
-//     taken with fewer repeats of one turn (see sqlite/hybrid.go).
+//   - fused: the product's hybrid search, sqlite.Store.Search as
+//     `carryover search --session` calls it: BM25 candidates reranked by a
+//     blend with the cosine of their stored vectors, their parent turn's
+//     score and the turn's score as one document, taken with fewer repeats
+//     of one turn (see sqlite/hybrid.go).
 //
 // hashed and hashed_ctx score every turn of the conversation, which the
 // product does not (a hook cannot read every vector); they show what the
@@ -444,8 +445,9 @@ func (r *locomoResult) print(a *app) error {
 		r.Conversations, r.Turns, orig.N, r.Replaced, r.Elapsed.Seconds())
 	fmt.Fprintf(a.stdout, "turn R@k: fraction of a question's evidence turns among the top k; session R@k: fraction of its evidence sessions\n")
 	fmt.Fprintf(a.stdout, "with a turn in the top k; both averaged over questions. hashed: %s, query idf from the conversation;\n", embed.DefaultHashed().Name())
-	fmt.Fprintf(a.stdout, "hashed_ctx: turn vector + %g x neighbours'; fused: the product's search (BM25 top %d reranked with stored vectors).\n",
+	fmt.Fprintf(a.stdout, "hashed_ctx: turn vector + %g x neighbours'; fused: the product's search within the conversation (BM25 top %d reranked\n",
 		neighbourW, sqlite.HybridPool)
+	fmt.Fprintf(a.stdout, "with stored vectors, parent turns and each LoCoMo session scored as one document).\n")
 	cats := []string{"all", "1 multi-hop", "2 temporal", "3 open-domain", "4 single-hop"}
 	for _, set := range []string{"original", "corrected"} {
 		n := orig.N
