@@ -18,7 +18,7 @@ const HybridPool = 50
 type candidate struct {
 	id             int64
 	bm, cos, score float64
-	parent         int64 // the first chunk of its turn (see candidateVectors)
+	parent         int64 // the first chunk of its turn (see candidateVecs.vector)
 }
 
 // The fusion, tuned on LoCoMo (see cmd/carryover/locomo.go; there a turn
@@ -66,22 +66,26 @@ func (s *Store) rerank(ctx context.Context, query string, df docFreq, cands []ca
 		ids[i] = c.id
 	}
 	vecs, err := s.candidateVectors(ctx, ids, contextW)
-	if err != nil || len(vecs) == 0 {
+	if err != nil || vecs == nil {
 		return err
 	}
 	qv, err := s.queryVector(ctx, query, df)
 	if err != nil {
 		return err
 	}
+	var v []float32
 	for i := range cands {
+		c := &cands[i]
+		var ok bool
+		if v, c.parent, ok = vecs.vector(v, c.id); !ok {
+			c.parent = c.id
+			continue
+		}
 		// The context blend leaves a vector longer than one.
-		if cv, ok := vecs[cands[i].id]; ok {
-			v := cv.vec
-			if n := math.Sqrt(float64(embed.Dot(v, v))); n > 0 {
-				// Rounded: the same text with another number of
-				// neighbours must tie, not differ in the last bits.
-				cands[i].cos = math.Round(float64(embed.Dot(qv, v))/n*1e6) / 1e6
-			}
+		if n := math.Sqrt(float64(embed.Dot(v, v))); n > 0 {
+			// Rounded: the same text with another number of
+			// neighbours must tie, not differ in the last bits.
+			c.cos = math.Round(float64(embed.Dot(qv, v))/n*1e6) / 1e6
 		}
 	}
 	bmMax := cands[0].bm
@@ -91,12 +95,7 @@ func (s *Store) rerank(ctx context.Context, query string, df docFreq, cands []ca
 	}
 	sum := make(map[int64]float64, len(cands))
 	for i := range cands {
-		c := &cands[i]
-		c.parent = c.id
-		if cv, ok := vecs[c.id]; ok {
-			c.parent = cv.parent
-		}
-		sum[c.parent] += c.score
+		sum[cands[i].parent] += cands[i].score
 	}
 	for i := range cands {
 		c := &cands[i]
