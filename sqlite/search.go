@@ -84,20 +84,25 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 		// rows themselves, text and all, costs more than the ranking.
 		join = " JOIN chunks c INDEXED BY " + index + " ON c.id = chunks_fts.rowid"
 	}
-	match, planLo, df, err := s.plan(ctx, "chunks_fts", terms, scope{lo: lo, hi: hi, join: join, w: w})
+	match, capped, df, err := s.plan(ctx, "chunks_fts", terms, lo, hi)
 	if err != nil || match == "" {
 		return nil, err
 	}
-	args := append([]any{match, planLo, hi}, w.args...)
+	args := append([]any{match, lo, hi}, w.args...)
 	lim := q.Limit
 	if lim <= 0 {
 		lim = DefaultSearchLimit
 	}
 	// Rank on the index alone, then read the few winners whole. (bm, not
 	// rank: that is the name of FTS5's own unweighted rank column.)
-	rows, err := s.db.QueryContext(ctx, `SELECT chunks_fts.rowid, -`+chunkRank+` AS bm FROM chunks_fts`+join+`
-		WHERE chunks_fts MATCH ? AND chunks_fts.rowid BETWEEN ? AND ?`+and(w)+`
-		ORDER BY bm DESC, chunks_fts.rowid LIMIT `+fmt.Sprint(max(lim, HybridPool)), args...)
+	ranked := `SELECT chunks_fts.rowid AS rid, -` + chunkRank + ` AS bm FROM chunks_fts` + join + `
+		WHERE chunks_fts MATCH ? AND chunks_fts.rowid BETWEEN ? AND ?` + and(w)
+	if capped {
+		// Only the newest maxCandidates matches that pass the conditions
+		// are ranked, found in the same pass over the index.
+		ranked = `SELECT rid, bm FROM (` + ranked + ` ORDER BY chunks_fts.rowid DESC LIMIT ` + fmt.Sprint(maxCandidates) + `)`
+	}
+	rows, err := s.db.QueryContext(ctx, ranked+` ORDER BY bm DESC, rid LIMIT `+fmt.Sprint(max(lim, HybridPool)), args...)
 	if err != nil {
 		return nil, wrapErr("search", err)
 	}
@@ -165,18 +170,17 @@ type scope struct {
 }
 
 // plan picks the terms of a search over the FTS table fts. It counts the
-// rows each term matches in sc's rowid range (up to maxCandidates+1), drops
-// terms that match nothing, and keeps the rarest terms while their counts
-// add up to at most maxCandidates. When the rarest term alone matches more,
-// the range's low end is raised to its maxCandidates-th newest match within
-// sc. It returns the MATCH expression ("" when no term matches), the low
-// end, and the rows each term matches (unquoted; at most maxCandidates+1).
-func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) (string, int64, map[string]int, error) {
-	lo, hi := sc.lo, sc.hi
+// rows each term matches with rowids in [lo, hi] (up to maxCandidates+1),
+// drops terms that match nothing, and keeps the rarest terms while their
+// counts add up to at most maxCandidates. It returns the MATCH expression
+// ("" when no term matches), whether the rarest term alone matches more
+// (capped: then only its maxCandidates newest matches are worth ranking),
+// and the rows each term matches (unquoted; at most maxCandidates+1).
+func (s *Store) plan(ctx context.Context, fts string, terms []string, lo, hi int64) (string, bool, map[string]int, error) {
 	probe, err := s.db.PrepareContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+fts+`
 		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT `+fmt.Sprint(maxCandidates+1)+`)`)
 	if err != nil {
-		return "", 0, nil, wrapErr("search: plan", err)
+		return "", false, nil, wrapErr("search: plan", err)
 	}
 	defer probe.Close()
 	type term struct {
@@ -188,7 +192,7 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) 
 	for _, t := range terms {
 		var n int
 		if err := probe.QueryRowContext(ctx, t, lo, hi).Scan(&n); err != nil {
-			return "", 0, nil, wrapErr("search: plan", err)
+			return "", false, nil, wrapErr("search: plan", err)
 		}
 		if n > 0 {
 			found = append(found, term{t, n})
@@ -196,7 +200,7 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) 
 		counts[strings.ReplaceAll(strings.Trim(t, `"`), `""`, `"`)] = n
 	}
 	if len(found) == 0 {
-		return "", lo, nil, nil
+		return "", false, nil, nil
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].rows < found[j].rows })
 	kept, total := []string{found[0].text}, found[0].rows
@@ -206,23 +210,25 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) 
 		}
 		kept, total = append(kept, t.text), total+t.rows
 	}
-	match := strings.Join(kept, " OR ")
-	if total > maxCandidates {
-		var oldest int64
-		err := s.db.QueryRowContext(ctx, `SELECT `+fts+`.rowid FROM `+fts+sc.join+`
-			WHERE `+fts+` MATCH ? AND `+fts+`.rowid BETWEEN ? AND ?`+and(sc.w)+`
-			ORDER BY `+fts+`.rowid DESC LIMIT 1 OFFSET `+fmt.Sprint(maxCandidates-1),
-			append([]any{match, lo, hi}, sc.w.args...)...).Scan(&oldest)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			// The conditions leave few enough rows to rank them all.
-		case err != nil:
-			return "", 0, nil, wrapErr("search: plan", err)
-		default:
-			lo = oldest
-		}
+	return strings.Join(kept, " OR "), total > maxCandidates, counts, nil
+}
+
+// newestLow returns the rowid of the maxCandidates-th newest row of fts
+// that matches match within sc, or sc.lo when fewer do.
+func (s *Store) newestLow(ctx context.Context, fts, match string, sc scope) (int64, error) {
+	var oldest int64
+	err := s.db.QueryRowContext(ctx, `SELECT `+fts+`.rowid FROM `+fts+sc.join+`
+		WHERE `+fts+` MATCH ? AND `+fts+`.rowid BETWEEN ? AND ?`+and(sc.w)+`
+		ORDER BY `+fts+`.rowid DESC LIMIT 1 OFFSET `+fmt.Sprint(maxCandidates-1),
+		append([]any{match, sc.lo, sc.hi}, sc.w.args...)...).Scan(&oldest)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		// The conditions leave few enough rows to rank them all.
+		return sc.lo, nil
+	case err != nil:
+		return 0, wrapErr("search: plan", err)
 	}
-	return match, lo, counts, nil
+	return oldest, nil
 }
 
 // and renders w's conditions to follow other conditions.
@@ -265,9 +271,15 @@ func (s *Store) SearchItems(ctx context.Context, q carryover.Query) ([]ItemHit, 
 	if len(w.conds) > 0 {
 		join = " JOIN items i ON i.id = items_fts.rowid"
 	}
-	match, lo, _, err := s.plan(ctx, "items_fts", terms, scope{lo: 0, hi: math.MaxInt64, join: join, w: w})
+	match, capped, _, err := s.plan(ctx, "items_fts", terms, 0, math.MaxInt64)
 	if err != nil || match == "" {
 		return nil, err
+	}
+	lo := int64(0)
+	if capped {
+		if lo, err = s.newestLow(ctx, "items_fts", match, scope{lo: 0, hi: math.MaxInt64, join: join, w: w}); err != nil {
+			return nil, err
+		}
 	}
 	lim := q.Limit
 	if lim <= 0 {
