@@ -172,10 +172,11 @@ func (a *app) handleHook(ctx context.Context, cfg config, ev hook.Event, stdin i
 	return err
 }
 
-// hookCachePages is the page cache of a hook that mostly reads: at 100k
-// chunks a recall reads some 500 pages, and a cache of 64 instead of 500
-// reads about 30 of them again but spares some 800 page faults (8-11 ms).
-const hookCachePages = 64
+// readCachePages is the page cache of a hook or command that mostly reads:
+// at 100k chunks a recall reads some 500 pages, and a cache of 64 instead
+// of 500 reads about 30 of them again but spares some 800 page faults
+// (8-11 ms).
+const readCachePages = 64
 
 // runHook is handleHook leaving the local store it used open, for the
 // caller to record the run on and close: opening it again would cost
@@ -216,7 +217,7 @@ func (a *app) runHook(ctx context.Context, cfg config, ev hook.Event, stdin io.R
 	if ev == hook.UserPromptSubmit || ev == hook.SessionStart {
 		// They mostly read, each page about once (see CachePages); the
 		// events that archive keep the default, which their writes fill.
-		opt.CachePages = hookCachePages
+		opt.CachePages = readCachePages
 	}
 	opened, _ := os.Lstat(cfg.DB)
 	st, err := sqlite.Open(ctx, cfg.DB, opt)
