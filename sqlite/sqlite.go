@@ -102,7 +102,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		opt.Embedder = cembed.DefaultHashed()
 	}
 	s := &Store{db: db, path: path, emb: opt.Embedder}
-	if err := s.init(ctx, opt.ReadOnly); err != nil {
+	if err := s.init(ctx, opt.ReadOnly, opt.BusyTimeout); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
@@ -220,7 +220,7 @@ func migrations() ([]migration, error) {
 // init checks the schema version and, only when it is behind, switches the
 // file to WAL and migrates it: opening a current store costs one pragma
 // read.
-func (s *Store) init(ctx context.Context, readOnly bool) error {
+func (s *Store) init(ctx context.Context, readOnly bool, busy time.Duration) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
@@ -240,10 +240,29 @@ func (s *Store) init(ctx context.Context, readOnly bool) error {
 	}
 	// Outside the migration's transaction: the journal mode cannot change
 	// inside one.
-	if _, err := s.db.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
+	if err := s.setWAL(ctx, busy); err != nil {
 		return wrapErr("set journal mode", err)
 	}
 	return s.migrate(ctx, ms)
+}
+
+// setWAL switches the file to WAL. Processes opening a new store at once
+// race here, and SQLite reports the lock another one holds at once, without
+// waiting for it: this waits, up to busy.
+func (s *Store) setWAL(ctx context.Context, busy time.Duration) error {
+	deadline := time.Now().Add(busy)
+	for {
+		_, err := s.db.ExecContext(ctx, "PRAGMA journal_mode = WAL")
+		var coded interface{ Code() int }
+		if err == nil || !errors.As(err, &coded) || coded.Code()&0xff != codeBusy || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func (s *Store) migrate(ctx context.Context, ms []migration) (err error) {
@@ -291,9 +310,10 @@ func (s *Store) migrate(ctx context.Context, ms []migration) (err error) {
 // for a write; the transaction was rolled back and nothing stored is lost.
 var ErrFull = errors.New("no space left for the store")
 
-// SQLite primary result codes that mean the file is damaged or foreign, or
+// SQLite primary result codes: the file is locked, damaged or foreign, or
 // the disk full.
 const (
+	codeBusy    = 5  // SQLITE_BUSY
 	codeCorrupt = 11 // SQLITE_CORRUPT
 	codeFull    = 13 // SQLITE_FULL
 	codeNotADB  = 26 // SQLITE_NOTADB
