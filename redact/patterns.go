@@ -8,10 +8,13 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 )
 
-// kindPrefix is an optional "kind: " before a pattern line's regexp.
-var kindPrefix = regexp.MustCompile(`^([a-z][a-z0-9-]{0,39}):\s+`)
+// kindPrefix is an optional "kind: " before a pattern line's regexp. It
+// is compiled on first use: every hook process loads this package, and
+// few read a patterns file.
+var kindPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z][a-z0-9-]{0,39}):\s+`) })
 
 // ParsePatterns reads user patterns, one Go regexp per line; blank lines
 // and lines starting with # are skipped. A line may start with "kind: " to
@@ -29,7 +32,7 @@ func ParsePatterns(r io.Reader) ([]Pattern, []error) {
 			continue
 		}
 		kind := "custom"
-		if m := kindPrefix.FindStringSubmatch(line); m != nil {
+		if m := kindPrefix().FindStringSubmatch(line); m != nil {
 			kind, line = m[1], line[len(m[0]):]
 		}
 		re, err := regexp.Compile(line)

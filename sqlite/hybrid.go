@@ -19,7 +19,7 @@ const HybridPool = 50
 type candidate struct {
 	id             int64
 	bm, cos, score float64
-	parent         int64 // the first chunk of its turn (see candidateVectors)
+	parent         int64 // the first chunk of its turn (see candidateVecs.vector)
 }
 
 // The fusion, tuned on LoCoMo (see cmd/carryover/locomo.go; there a turn
@@ -80,22 +80,26 @@ func (s *Store) rerank(ctx context.Context, query string, df docFreq, cands []ca
 		ids[i] = c.id
 	}
 	vecs, err := s.candidateVectors(ctx, ids, contextW)
-	if err != nil || len(vecs) == 0 {
+	if err != nil || vecs == nil {
 		return err
 	}
 	qv, err := s.queryVector(ctx, query, df)
 	if err != nil {
 		return err
 	}
+	var v []float32
 	for i := range cands {
+		c := &cands[i]
+		var ok bool
+		if v, c.parent, ok = vecs.vector(v, c.id); !ok {
+			c.parent = c.id
+			continue
+		}
 		// The context blend leaves a vector longer than one.
-		if cv, ok := vecs[cands[i].id]; ok {
-			v := cv.vec
-			if n := math.Sqrt(float64(embed.Dot(v, v))); n > 0 {
-				// Rounded: the same text with another number of
-				// neighbours must tie, not differ in the last bits.
-				cands[i].cos = math.Round(float64(embed.Dot(qv, v))/n*1e6) / 1e6
-			}
+		if n := math.Sqrt(float64(embed.Dot(v, v))); n > 0 {
+			// Rounded: the same text with another number of
+			// neighbours must tie, not differ in the last bits.
+			c.cos = math.Round(float64(embed.Dot(qv, v))/n*1e6) / 1e6
 		}
 	}
 	bmMax := cands[0].bm
@@ -105,12 +109,7 @@ func (s *Store) rerank(ctx context.Context, query string, df docFreq, cands []ca
 	}
 	sum := make(map[int64]float64, len(cands))
 	for i := range cands {
-		c := &cands[i]
-		c.parent = c.id
-		if cv, ok := vecs[c.id]; ok {
-			c.parent = cv.parent
-		}
-		sum[c.parent] += c.score
+		sum[cands[i].parent] += cands[i].score
 	}
 	for i := range cands {
 		c := &cands[i]
@@ -152,8 +151,9 @@ func diversify(cands []candidate) {
 // number of the turn's chunks that match it, its idf counts turns. terms
 // are the plan's kept terms, so the rows read are at most the ones the
 // search ranks. sc.w must hold the session condition (turn numbers name
-// turns only within a session), and first..last be the session's chunk ids.
-func (s *Store) turnScores(ctx context.Context, sc scope, first, last int64, terms []string) (map[int64]float64, error) {
+// turns only within a session), and sc.lo and sc.hi be the ids of the
+// session's first and last chunks.
+func (s *Store) turnScores(ctx context.Context, sc scope, terms []string) (map[int64]float64, error) {
 	stmt, err := s.db.PrepareContext(ctx, `SELECT chunks_fts.rowid, c.turn FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
 		WHERE chunks_fts MATCH ? AND chunks_fts.rowid BETWEEN ? AND ?`+and(sc.w))
 	if err != nil {
@@ -191,7 +191,7 @@ func (s *Store) turnScores(ctx context.Context, sc scope, first, last int64, ter
 	// row); the turns seen are a floor when numbers were skipped.
 	var firstTurn, lastTurn sql.NullInt64
 	err = s.db.QueryRowContext(ctx, `SELECT (SELECT turn FROM chunks WHERE id = ?), (SELECT turn FROM chunks WHERE id = ?)`,
-		first, last).Scan(&firstTurn, &lastTurn)
+		sc.lo, sc.hi).Scan(&firstTurn, &lastTurn)
 	if err != nil {
 		return nil, wrapErr("search: turns", err)
 	}

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -69,16 +68,15 @@ func TestTurnScores(t *testing.T) {
 	}
 	var w where
 	w.add("c.session_id = ?", "s1")
-	sc := scope{lo: 0, hi: math.MaxInt64, w: w}
-	p, err := st.plan(ctx, "chunks_fts", queryTerms("kestrel lantern marmot"), sc)
+	sc := scope{w: w}
+	if err := st.db.QueryRow(`SELECT min(id), max(id) FROM chunks`).Scan(&sc.lo, &sc.hi); err != nil {
+		t.Fatal(err)
+	}
+	p, err := st.plan(ctx, "chunks_fts", queryTerms("kestrel lantern marmot"), sc.lo, sc.hi)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var first, last int64
-	if err := st.db.QueryRow(`SELECT min(id), max(id) FROM chunks`).Scan(&first, &last); err != nil {
-		t.Fatal(err)
-	}
-	got, err := st.turnScores(ctx, sc, first, last, p.kept)
+	got, err := st.turnScores(ctx, sc, p.kept)
 	if err != nil {
 		t.Fatal(err)
 	}

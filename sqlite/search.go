@@ -84,20 +84,25 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 		// rows themselves, text and all, costs more than the ranking.
 		join = " JOIN chunks c INDEXED BY " + index + " ON c.id = chunks_fts.rowid"
 	}
-	p, err := s.plan(ctx, "chunks_fts", terms, scope{lo: lo, hi: hi, join: join, w: w})
+	p, err := s.plan(ctx, "chunks_fts", terms, lo, hi)
 	if err != nil || p.match == "" {
 		return nil, err
 	}
-	args := append([]any{p.match, p.lo, hi}, w.args...)
+	args := append([]any{p.match, lo, hi}, w.args...)
 	lim := q.Limit
 	if lim <= 0 {
 		lim = DefaultSearchLimit
 	}
 	// Rank on the index alone, then read the few winners whole. (bm, not
 	// rank: that is the name of FTS5's own unweighted rank column.)
-	rows, err := s.db.QueryContext(ctx, `SELECT chunks_fts.rowid, -`+chunkRank+` AS bm FROM chunks_fts`+join+`
-		WHERE chunks_fts MATCH ? AND chunks_fts.rowid BETWEEN ? AND ?`+and(w)+`
-		ORDER BY bm DESC, chunks_fts.rowid LIMIT `+fmt.Sprint(max(lim, HybridPool)), args...)
+	ranked := `SELECT chunks_fts.rowid AS rid, -` + chunkRank + ` AS bm FROM chunks_fts` + join + `
+		WHERE chunks_fts MATCH ? AND chunks_fts.rowid BETWEEN ? AND ?` + and(w)
+	if p.capped {
+		// Only the newest maxCandidates matches that pass the conditions
+		// are ranked, found in the same pass over the index.
+		ranked = `SELECT rid, bm FROM (` + ranked + ` ORDER BY chunks_fts.rowid DESC LIMIT ` + fmt.Sprint(maxCandidates) + `)`
+	}
+	rows, err := s.db.QueryContext(ctx, ranked+` ORDER BY bm DESC, rid LIMIT `+fmt.Sprint(max(lim, HybridPool)), args...)
 	if err != nil {
 		return nil, wrapErr("search", err)
 	}
@@ -116,10 +121,11 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	}
 	df := docFreq{df: p.df, lo: lo, hi: hi}
 	var turnDoc map[int64]float64
-	if q.SessionID != "" {
-		// Only within one session: across a project, a hook could not
-		// afford to read the turn of up to maxCandidates matching rows.
-		if turnDoc, err = s.turnScores(ctx, scope{lo: p.lo, hi: hi, w: w}, lo, hi, p.kept); err != nil {
+	if q.SessionID != "" && !p.capped {
+		// Only within one session, and not when its rarest query word is
+		// in thousands of its chunks: across a project, a hook could not
+		// afford to read the turn of every matching row.
+		if turnDoc, err = s.turnScores(ctx, scope{lo: lo, hi: hi, w: w}, p.kept); err != nil {
 			return nil, err
 		}
 	}
@@ -174,13 +180,10 @@ type scope struct {
 }
 
 // plan picks the terms of a search over the FTS table fts. It counts the
-// rows each term matches in sc's rowid range (up to maxCandidates+1), drops
-// terms that match nothing, and keeps the rarest terms while their counts
-// add up to at most maxCandidates. When the rarest term alone matches more,
-// the range's low end is raised to its maxCandidates-th newest match within
-// sc.
-func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) (searchPlan, error) {
-	lo, hi := sc.lo, sc.hi
+// rows each term matches with rowids in [lo, hi] (up to maxCandidates+1),
+// drops terms that match nothing, and keeps the rarest terms while their
+// counts add up to at most maxCandidates.
+func (s *Store) plan(ctx context.Context, fts string, terms []string, lo, hi int64) (searchPlan, error) {
 	probe, err := s.db.PrepareContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+fts+`
 		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT `+fmt.Sprint(maxCandidates+1)+`)`)
 	if err != nil {
@@ -204,7 +207,7 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) 
 		counts[strings.ReplaceAll(strings.Trim(t, `"`), `""`, `"`)] = n
 	}
 	if len(found) == 0 {
-		return searchPlan{lo: lo}, nil
+		return searchPlan{}, nil
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].rows < found[j].rows })
 	kept, total := []string{found[0].text}, found[0].rows
@@ -214,31 +217,35 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, sc scope) 
 		}
 		kept, total = append(kept, t.text), total+t.rows
 	}
-	p := searchPlan{match: strings.Join(kept, " OR "), lo: lo, df: counts, kept: kept}
-	if total > maxCandidates {
-		var oldest int64
-		err := s.db.QueryRowContext(ctx, `SELECT `+fts+`.rowid FROM `+fts+sc.join+`
-			WHERE `+fts+` MATCH ? AND `+fts+`.rowid BETWEEN ? AND ?`+and(sc.w)+`
-			ORDER BY `+fts+`.rowid DESC LIMIT 1 OFFSET `+fmt.Sprint(maxCandidates-1),
-			append([]any{p.match, lo, hi}, sc.w.args...)...).Scan(&oldest)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			// The conditions leave few enough rows to rank them all.
-		case err != nil:
-			return searchPlan{}, wrapErr("search: plan", err)
-		default:
-			p.lo = oldest
-		}
-	}
-	return p, nil
+	return searchPlan{match: strings.Join(kept, " OR "), capped: total > maxCandidates, df: counts, kept: kept}, nil
 }
 
 // searchPlan is what plan chose.
 type searchPlan struct {
-	match string         // the MATCH expression; "" when no term matches
-	lo    int64          // the rowid range's low end, raised when a term is common
-	df    map[string]int // rows each term matches (unquoted; at most maxCandidates+1)
-	kept  []string       // the terms of match, quoted
+	match string // the MATCH expression; "" when no term matches
+	// capped: the rarest term alone matches more than maxCandidates rows,
+	// and only its maxCandidates newest matches are worth ranking.
+	capped bool
+	df     map[string]int // rows each term matches (unquoted; at most maxCandidates+1)
+	kept   []string       // the terms of match, quoted
+}
+
+// newestLow returns the rowid of the maxCandidates-th newest row of fts
+// that matches match within sc, or sc.lo when fewer do.
+func (s *Store) newestLow(ctx context.Context, fts, match string, sc scope) (int64, error) {
+	var oldest int64
+	err := s.db.QueryRowContext(ctx, `SELECT `+fts+`.rowid FROM `+fts+sc.join+`
+		WHERE `+fts+` MATCH ? AND `+fts+`.rowid BETWEEN ? AND ?`+and(sc.w)+`
+		ORDER BY `+fts+`.rowid DESC LIMIT 1 OFFSET `+fmt.Sprint(maxCandidates-1),
+		append([]any{match, sc.lo, sc.hi}, sc.w.args...)...).Scan(&oldest)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		// The conditions leave few enough rows to rank them all.
+		return sc.lo, nil
+	case err != nil:
+		return 0, wrapErr("search: plan", err)
+	}
+	return oldest, nil
 }
 
 // and renders w's conditions to follow other conditions.
@@ -281,9 +288,15 @@ func (s *Store) SearchItems(ctx context.Context, q carryover.Query) ([]ItemHit, 
 	if len(w.conds) > 0 {
 		join = " JOIN items i ON i.id = items_fts.rowid"
 	}
-	p, err := s.plan(ctx, "items_fts", terms, scope{lo: 0, hi: math.MaxInt64, join: join, w: w})
+	p, err := s.plan(ctx, "items_fts", terms, 0, math.MaxInt64)
 	if err != nil || p.match == "" {
 		return nil, err
+	}
+	lo := int64(0)
+	if p.capped {
+		if lo, err = s.newestLow(ctx, "items_fts", p.match, scope{lo: 0, hi: math.MaxInt64, join: join, w: w}); err != nil {
+			return nil, err
+		}
 	}
 	lim := q.Limit
 	if lim <= 0 {
@@ -292,7 +305,7 @@ func (s *Store) SearchItems(ctx context.Context, q carryover.Query) ([]ItemHit, 
 	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+`, -bm25(items_fts, 2, 1) AS score
 		FROM items_fts JOIN items i ON i.id = items_fts.rowid
 		WHERE items_fts MATCH ? AND items_fts.rowid >= ?`+and(w)+`
-		ORDER BY score DESC, i.id LIMIT `+fmt.Sprint(lim), append([]any{p.match, p.lo}, w.args...)...)
+		ORDER BY score DESC, i.id LIMIT `+fmt.Sprint(lim), append([]any{p.match, lo}, w.args...)...)
 	if err != nil {
 		return nil, wrapErr("search items", err)
 	}

@@ -45,6 +45,13 @@ type Options struct {
 	// BusyTimeout bounds the wait for a lock held by another process
 	// (default 5s). Hooks pass something shorter than their deadline.
 	BusyTimeout time.Duration
+	// CachePages bounds each connection's page cache, in pages (default
+	// SQLite's, 2,000 KiB). A short-lived process that reads a few hundred
+	// pages about once is faster with a small one, which reuses its
+	// memory: every page of a growing cache is fresh memory, and touching
+	// fresh memory costs page faults that on a VM take longer than reading
+	// the page again from the OS's cache.
+	CachePages int
 	// ReadOnly opens an existing, migrated store without creating or
 	// changing anything; every write fails.
 	ReadOnly bool
@@ -95,7 +102,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		opt.Embedder = cembed.DefaultHashed()
 	}
 	s := &Store{db: db, path: path, emb: opt.Embedder}
-	if err := s.init(ctx, opt.ReadOnly); err != nil {
+	if err := s.init(ctx, opt.ReadOnly, opt.BusyTimeout); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
@@ -168,6 +175,9 @@ func dsn(path string, opt Options) string {
 	}
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
+	if opt.CachePages > 0 {
+		q.Add("_pragma", fmt.Sprintf("cache_size(%d)", opt.CachePages))
+	}
 	return "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?" + q.Encode()
 }
 
@@ -210,7 +220,7 @@ func migrations() ([]migration, error) {
 // init checks the schema version and, only when it is behind, switches the
 // file to WAL and migrates it: opening a current store costs one pragma
 // read.
-func (s *Store) init(ctx context.Context, readOnly bool) error {
+func (s *Store) init(ctx context.Context, readOnly bool, busy time.Duration) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
@@ -230,10 +240,29 @@ func (s *Store) init(ctx context.Context, readOnly bool) error {
 	}
 	// Outside the migration's transaction: the journal mode cannot change
 	// inside one.
-	if _, err := s.db.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
+	if err := s.setWAL(ctx, busy); err != nil {
 		return wrapErr("set journal mode", err)
 	}
 	return s.migrate(ctx, ms)
+}
+
+// setWAL switches the file to WAL. Processes opening a new store at once
+// race here, and SQLite reports the lock another one holds at once, without
+// waiting for it: this waits, up to busy.
+func (s *Store) setWAL(ctx context.Context, busy time.Duration) error {
+	deadline := time.Now().Add(busy)
+	for {
+		_, err := s.db.ExecContext(ctx, "PRAGMA journal_mode = WAL")
+		var coded interface{ Code() int }
+		if err == nil || !errors.As(err, &coded) || coded.Code()&0xff != codeBusy || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func (s *Store) migrate(ctx context.Context, ms []migration) (err error) {
@@ -281,9 +310,10 @@ func (s *Store) migrate(ctx context.Context, ms []migration) (err error) {
 // for a write; the transaction was rolled back and nothing stored is lost.
 var ErrFull = errors.New("no space left for the store")
 
-// SQLite primary result codes that mean the file is damaged or foreign, or
+// SQLite primary result codes: the file is locked, damaged or foreign, or
 // the disk full.
 const (
+	codeBusy    = 5  // SQLITE_BUSY
 	codeCorrupt = 11 // SQLITE_CORRUPT
 	codeFull    = 13 // SQLITE_FULL
 	codeNotADB  = 26 // SQLITE_NOTADB

@@ -1,12 +1,12 @@
 package sqlite
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/carryover-dev/carryover"
@@ -241,15 +241,12 @@ func (s *Store) queryVector(ctx context.Context, text string, df docFreq) ([]flo
 	return qe.EmbedQuery(text, func(t string) float64 { return embed.IDF(n, df.df[t]) }), nil
 }
 
-// candidateVectors reads, in one query, the stored vectors of ids, each
-// dequantised and blended with ctxW times the vectors of the chunks just
-// before and after it in the same turn (by id: a turn's chunks are stored
-// together): a sub-turn window is scored with its parent turn as context.
-// A blended vector is no longer a unit vector. Each comes with its
-// chunk's parent (see migration 0004): the id of its turn's first chunk,
-// or its own id when unknown.
-// A chunk without a vector (not yet backfilled) gets none.
-func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32) (map[int64]candidateVector, error) {
+// candidateVectors reads, in one query, the stored vectors of ids and of
+// the chunks just before and after each in the same turn (by id: a turn's
+// chunks are stored together), for candidateVecs.vector to blend. It
+// returns nil when none of ids has a vector (none backfilled yet, or
+// another embedder's store).
+func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32) (*candidateVecs, error) {
 	var name string
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && name != s.emb.Name() {
@@ -276,53 +273,67 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32)
 		return nil, wrapErr("search: vectors", err)
 	}
 	defer rows.Close()
-	type stored struct {
-		linked bool // to the chunk before
-		parent int64
-		vec    []float32
-	}
-	all := make(map[int64]stored, len(want))
+	cv := &candidateVecs{ctxW: ctxW, stored: make(map[int64]storedVector, len(want))}
 	for rows.Next() {
 		var id int64
-		var st stored
+		var st storedVector
 		var raw sql.RawBytes
 		if err := rows.Scan(&id, &st.linked, &st.parent, &raw); err != nil {
 			return nil, wrapErr("search: vectors", err)
 		}
-		st.vec = embed.Dequantize(nil, raw)
-		all[id] = st
+		// Kept quantised: a quarter of the memory, and a fresh process
+		// pays a page fault for every page of memory it touches first.
+		st.vec = bytes.Clone(raw)
+		cv.stored[id] = st
 	}
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("search: vectors", err)
 	}
-	out := make(map[int64]candidateVector, len(ids))
 	for _, id := range ids {
-		c, ok := all[id]
-		if !ok {
-			continue
+		if _, ok := cv.stored[id]; ok {
+			return cv, nil
 		}
-		v := c.vec
-		prev, hasPrev := all[id-1]
-		next, hasNext := all[id+1]
-		if ctxW != 0 && (hasPrev && c.linked || hasNext && next.linked) {
-			v = slices.Clone(v)
-			if hasPrev && c.linked {
-				addScaled(v, prev.vec, ctxW)
-			}
-			if hasNext && next.linked {
-				addScaled(v, next.vec, ctxW)
-			}
-		}
-		out[id] = candidateVector{vec: v, parent: cmp.Or(c.parent, id)}
 	}
-	return out, nil
+	return nil, nil
 }
 
-// candidateVector is a candidate's vector, blended with its neighbours',
-// and its parent.
-type candidateVector struct {
-	vec    []float32
+// candidateVecs holds the quantised vectors candidateVectors read.
+type candidateVecs struct {
+	ctxW   float32
+	stored map[int64]storedVector
+	tmp    []float32 // a neighbour's vector, dequantised
+}
+
+type storedVector struct {
+	linked bool // to the chunk before
 	parent int64
+	vec    []byte
+}
+
+// vector returns the vector of chunk id, dequantised into dst (reused
+// when large enough) and blended with ctxW times the vectors of its
+// neighbours in the same turn: a sub-turn window is scored with its parent
+// turn as context. A blended vector is no longer a unit vector. It also
+// returns the chunk's parent (see migration 0004): the id of its turn's
+// first chunk, or its own id when unknown. ok is false for a chunk without
+// a vector (not yet backfilled).
+func (cv *candidateVecs) vector(dst []float32, id int64) (v []float32, parent int64, ok bool) {
+	c, ok := cv.stored[id]
+	if !ok {
+		return dst, 0, false
+	}
+	v = embed.Dequantize(dst, c.vec)
+	if cv.ctxW != 0 {
+		if prev, ok := cv.stored[id-1]; ok && c.linked {
+			cv.tmp = embed.Dequantize(cv.tmp, prev.vec)
+			addScaled(v, cv.tmp, cv.ctxW)
+		}
+		if next, ok := cv.stored[id+1]; ok && next.linked {
+			cv.tmp = embed.Dequantize(cv.tmp, next.vec)
+			addScaled(v, cv.tmp, cv.ctxW)
+		}
+	}
+	return v, cmp.Or(c.parent, id), true
 }
 
 // addScaled adds w × b to a.

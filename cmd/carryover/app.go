@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -218,6 +219,12 @@ func (a *app) fail(err error) int {
 
 // openStore opens the configured store for the CLI.
 func (a *app) openStore(ctx context.Context, cfg config) (carryover.Store, error) {
+	return a.openStoreWith(ctx, cfg, sqlite.Options{})
+}
+
+// openStoreWith is openStore with the options of a local store; its busy
+// timeout defaults to 5 s.
+func (a *app) openStoreWith(ctx context.Context, cfg config, opt sqlite.Options) (carryover.Store, error) {
 	// --db names a SQLite file explicitly: it wins over a configured server.
 	if cfg.DatabaseURL != "" && a.dbFlag == "" {
 		if err := checkURL(cfg.DatabaseURL); err != nil {
@@ -229,7 +236,8 @@ func (a *app) openStore(ctx context.Context, cfg config) (carryover.Store, error
 		}
 		return st, nil
 	}
-	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{BusyTimeout: 5 * time.Second})
+	opt.BusyTimeout = cmp.Or(opt.BusyTimeout, 5*time.Second)
+	st, err := sqlite.Open(ctx, cfg.DB, opt)
 	if err != nil {
 		return nil, hintErr{fmt.Errorf("open store %s: %w", cfg.DB, err), "use --db PATH or CARRYOVER_DB to choose another store"}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/retrieve"
+	"github.com/carryover-dev/carryover/sqlite"
 )
 
 type jsonHit struct {
@@ -54,7 +55,8 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 		return usageErr{fmt.Sprintf("search: --kind %q: want one of goal, todo, decision, constraint, error, fix, file_edit, command, marker", *kind)}
 	}
 	cfg := a.loadConfig("")
-	st, err := a.openStore(ctx, cfg)
+	// A search reads a few hundred pages once, as a recall does.
+	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: readCachePages})
 	if err != nil {
 		return err
 	}
