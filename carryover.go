@@ -8,6 +8,8 @@
 package carryover
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -252,8 +254,20 @@ type PruneFilter struct {
 	UpdatedBefore time.Time
 	Project       string
 	SessionID     string
+	// Forget also records SessionID (which must be set) as forgotten, in
+	// the same transaction: Apply then refuses the session with
+	// ErrForgotten, so that a later ingest, import or copy does not bring
+	// it back. Store.Unforget removes the record.
+	Forget bool
 	// DryRun reports what would go without removing anything.
 	DryRun bool
+}
+
+// ForgottenKey is what a store records of a forgotten session: a hash of
+// its id, so that the store keeps no trace that names the session.
+func ForgottenKey(sessionID string) string {
+	h := sha256.Sum256([]byte(sessionID))
+	return hex.EncodeToString(h[:])
 }
 
 // PruneReport says what a prune (or forget) removed, or would remove.

@@ -7,4 +7,7 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrSchemaTooNew means the store was written by a newer carryover.
 	ErrSchemaTooNew = errors.New("store schema is newer than this carryover")
+	// ErrForgotten is returned by Store.Apply for a session that was
+	// forgotten (see PruneFilter.Forget): nothing of the batch is stored.
+	ErrForgotten = errors.New("session was forgotten")
 )

@@ -6,7 +6,9 @@ import "context"
 // several processes (Claude Code runs hooks in parallel) and must never lose
 // rows already stored when a write fails.
 type Store interface {
-	// Apply writes a batch in one transaction. Chunks whose Hash already
+	// Apply writes a batch in one transaction. A batch of a forgotten
+	// session stores nothing and returns ErrForgotten (checked inside the
+	// transaction, so a write racing the forget cannot bring it back). Chunks whose Hash already
 	// exists in the project are not stored twice; an item whose (session,
 	// kind, key) exists is merged into it (a later line, a fix that resolved
 	// it, the latest todo list); the session row is upserted and the ingest
@@ -52,8 +54,14 @@ type Store interface {
 
 	// Prune removes the sessions f selects and everything that belongs to
 	// them: chunks (with their full-text and vector rows), items,
-	// compactions, injections and notes. With f.DryRun it only reports.
+	// compactions, injections and notes. With f.DryRun it only reports;
+	// with f.Forget it also records the session as forgotten.
 	Prune(ctx context.Context, f PruneFilter) (PruneReport, error)
+	// Forgotten reports whether a session is recorded as forgotten.
+	Forgotten(ctx context.Context, sessionID string) (bool, error)
+	// Unforget removes a session's forgotten record, so that it can be
+	// archived again; ErrNotFound when there is none.
+	Unforget(ctx context.Context, sessionID string) error
 	// Size is the store's size in bytes (as stored, indexes included).
 	Size(ctx context.Context) (int64, error)
 

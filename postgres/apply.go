@@ -55,6 +55,9 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32) 
 			tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
+	if err := s.checkForgotten(ctx, tx, b.Session.ID); err != nil {
+		return err
+	}
 	sess, err := s.upsertSession(ctx, tx, b.Session)
 	if err != nil {
 		return err
@@ -343,4 +346,26 @@ func cleanBatch(b carryover.Batch) carryover.Batch {
 	}
 	b.State.Path, b.State.FileID = clean(b.State.Path), clean(b.State.FileID)
 	return b
+}
+
+// forgetLock is the first key of the advisory lock on a session id (the
+// second is its hash) that a forget holds exclusively and Apply shared.
+const forgetLock = 0x66_6f_72_67 // "forg"
+
+// checkForgotten returns ErrForgotten when the caller forgot the session.
+// The row lock a forget takes on the session does not stop an Apply that
+// would insert the row again after it: the advisory lock orders them, and
+// the check, a statement after it, sees a forget that committed meanwhile.
+func (s *Store) checkForgotten(ctx context.Context, tx pgx.Tx, sessionID string) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared($1, hashtext($2))`, forgetLock, sessionID); err != nil {
+		return wrap("apply: lock", err)
+	}
+	gone, err := forgotten(ctx, tx, s.owner, sessionID)
+	if err != nil {
+		return wrap("apply", err)
+	}
+	if gone {
+		return fmt.Errorf("apply %s: %w", sessionID, carryover.ErrForgotten)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -96,6 +97,9 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 	if len(w.conds) == 0 {
 		return rep, errors.New("prune: no filter given")
 	}
+	if f.Forget && f.SessionID == "" {
+		return rep, errors.New("prune: forget needs a session id")
+	}
 	filters := len(w.conds)
 	w.add("owner = ?", s.owner)
 	tx, err := s.pool.Begin(ctx)
@@ -107,6 +111,17 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 			tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
+	if f.Forget && !f.DryRun {
+		// Waits for the session's Apply in progress, and makes those that
+		// follow wait for this transaction (see checkForgotten).
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, forgetLock, f.SessionID); err != nil {
+			return rep, wrap("prune: lock", err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO forgotten (owner, team, session_key, time) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (owner, session_key) DO UPDATE SET time = excluded.time`, s.owner, s.team, carryover.ForgottenKey(f.SessionID), time.Now()); err != nil {
+			return rep, wrap("prune: record forgotten", err)
+		}
+	}
 	rows, err := tx.Query(ctx, `SELECT id FROM sessions`+w.sql()+` ORDER BY updated NULLS FIRST, id FOR UPDATE`, w.args...)
 	if err != nil {
 		return rep, wrap("prune: select", err)
@@ -157,4 +172,35 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 		return rep, nil
 	}
 	return rep, wrap("prune: commit", tx.Commit(ctx))
+}
+
+// querier is what forgotten needs of a pool or transaction.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func forgotten(ctx context.Context, q querier, owner, sessionID string) (bool, error) {
+	var gone bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM forgotten WHERE owner = $1 AND session_key = $2)`,
+		owner, carryover.ForgottenKey(sessionID)).Scan(&gone)
+	return gone, err
+}
+
+// Forgotten reports whether the store's owner forgot the session.
+func (s *Store) Forgotten(ctx context.Context, sessionID string) (bool, error) {
+	gone, err := forgotten(ctx, s.pool, s.owner, sessionID)
+	return gone, wrap("forgotten", err)
+}
+
+// Unforget removes the owner's forgotten record of the session;
+// ErrNotFound when there is none.
+func (s *Store) Unforget(ctx context.Context, sessionID string) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM forgotten WHERE owner = $1 AND session_key = $2`, s.owner, carryover.ForgottenKey(sessionID))
+	if err != nil {
+		return wrap("unforget", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("unforget %s: %w", sessionID, carryover.ErrNotFound)
+	}
+	return nil
 }

@@ -61,6 +61,12 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte) (er
 			tx.Rollback()
 		}
 	}()
+	// Inside the write transaction: a forget that commits first is seen.
+	if gone, err := forgotten(ctx, tx, b.Session.ID); err != nil {
+		return wrapErr("apply", err)
+	} else if gone {
+		return fmt.Errorf("apply %s: %w", b.Session.ID, carryover.ErrForgotten)
+	}
 	projectID, err := upsertSession(ctx, tx, b.Session)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -103,6 +104,9 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 	if len(w.conds) == 0 {
 		return rep, errors.New("prune: no filter given")
 	}
+	if f.Forget && f.SessionID == "" {
+		return rep, errors.New("prune: forget needs a session id")
+	}
 	// Deleted text must not stay readable in the file: see scrub.go.
 	conn, release, err := s.secureConn(ctx)
 	if err != nil {
@@ -175,6 +179,12 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 	if f.DryRun {
 		return rep, nil
 	}
+	if f.Forget {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO forgotten (session_key, time_ms) VALUES (?, ?)
+			ON CONFLICT (session_key) DO UPDATE SET time_ms = excluded.time_ms`, carryover.ForgottenKey(f.SessionID), ms(time.Now())); err != nil {
+			return rep, wrapErr("prune: record forgotten", err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id NOT IN (SELECT project_id FROM sessions)
 		AND id NOT IN (SELECT project_id FROM chunks)`); err != nil {
 		return rep, wrapErr("prune: projects", err)
@@ -183,4 +193,36 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 		return rep, wrapErr("prune: commit", err)
 	}
 	return rep, nil
+}
+
+// queryer is what forgotten needs of a connection or transaction.
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func forgotten(ctx context.Context, q queryer, sessionID string) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM forgotten WHERE session_key = ?`, carryover.ForgottenKey(sessionID)).Scan(&n)
+	return n > 0, err
+}
+
+// Forgotten reports whether the session is recorded as forgotten.
+func (s *Store) Forgotten(ctx context.Context, sessionID string) (bool, error) {
+	gone, err := forgotten(ctx, s.db, sessionID)
+	return gone, wrapErr("forgotten", err)
+}
+
+// Unforget removes the session's forgotten record; ErrNotFound when there
+// is none.
+func (s *Store) Unforget(ctx context.Context, sessionID string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM forgotten WHERE session_key = ?`, carryover.ForgottenKey(sessionID))
+	if err != nil {
+		return wrapErr("unforget", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return wrapErr("unforget", err)
+	} else if n == 0 {
+		return fmt.Errorf("unforget %s: %w", sessionID, carryover.ErrNotFound)
+	}
+	return nil
 }

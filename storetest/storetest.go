@@ -3,7 +3,7 @@
 // server. It checks behaviour through the Store interface alone (ingest,
 // incremental ingest, deduplication, merge rules, search with any text,
 // the reads a restore makes, the audit trail, notes, hook runs,
-// redactions, prune and concurrent writers), so that the backends cannot
+// redactions, prune, forget and concurrent writers), so that the backends cannot
 // drift apart.
 package storetest
 
@@ -51,6 +51,8 @@ func Run(t *testing.T, open Open) {
 		{"Notes", testNotes},
 		{"HookRunsAndRedactions", testHookRunsAndRedactions},
 		{"Prune", testPrune},
+		{"Forget", testForget},
+		{"ForgetRacingWriters", testForgetRacingWriters},
 		{"ConcurrentWriters", testConcurrentWriters},
 	}
 	for _, tc := range tests {
@@ -761,6 +763,133 @@ func testPrune(t *testing.T, st carryover.Store) {
 	}
 	if ss, _ := st.Sessions(ctx, carryover.SessionFilter{}); len(ss) != 0 {
 		t.Errorf("sessions left: %+v", ss)
+	}
+}
+
+// testForget checks that a forgotten session stays gone: Apply refuses it
+// and stores nothing until Unforget.
+func testForget(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	apply(t, st, Batch("s1", "/p/a", 0, 4), Batch("s2", "/p/a", 0, 3))
+	if _, err := st.Prune(ctx, carryover.PruneFilter{Project: "/p/a", Forget: true}); err == nil {
+		t.Fatal("forget without a session id succeeded")
+	}
+	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "s1", Forget: true, DryRun: true}); err != nil {
+		t.Fatal(err)
+	}
+	if gone, err := st.Forgotten(ctx, "s1"); err != nil || gone {
+		t.Fatalf("forgotten after a dry run = %v, %v", gone, err)
+	}
+	rep, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "s1", Forget: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sessions) != 1 || rep.Chunks != 4 {
+		t.Fatalf("forget report = %+v", rep)
+	}
+	if gone, err := st.Forgotten(ctx, "s1"); err != nil || !gone {
+		t.Fatalf("forgotten = %v, %v, want true", gone, err)
+	}
+	if gone, err := st.Forgotten(ctx, "s2"); err != nil || gone {
+		t.Fatalf("s2 forgotten = %v, %v, want false", gone, err)
+	}
+	redBefore, err := st.Redactions(ctx, "/p/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Batch("s1", "/p/a", 0, 6)
+	b.Redactions = map[string]int{"aws-key": 2}
+	if err := st.Apply(ctx, b); !errors.Is(err, carryover.ErrForgotten) {
+		t.Fatalf("apply of a forgotten session: %v, want ErrForgotten", err)
+	}
+	if _, err := st.Session(ctx, "s1"); !errors.Is(err, carryover.ErrNotFound) {
+		t.Errorf("forgotten session came back: %v", err)
+	}
+	if _, err := st.IngestState(ctx, "s1"); !errors.Is(err, carryover.ErrNotFound) {
+		t.Errorf("forgotten session's ingest state came back: %v", err)
+	}
+	if n := len(allChunks(t, st, "s1")); n != 0 {
+		t.Errorf("%d chunks of the forgotten session stored", n)
+	}
+	if n := len(items(t, st, carryover.ItemFilter{SessionID: "s1"})); n != 0 {
+		t.Errorf("%d items of the forgotten session stored", n)
+	}
+	for _, h := range search(t, st, carryover.Query{Text: "s1 cache"}) {
+		if strings.HasPrefix(h, "s1/") {
+			t.Fatalf("search finds the forgotten session: %s", h)
+		}
+	}
+	if red, err := st.Redactions(ctx, "/p/a"); err != nil || !reflect.DeepEqual(red, redBefore) {
+		t.Errorf("redactions = %v (%v), want %v", red, err, redBefore)
+	}
+	// Other sessions are not affected.
+	apply(t, st, Batch("s2", "/p/a", 3, 2))
+	// A session never archived can be forgotten ahead.
+	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "s9", Forget: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Apply(ctx, Batch("s9", "/p/b", 0, 1)); !errors.Is(err, carryover.ErrForgotten) {
+		t.Fatalf("apply of a session forgotten ahead: %v, want ErrForgotten", err)
+	}
+
+	if err := st.Unforget(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Unforget(ctx, "s1"); !errors.Is(err, carryover.ErrNotFound) {
+		t.Errorf("second unforget: %v, want ErrNotFound", err)
+	}
+	if gone, err := st.Forgotten(ctx, "s1"); err != nil || gone {
+		t.Fatalf("forgotten after unforget = %v, %v", gone, err)
+	}
+	apply(t, st, Batch("s1", "/p/a", 0, 6))
+	if n := len(allChunks(t, st, "s1")); n != 6 {
+		t.Errorf("%d chunks after unforget, want 6", n)
+	}
+}
+
+// testForgetRacingWriters forgets a session while writers apply batches
+// of it: once the forget returns, nothing of the session may be stored.
+func testForgetRacingWriters(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	apply(t, st, Batch("s1", "/p", 0, 2))
+	var wg sync.WaitGroup
+	started := make(chan struct{}, 3)
+	errs := make(chan error, 3)
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				err := st.Apply(ctx, Batch("s1", "/p", 2+10*(3*i+w), 2))
+				if i == 0 {
+					started <- struct{}{}
+				}
+				if errors.Is(err, carryover.ErrForgotten) {
+					return
+				}
+				if err != nil || i == 5000 {
+					errs <- fmt.Errorf("writer %d, batch %d: %v", w, i, err)
+					return
+				}
+			}
+		}()
+	}
+	for range 3 {
+		<-started
+	}
+	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "s1", Forget: true}); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if s, err := st.Session(ctx, "s1"); !errors.Is(err, carryover.ErrNotFound) {
+		t.Errorf("forgotten session stored after the forget: %+v, %v", s, err)
+	}
+	if n := len(allChunks(t, st, "")); n != 0 {
+		t.Errorf("%d chunks stored after the forget", n)
 	}
 }
 
