@@ -45,6 +45,11 @@ func (c *copier) copyNotes(ctx context.Context) error {
 		return ns, nil
 	}
 	for _, n := range notes {
+		if gone, err := c.forgotten(ctx, n.SessionID); err != nil {
+			return err
+		} else if gone {
+			continue
+		}
 		sc := scope{session: n.SessionID}
 		if n.SessionID == "" {
 			sc.project = n.Project
@@ -106,6 +111,11 @@ func (c *copier) copyInjections(ctx context.Context) error {
 	}
 	have := map[string]map[key]bool{}
 	for _, in := range ins {
+		if gone, err := c.forgotten(ctx, in.SessionID); err != nil {
+			return err
+		} else if gone {
+			continue
+		}
 		set, ok := have[in.SessionID]
 		if !ok {
 			l, err := c.dst.Injections(ctx, in.SessionID, 0)
@@ -165,6 +175,11 @@ func (c *copier) copyHookRuns(ctx context.Context) error {
 	}
 	have := map[string]map[key]bool{}
 	for _, r := range runs {
+		if gone, err := c.forgotten(ctx, r.SessionID); err != nil {
+			return err
+		} else if gone {
+			continue
+		}
 		set, ok := have[r.SessionID]
 		if !ok {
 			l, err := c.dst.HookRuns(ctx, carryover.HookRunFilter{SessionID: r.SessionID})

@@ -24,6 +24,11 @@
 //     outcome, time (to the millisecond) and latency (to the microsecond)
 //     exists.
 //
+// A session the destination records as forgotten (see
+// carryover.PruneFilter.Forget) is skipped with its notes, injections and
+// hook runs, and counted in Report.Forgotten: a copy never brings back
+// what was forgotten there.
+//
 // Redaction counts are per-project running totals without history, so the
 // copy only raises the destination's count of a kind to the source's.
 package replicate
@@ -74,13 +79,16 @@ type Report struct {
 	// Unmapped counts chunk and item ids of injections that have no
 	// counterpart in the destination; they are left out of the copy.
 	Unmapped int
+	// Forgotten counts the sessions skipped because the destination
+	// records them as forgotten.
+	Forgotten int
 }
 
 // Copy copies src into dst (see the package documentation for the rules).
 // It stops at the first error with what was written kept; calling it again
 // continues.
 func Copy(ctx context.Context, dst, src carryover.Store, opt Options) (Report, error) {
-	c := &copier{dst: dst, src: src, opt: opt, batch: opt.Batch}
+	c := &copier{dst: dst, src: src, opt: opt, batch: opt.Batch, gone: map[string]bool{}}
 	if c.batch <= 0 {
 		c.batch = DefaultBatch
 	}
@@ -96,6 +104,8 @@ type copier struct {
 	done     int
 	total    int
 	ids      *idMap
+	// gone caches whether the destination forgot a session.
+	gone map[string]bool
 }
 
 func (c *copier) progress(session string) {
@@ -124,6 +134,10 @@ func (c *copier) run(ctx context.Context) error {
 	var later []pending
 	for _, s := range sessions {
 		foreign, state, err := c.copySession(ctx, s)
+		if errors.Is(err, carryover.ErrForgotten) {
+			c.skipForgotten(s.ID)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("copy session %s: %w", s.ID, err)
 		}
@@ -135,7 +149,12 @@ func (c *copier) run(ctx context.Context) error {
 		c.progress(s.ID)
 	}
 	for _, p := range later {
-		if err := c.copyForeign(ctx, p.sess, p.items, p.state); err != nil {
+		err := c.copyForeign(ctx, p.sess, p.items, p.state)
+		if errors.Is(err, carryover.ErrForgotten) {
+			c.skipForgotten(p.sess.ID)
+			continue
+		}
+		if err != nil {
 			return fmt.Errorf("copy session %s: %w", p.sess.ID, err)
 		}
 		c.done++
@@ -154,6 +173,31 @@ func (c *copier) run(ctx context.Context) error {
 		return err
 	}
 	return c.copyHookRuns(ctx)
+}
+
+// forgotten reports whether the destination forgot the session.
+func (c *copier) forgotten(ctx context.Context, sessionID string) (bool, error) {
+	if sessionID == "" {
+		return false, nil
+	}
+	gone, ok := c.gone[sessionID]
+	if !ok {
+		var err error
+		if gone, err = c.dst.Forgotten(ctx, sessionID); err != nil {
+			return false, fmt.Errorf("destination forgotten %s: %w", sessionID, err)
+		}
+		c.gone[sessionID] = gone
+	}
+	return gone, nil
+}
+
+// skipForgotten counts a session the destination refused as forgotten
+// (found before the copy, or by a forget that raced it).
+func (c *copier) skipForgotten(sessionID string) {
+	c.gone[sessionID] = true
+	c.rep.Forgotten++
+	c.done++
+	c.progress(sessionID)
 }
 
 // sessions lists what to copy, oldest first.
@@ -206,6 +250,11 @@ func (c *copier) inSourceOrder(ctx context.Context, sessions []carryover.Session
 // session, and the ingest state to write once they are in; when there are
 // none it has written the state already.
 func (c *copier) copySession(ctx context.Context, s carryover.Session) ([]carryover.Item, carryover.IngestState, error) {
+	if gone, err := c.forgotten(ctx, s.ID); err != nil {
+		return nil, carryover.IngestState{}, err
+	} else if gone {
+		return nil, carryover.IngestState{}, carryover.ErrForgotten
+	}
 	srcState, err := c.src.IngestState(ctx, s.ID)
 	if err != nil && !errors.Is(err, carryover.ErrNotFound) {
 		return nil, srcState, fmt.Errorf("source ingest state: %w", err)

@@ -477,3 +477,40 @@ func TestCopyThroughPostgres(t *testing.T) {
 		t.Errorf("searches differ after the round trip:\n got  %q\n want %q", got, w)
 	}
 }
+
+// TestCopySkipsForgotten checks that a copy does not bring back a session
+// the destination forgot, nor its notes, injections and hook runs, whether
+// the whole archive or only that session is copied.
+func TestCopySkipsForgotten(t *testing.T) {
+	ctx := context.Background()
+	src := source(t)
+	const gone = "22222222-bbbb-4bbb-8bbb-000000000002"
+	for _, sessions := range [][]string{nil, {gone}} {
+		dst := openSQLite(t, fmt.Sprintf("dst%d.db", len(sessions)))
+		if _, err := dst.Prune(ctx, carryover.PruneFilter{SessionID: gone, Forget: true}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := replicate.Copy(ctx, dst, src, replicate.Options{Sessions: sessions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Forgotten != 1 {
+			t.Errorf("sessions %v: report counts %d forgotten, want 1", sessions, rep.Forgotten)
+		}
+		if _, err := dst.Session(ctx, gone); !errors.Is(err, carryover.ErrNotFound) {
+			t.Errorf("sessions %v: forgotten session copied: %v", sessions, err)
+		}
+		if ns, _ := dst.Notes(ctx, "", gone); len(ns) != 0 {
+			t.Errorf("sessions %v: its notes copied: %+v", sessions, ns)
+		}
+		if in, _ := dst.Injections(ctx, gone, 0); len(in) != 0 {
+			t.Errorf("sessions %v: its injections copied: %+v", sessions, in)
+		}
+		if runs, _ := dst.HookRuns(ctx, carryover.HookRunFilter{SessionID: gone}); len(runs) != 0 {
+			t.Errorf("sessions %v: its hook runs copied: %+v", sessions, runs)
+		}
+		if ss, _ := dst.Sessions(ctx, carryover.SessionFilter{}); sessions == nil && len(ss) != 2 {
+			t.Errorf("whole copy: %d sessions, want the other 2", len(ss))
+		}
+	}
+}
