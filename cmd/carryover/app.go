@@ -79,7 +79,8 @@ Commands:
   bench scale [--chunks N]     measure recall and search on a generated archive of N chunks (--dir, --keep, --json)
   prune --older-than AGE | --max-size SIZE | --project DIR | --session S
                                show what would be removed (whole sessions); --yes removes it
-  forget SESSION               remove a session everywhere, its text erased from the store's files
+  forget SESSION               remove a session everywhere, its text erased from the store's files,
+                               and never archive it again (--undo ID lets it be archived again)
   export [-o FILE]             write the archive as JSONL (--project, --session)
   import FILE                  read an export into this store (idempotent)
   version                      print the version

@@ -17,9 +17,12 @@ import (
 // (chunks with their full-text and vector rows, items, compactions, audit
 // records, notes, hook runs), the older copies deletion leaves in the
 // store's files (see sqlite.Store.Compact), and the log lines that name it.
-// carryover keeps no other copy: the transcript is Claude Code's file.
+// carryover keeps no other copy: the transcript is Claude Code's file. The
+// store records the session as forgotten, so that its next hook, an ingest,
+// an import or a sync does not archive it again; --undo removes the record.
 func (a *app) cmdForget(ctx context.Context, args []string) error {
 	fl := a.newFlags("forget")
+	undo := fl.Bool("undo", false, "let a forgotten session be archived again (give its exact id)")
 	pos, err := parseInterspersed(fl, args)
 	if err != nil {
 		return err
@@ -27,11 +30,15 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return usageErr{"forget: give one session id (or a unique prefix)"}
 	}
-	st, err := a.openStore(ctx, a.loadConfig(""))
+	cfg := a.loadConfig("")
+	st, err := a.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if *undo {
+		return a.unforget(ctx, st, pos[0])
+	}
 
 	sess, err := findSession(ctx, st, pos[0])
 	if err != nil {
@@ -53,7 +60,7 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := st.Prune(ctx, carryover.PruneFilter{SessionID: sess.ID})
+	rep, err := st.Prune(ctx, carryover.PruneFilter{SessionID: sess.ID, Forget: true})
 	if err != nil {
 		return fmt.Errorf("forget %s: %w", sess.ID, err)
 	}
@@ -64,6 +71,12 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 	fmt.Fprintln(a.stdout)
 	fmt.Fprintf(a.stdout, "removed %d chunks (with their full-text and vector rows), %d items, %d compactions, %d injections, %d notes, and its hook runs\n",
 		rep.Chunks, rep.Items, rep.Compactions, rep.Injections, rep.Notes)
+	fmt.Fprintf(a.stdout, "it will not be archived again (its hooks, 'carryover ingest', import and sync skip it); "+
+		"undo with 'carryover forget --undo %s'\n", sess.ID)
+	// A mark left by a hook that wrote offline names the session.
+	if err := os.Remove(filepath.Join(pendingDir(cfg.DB), sess.ID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the session's pending mark: %w", err)
+	}
 
 	if comp, ok := st.(compacter); ok {
 		if err := comp.Compact(ctx); err != nil {
@@ -87,10 +100,23 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 	}
 	if sess.TranscriptPath != "" {
 		if _, err := os.Stat(sess.TranscriptPath); err == nil {
-			fmt.Fprintf(a.stdout, "its transcript %s is Claude Code's file and was left alone: while it exists, "+
-				"'carryover ingest' or the session's next hook archives it again\n", sess.TranscriptPath)
+			fmt.Fprintf(a.stdout, "its transcript %s is Claude Code's file and was left alone\n", sess.TranscriptPath)
 		}
 	}
+	return nil
+}
+
+// unforget removes the forgotten record of the session with exact id id.
+func (a *app) unforget(ctx context.Context, st carryover.Store, id string) error {
+	if err := validSessionID(id); err != nil {
+		return usageErr{"forget --undo: " + err.Error()}
+	}
+	if err := st.Unforget(ctx, id); errors.Is(err, carryover.ErrNotFound) {
+		return hintErr{fmt.Errorf("session %s is not forgotten", id), "give the exact session id that 'carryover forget' printed"}
+	} else if err != nil {
+		return fmt.Errorf("forget --undo %s: %w", id, err)
+	}
+	fmt.Fprintf(a.stdout, "session %s may be archived again: its next hook or 'carryover ingest' archives its transcript\n", id)
 	return nil
 }
 

@@ -68,6 +68,14 @@ func (a *app) cmdHook(ctx context.Context, args []string) int {
 	select {
 	case r := <-done:
 		elapsed := time.Since(a.start)
+		if errors.Is(r.err, carryover.ErrForgotten) {
+			// Not even the run is recorded: its row would name the session.
+			a.log.Info("hook: the session was forgotten: nothing archived or injected", "event", ev, "ms", elapsed.Milliseconds())
+			if r.st != nil {
+				r.st.Close()
+			}
+			return 0
+		}
 		outcome := "ok"
 		switch {
 		case r.panicked:
@@ -279,6 +287,13 @@ func moveAsideOnce(path string, opened fs.FileInfo) (string, error) {
 
 // runHookEvent does the work of one event on an open store.
 func (a *app) runHookEvent(ctx context.Context, cfg config, st carryover.Store, ev hook.Event, in hook.Input, out io.Writer) error {
+	// A forgotten session gets nothing: no archiving, no injection, no audit
+	// row that names it. Apply checks again, for a forget racing this hook.
+	if gone, err := st.Forgotten(ctx, in.SessionID); err != nil {
+		return fmt.Errorf("forgotten: %w", err)
+	} else if gone {
+		return carryover.ErrForgotten
+	}
 	switch ev {
 	case hook.SessionStart:
 		return a.onSessionStart(ctx, cfg, st, in, out)
@@ -330,14 +345,18 @@ func (a *app) ingestHook(ctx context.Context, st carryover.Store, in hook.Input)
 }
 
 // ingestLogged archives what is new and logs a failure: the restore or the
-// instructions that follow are still worth giving from what is stored.
-func (a *app) ingestLogged(ctx context.Context, st carryover.Store, in hook.Input) ingest.Report {
+// instructions that follow are still worth giving from what is stored. It
+// fails only when the session was forgotten meanwhile: then nothing follows.
+func (a *app) ingestLogged(ctx context.Context, st carryover.Store, in hook.Input) (ingest.Report, error) {
 	rep, err := a.ingestHook(ctx, st, in)
+	if errors.Is(err, carryover.ErrForgotten) {
+		return rep, err
+	}
 	if err != nil {
 		a.log.Error("hook ingest", "session", in.SessionID, "err", err)
 		a.corrupt = a.corrupt || errors.Is(err, sqlite.ErrCorrupt)
 	}
-	return rep
+	return rep, nil
 }
 
 func (a *app) onSessionStart(ctx context.Context, cfg config, st carryover.Store, in hook.Input, out io.Writer) error {
@@ -352,7 +371,9 @@ func (a *app) onSessionStart(ctx context.Context, cfg config, st carryover.Store
 		return nil
 	}
 	// The compaction's boundary and summary are in the transcript by now.
-	a.ingestLogged(ctx, st, in)
+	if _, err := a.ingestLogged(ctx, st, in); err != nil {
+		return err
+	}
 	sess, err := st.Session(ctx, in.SessionID)
 	if err != nil {
 		return fmt.Errorf("session: %w", err)
@@ -428,7 +449,10 @@ func (a *app) onUserPrompt(ctx context.Context, cfg config, st carryover.Store, 
 }
 
 func (a *app) onPreCompact(ctx context.Context, st carryover.Store, in hook.Input, out io.Writer) error {
-	rep := a.ingestLogged(ctx, st, in)
+	rep, err := a.ingestLogged(ctx, st, in)
+	if err != nil {
+		return err
+	}
 	text, err := retrieve.Instructions(ctx, st, in.SessionID, rep.Window)
 	if err != nil {
 		return fmt.Errorf("instructions: %w", err)

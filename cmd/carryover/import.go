@@ -56,7 +56,7 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	defer st.Close()
 
 	bar := progress.New(a.stderr, size, "import")
-	im := &importer{st: st, r: a.redactor, chunkIDs: map[int64]chunkRef{}, itemIDs: map[int64]itemRef{}}
+	im := &importer{st: st, r: a.redactor, chunkIDs: map[int64]chunkRef{}, itemIDs: map[int64]itemRef{}, gone: map[string]bool{}}
 	err = im.read(ctx, &countingReader{r: in, bar: bar})
 	bar.Done()
 	if err != nil {
@@ -64,6 +64,9 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(a.stdout, "imported %s: %d chunks, %d items, %d compactions read; %d injections and %d notes added (%d already present)\n",
 		plural(im.sessions, "session"), im.chunks, im.items, im.compactions, im.newInjections, im.newNotes, im.present)
+	if im.skipped > 0 {
+		fmt.Fprintf(a.stdout, "skipped %s forgotten in this store (see 'carryover forget --undo')\n", plural(im.skipped, "session"))
+	}
 	if !im.header.Redacted {
 		fmt.Fprintln(a.stdout, "note: the export was not redacted; secrets in it were masked on import")
 	}
@@ -106,7 +109,28 @@ type importer struct {
 
 	sessions, chunks, items, compactions int
 	newInjections, newNotes, present     int
+	// gone caches whether the store forgot a session; skipped counts the
+	// export's sessions left out for it.
+	gone    map[string]bool
+	skipped int
 }
+
+// forgotten reports whether the store forgot the session.
+func (im *importer) forgotten(ctx context.Context, id string) (bool, error) {
+	gone, ok := im.gone[id]
+	if !ok {
+		var err error
+		if gone, err = im.st.Forgotten(ctx, id); err != nil {
+			return false, err
+		}
+		im.gone[id] = gone
+	}
+	return gone, nil
+}
+
+// skipping reports whether the records of the current session are left
+// out: the store forgot it.
+func (im *importer) skipping() bool { return im.open && im.gone[im.batch.Session.ID] }
 
 func (im *importer) read(ctx context.Context, r io.Reader) error {
 	br := bufio.NewReaderSize(r, 256<<10)
@@ -191,7 +215,7 @@ func (im *importer) record(ctx context.Context, line int, data []byte) error {
 		if err := strictUnmarshal(data, &c); err != nil {
 			return err
 		}
-		if err := im.belongs(c.Session); err != nil {
+		if err := im.belongs(c.Session); err != nil || im.skipping() {
 			return err
 		}
 		if c.Hash == "" {
@@ -211,7 +235,7 @@ func (im *importer) record(ctx context.Context, line int, data []byte) error {
 		if err := strictUnmarshal(data, &it); err != nil {
 			return err
 		}
-		if err := im.belongs(it.Session); err != nil {
+		if err := im.belongs(it.Session); err != nil || im.skipping() {
 			return err
 		}
 		if it.Kind == "" || it.Key == "" {
@@ -227,7 +251,7 @@ func (im *importer) record(ctx context.Context, line int, data []byte) error {
 		if err := strictUnmarshal(data, &c); err != nil {
 			return err
 		}
-		if err := im.belongs(c.Session); err != nil {
+		if err := im.belongs(c.Session); err != nil || im.skipping() {
 			return err
 		}
 		im.batch.Compactions = append(im.batch.Compactions, carryover.Compaction{SessionID: c.Session, Window: c.Window,
@@ -293,6 +317,13 @@ func (im *importer) session(ctx context.Context, s exportSession) error {
 	if err := validSessionID(s.ID); err != nil {
 		return err
 	}
+	im.batch, im.open = carryover.Batch{Session: carryover.Session{ID: s.ID}}, true
+	if gone, err := im.forgotten(ctx, s.ID); err != nil {
+		return err
+	} else if gone {
+		im.skipped++
+		return nil
+	}
 	b := carryover.Batch{Session: carryover.Session{ID: s.ID, Project: s.Project, TranscriptPath: s.TranscriptPath,
 		Version: s.Version, Title: s.Title, Started: s.Started, Updated: s.Updated, Windows: s.Windows, Turns: s.Turns,
 		Owner: s.Owner, Team: s.Team}}
@@ -315,10 +346,16 @@ func (im *importer) session(ctx context.Context, s exportSession) error {
 
 // flush applies what was read of the current session.
 func (im *importer) flush(ctx context.Context) error {
-	if !im.open {
+	if !im.open || im.skipping() {
 		return nil
 	}
-	if err := im.st.Apply(ctx, im.batch); err != nil {
+	if err := im.st.Apply(ctx, im.batch); errors.Is(err, carryover.ErrForgotten) {
+		// Forgotten while this import ran.
+		im.gone[im.batch.Session.ID] = true
+		im.sessions--
+		im.skipped++
+		return nil
+	} else if err != nil {
 		return fmt.Errorf("session %s: %w", im.batch.Session.ID, err)
 	}
 	im.batch.Chunks, im.batch.Items, im.batch.Compactions = nil, nil, nil
@@ -367,6 +404,11 @@ func (im *importer) audit(ctx context.Context) error {
 	}
 	seenIns := map[string]map[injKey]bool{}
 	for _, in := range im.injections {
+		if gone, err := im.forgotten(ctx, in.Session); err != nil {
+			return err
+		} else if gone {
+			continue
+		}
 		seen, ok := seenIns[in.Session]
 		if !ok {
 			seen = map[injKey]bool{}
@@ -421,6 +463,11 @@ func (im *importer) audit(ctx context.Context) error {
 	seenNotes := map[string]map[noteKey]bool{}
 	latestState := map[string]time.Time{}
 	for _, n := range im.notes {
+		if gone, err := im.forgotten(ctx, n.Session); err != nil {
+			return err
+		} else if gone {
+			continue
+		}
 		seen, ok := seenNotes[n.Session]
 		if !ok {
 			seen = map[noteKey]bool{}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/internal/progress"
 	"github.com/carryover-dev/carryover/sqlite"
@@ -54,12 +55,21 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 
-	var failed, chunks, lines int
+	var failed, forgotten, chunks, lines int
 	// A bar on a terminal (nothing in pipes); per-file lines print above it.
 	bar := progress.New(a.stderr, int64(len(files)), "ingest")
 	stdout, stderr := bar.Writer(a.stdout), bar.Writer(a.stderr)
 	for _, f := range files {
 		rep, err := ingest.File(ctx, st, f, ingest.Options{Project: *project, Redactor: a.redactor})
+		if errors.Is(err, carryover.ErrForgotten) {
+			// Forgotten on purpose: skipped, not failed.
+			forgotten++
+			if !*quiet {
+				fmt.Fprintf(stdout, "%s  forgotten: not archived\n", rep.SessionID)
+			}
+			bar.Add(1)
+			continue
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				bar.Done()
@@ -108,7 +118,10 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	if vectors > 0 && !*quiet {
 		fmt.Fprintf(a.stdout, "embedded %d chunks archived before vectors were stored\n", vectors)
 	}
-	fmt.Fprintf(a.stdout, "ingested %d transcript(s): %d new lines, %d chunks into %s\n", len(files)-failed, lines, chunks, cfg.DB)
+	fmt.Fprintf(a.stdout, "ingested %d transcript(s): %d new lines, %d chunks into %s\n", len(files)-failed-forgotten, lines, chunks, cfg.DB)
+	if forgotten > 0 {
+		fmt.Fprintf(a.stdout, "skipped %s of forgotten sessions (see 'carryover forget --undo')\n", plural(forgotten, "transcript"))
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d transcripts failed", failed, len(files))
 	}

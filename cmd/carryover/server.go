@@ -100,7 +100,8 @@ func (a *app) hookWithServer(ctx context.Context, cfg config, ev hook.Event, in 
 		_, err = out.Write(buf.Bytes())
 		return err
 	}
-	if ctx.Err() != nil {
+	// A session forgotten on the server must not be archived locally either.
+	if ctx.Err() != nil || errors.Is(err, carryover.ErrForgotten) {
 		return err
 	}
 	a.log.Warn("server unavailable: using the local store", "event", ev, "session", in.SessionID, "err", err)

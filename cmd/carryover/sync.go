@@ -80,6 +80,9 @@ const resumeHint = "run the same command again to finish: what was copied is kep
 func summary(r replicate.Report) string {
 	s := fmt.Sprintf("%d sessions: %d new chunks, %d items, %d compactions, %d notes, %d injections, %d hook runs",
 		r.Sessions, r.Chunks, r.Items, r.Compactions, r.Notes, r.Injections, r.HookRuns)
+	if r.Forgotten > 0 {
+		s += fmt.Sprintf(" (%s forgotten there skipped)", plural(r.Forgotten, "session"))
+	}
 	if r.Unmapped > 0 {
 		s += fmt.Sprintf(" (%d audit references without a counterpart left out)", r.Unmapped)
 	}
