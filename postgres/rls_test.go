@@ -269,4 +269,46 @@ func TestRowSecurity(t *testing.T) {
 	if c, _ := count(carol, "a-private"); c != 0 {
 		t.Errorf("carol reads %d chunks of the shared session", c)
 	}
+
+	// Forgetting is the owner's: another role's forget neither removes nor
+	// blocks alice's session, and cannot touch alice's record.
+	if _, err := carol.Prune(ctx, carryover.PruneFilter{SessionID: "a-private", Forget: true}); err != nil {
+		t.Fatal(err)
+	}
+	if gone, err := alice.Forgotten(ctx, "a-private"); err != nil || gone {
+		t.Errorf("alice sees her session forgotten by carol: %v, %v", gone, err)
+	}
+	if err := alice.Apply(ctx, carryover.Batch{Session: private.Session, State: private.State}); err != nil {
+		t.Errorf("carol's forget blocks alice: %v", err)
+	}
+	if _, err := alice.Prune(ctx, carryover.PruneFilter{SessionID: "a-shared", Forget: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := alice.Apply(ctx, shared); !errors.Is(err, carryover.ErrForgotten) {
+		t.Errorf("alice's apply of her forgotten session: %v", err)
+	}
+	if err := bob.Unforget(ctx, "a-shared"); !errors.Is(err, carryover.ErrNotFound) {
+		t.Errorf("bob's unforget of alice's session: %v", err)
+	}
+	if _, err := spoof.Prune(ctx, carryover.PruneFilter{SessionID: "c-spoof", Forget: true}); err == nil {
+		t.Error("carol recorded a forget owned by alice")
+	}
+	for _, role := range []string{"bob", "carol"} {
+		c, err := pgx.Connect(ctx, asRole(t, admin, r[role]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tag, err := c.Exec(ctx, "DELETE FROM forgotten WHERE owner <> current_user")
+		if err != nil || tag.RowsAffected() != 0 {
+			t.Errorf("%s deleted %v forgotten records of others (%v)", role, tag.RowsAffected(), err)
+		}
+		var n int
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM forgotten WHERE owner <> current_user").Scan(&n); err != nil || n != 0 {
+			t.Errorf("%s reads %d forgotten records of others (%v)", role, n, err)
+		}
+		c.Close(ctx)
+	}
+	if gone, err := alice.Forgotten(ctx, "a-shared"); err != nil || !gone {
+		t.Errorf("alice's forgotten record after the others' attempts: %v, %v", gone, err)
+	}
 }
