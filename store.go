@@ -8,11 +8,11 @@ import "context"
 type Store interface {
 	// Apply writes a batch in one transaction. A batch of a forgotten
 	// session stores nothing and returns ErrForgotten (checked inside the
-	// transaction, so a write racing the forget cannot bring it back). Chunks whose Hash already
-	// exists in the project are not stored twice; an item whose (session,
-	// kind, key) exists is merged into it (a later line, a fix that resolved
-	// it, the latest todo list); the session row is upserted and the ingest
-	// state replaced.
+	// transaction, so a write racing the forget cannot bring it back).
+	// Chunks whose Hash already exists in the project are not stored
+	// twice; an item whose (session, kind, key) exists is merged into it (a
+	// later line, a fix that resolved it, the latest todo list); the session
+	// row is upserted and the ingest state replaced.
 	Apply(ctx context.Context, b Batch) error
 	// IngestState returns the session's ingest state, or ErrNotFound.
 	IngestState(ctx context.Context, sessionID string) (IngestState, error)
