@@ -14,6 +14,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 // The writer child: when these are set, TestWriterProcess applies batches
@@ -33,7 +34,7 @@ const (
 func writeBatches(ctx context.Context, st *sqlite.Store, id int) error {
 	session := fmt.Sprintf("w%d", id)
 	for i := range writerBatches {
-		b := batch(session, "/shared", i*writerChunks, writerChunks)
+		b := storetest.Batch(session, "/shared", i*writerChunks, writerChunks)
 		if err := st.Apply(ctx, b); err != nil {
 			return fmt.Errorf("writer %d batch %d: %w", id, i, err)
 		}

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 func TestPruneRemovesSessionEverywhere(t *testing.T) {
 	ctx := context.Background()
 	st, path := newStore(t)
-	for _, b := range []carryover.Batch{batch("s1", "/p/a", 0, 6), batch("s2", "/p/a", 0, 4), batch("s3", "/p/b", 0, 3)} {
+	for _, b := range []carryover.Batch{storetest.Batch("s1", "/p/a", 0, 6), storetest.Batch("s2", "/p/a", 0, 4), storetest.Batch("s3", "/p/b", 0, 3)} {
 		if err := st.Apply(ctx, b); err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 // TestFileModes: the store, its log and index are 0600 in a 0700 directory
@@ -23,7 +24,7 @@ func TestFileModes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", "b")
 	path := filepath.Join(dir, "carryover.db")
 	st := openStore(t, path)
-	if err := st.Apply(context.Background(), batch("s", "/p", 0, 3)); err != nil {
+	if err := st.Apply(context.Background(), storetest.Batch("s", "/p", 0, 3)); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
@@ -132,7 +133,7 @@ func TestCorruptionDetected(t *testing.T) {
 	path := filepath.Join(dir, "pages.db")
 	st := openStore(t, path)
 	for i := range 20 {
-		if err := st.Apply(ctx, batch("s", "/p", i*20, 20)); err != nil {
+		if err := st.Apply(ctx, storetest.Batch("s", "/p", i*20, 20)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -192,7 +193,7 @@ func TestMoveAside(t *testing.T) {
 		}
 	}
 	st := openStore(t, path)
-	if err := st.Apply(ctx, batch("s", "/p", 0, 2)); err != nil {
+	if err := st.Apply(ctx, storetest.Batch("s", "/p", 0, 2)); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

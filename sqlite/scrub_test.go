@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 // markedBatch is batch with a marker word in every text the store keeps.
 func markedBatch(session, project, marker string, n int) carryover.Batch {
-	b := batch(session, project, 0, n)
+	b := storetest.Batch(session, project, 0, n)
 	b.Session.Title = "title " + marker
 	for i := range b.Chunks {
 		c := &b.Chunks[i]

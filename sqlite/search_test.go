@@ -10,6 +10,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 // filler is neutral prose, so chunks have realistic lengths.
@@ -274,7 +275,7 @@ func TestSearchAnyInput(t *testing.T) {
 func TestSearchItems(t *testing.T) {
 	ctx := context.Background()
 	st, _ := newStore(t)
-	for _, b := range []carryover.Batch{batch("s1", "/p", 0, 3), batch("s2", "/q", 0, 1)} {
+	for _, b := range []carryover.Batch{storetest.Batch("s1", "/p", 0, 3), storetest.Batch("s2", "/q", 0, 1)} {
 		if err := st.Apply(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -287,7 +288,7 @@ func TestSearchItems(t *testing.T) {
 		t.Fatalf("SearchItems = %+v, want the error item of s1", hits)
 	}
 	// An item whose text changes is re-indexed.
-	b := batch("s1", "/p", 0, 3)
+	b := storetest.Batch("s1", "/p", 0, 3)
 	b.Items = []carryover.Item{{ChunkSeq: 2, Kind: carryover.KindError, Key: "error:undefined key",
 		Text: "undefined: Kee", Detail: "renamed the frobulator", Line: 99}}
 	if err := st.Apply(ctx, b); err != nil {
@@ -338,6 +339,44 @@ func TestSearchBoundsCommonTerms(t *testing.T) {
 	for _, q := range []carryover.Query{{Text: "widget", Project: "/old"}, {Text: "widget", SessionID: "old"}} {
 		if got := search(t, st, q); len(got) != 11 {
 			t.Errorf("Search(%+v): %d hits, want 11", q, len(got))
+		}
+	}
+}
+
+// TestSearchItemsBoundsCommonTerms checks that an item search whose only
+// term is in more than the bound ranks that term's newest matches, among
+// the items that pass the filters.
+func TestSearchItemsBoundsCommonTerms(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t)
+	items := func(session string, n int) carryover.Batch {
+		b := carryover.Batch{Session: carryover.Session{ID: session, Project: "/" + session}, Chunks: []carryover.Chunk{chunk(0, session, "a widget")}}
+		for i := range n {
+			b.Items = append(b.Items, carryover.Item{SessionID: session, Kind: carryover.KindCommand,
+				Text: fmt.Sprintf("make widget %d", i), Key: fmt.Sprintf("command:%s %d", session, i)})
+		}
+		return b
+	}
+	for _, b := range []carryover.Batch{items("old", 3), items("new", sqlite.MaxCandidates+100)} {
+		if err := st.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hits, err := st.SearchItems(ctx, carryover.Query{Text: "widget", Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 50 {
+		t.Errorf("SearchItems(widget): %d hits, want 50", len(hits))
+	}
+	for _, h := range hits {
+		if h.Item.SessionID != "new" || h.Score <= 0 {
+			t.Errorf("SearchItems(widget) ranked %+v, want only new items with a score", h)
+		}
+	}
+	for _, q := range []carryover.Query{{Text: "widget", Project: "/old"}, {Text: "widget", SessionID: "old"}} {
+		if hits, err := st.SearchItems(ctx, q); err != nil || len(hits) != 3 {
+			t.Errorf("SearchItems(%+v): %d hits (%v), want 3", q, len(hits), err)
 		}
 	}
 }

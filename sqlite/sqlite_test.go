@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 // base is a fixed, millisecond-aligned time for fixtures.
@@ -57,52 +57,10 @@ func count(t testing.TB, db *sql.DB, table string) int {
 	return n
 }
 
-// batch builds a session batch with n chunks (seq from, from+1, ...), one
-// command item per chunk and one error item.
-func batch(session, project string, from, n int) carryover.Batch {
-	b := carryover.Batch{
-		Session: carryover.Session{
-			ID: session, Project: project, TranscriptPath: "/tmp/" + session + ".jsonl", Version: "2.1.3",
-			Title: "fix the flaky build", Started: base, Updated: base.Add(time.Duration(from+n) * time.Minute),
-			Windows: 1, Turns: 2,
-		},
-		State: carryover.IngestState{SessionID: session, Path: "/tmp/" + session + ".jsonl", FileID: "dev:ino:42",
-			Offset: int64(1000 * (from + n)), Line: 10 * (from + n), Cursor: []byte(`{"turn":2}`)},
-	}
-	for i := from; i < from+n; i++ {
-		b.Chunks = append(b.Chunks, carryover.Chunk{
-			SessionID: session, Project: project, Seq: i, Turn: i / 2, Window: i / 4,
-			FirstLine: 10*i + 1, LastLine: 10*i + 9, Start: base.Add(time.Duration(i) * time.Minute),
-			End: base.Add(time.Duration(i)*time.Minute + 30*time.Second), Prompt: "fix the flaky build",
-			Summary:  fmt.Sprintf("step %d: ran go test", i),
-			Text:     fmt.Sprintf("step %d of %s: ran go test ./... and looked at internal/build/cache.go", i, session),
-			Tools:    []string{"Bash", "Read"},
-			Files:    []string{"internal/build/cache.go"},
-			Commands: []string{fmt.Sprintf("go test -run TestCache%d ./...", i)},
-			Errors:   []string{"cache.go:12: undefined: Key\nexit status 1"},
-			AgentID:  "", Hash: fmt.Sprintf("%s-%d", session, i),
-		})
-		b.Items = append(b.Items, carryover.Item{
-			SessionID: session, ChunkSeq: i, Kind: carryover.KindCommand,
-			Text: fmt.Sprintf("go test -run TestCache%d ./...", i), Key: fmt.Sprintf("command:go test cache%d", i),
-			Turn: i / 2, Window: i / 4, Line: 10*i + 5, Time: base.Add(time.Duration(i) * time.Minute), Weight: 0.5,
-		})
-	}
-	if n > 0 {
-		b.Items = append(b.Items, carryover.Item{
-			SessionID: session, ChunkSeq: from, Kind: carryover.KindError, Text: "undefined: Key",
-			Key: "error:undefined key", Line: 10*from + 6, Time: base, Weight: 1,
-		})
-		b.Compactions = []carryover.Compaction{{SessionID: session, Window: 1, Trigger: "auto", PreTokens: 160000,
-			PostTokens: 9000, Line: 40, Time: base.Add(time.Hour), Summary: "Summary: the build was fixed."}}
-	}
-	return b
-}
-
 func TestRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	st, _ := newStore(t)
-	b := batch("s1", "/src/app", 0, 3)
+	b := storetest.Batch("s1", "/src/app", 0, 3)
 	if err := st.Apply(ctx, b); err != nil {
 		t.Fatal(err)
 	}
@@ -185,10 +143,10 @@ func TestRoundTrip(t *testing.T) {
 func TestChunkFilters(t *testing.T) {
 	ctx := context.Background()
 	st, _ := newStore(t)
-	if err := st.Apply(ctx, batch("s1", "/p", 0, 8)); err != nil {
+	if err := st.Apply(ctx, storetest.Batch("s1", "/p", 0, 8)); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Apply(ctx, batch("s2", "/p", 0, 2)); err != nil {
+	if err := st.Apply(ctx, storetest.Batch("s2", "/p", 0, 2)); err != nil {
 		t.Fatal(err)
 	}
 	seqs := func(f carryover.ChunkFilter) []int {
@@ -230,7 +188,7 @@ func TestChunkFilters(t *testing.T) {
 func TestSessionsAndItemFilters(t *testing.T) {
 	ctx := context.Background()
 	st, _ := newStore(t)
-	for _, b := range []carryover.Batch{batch("old", "/a", 0, 1), batch("new", "/a", 0, 5), batch("other", "/b", 0, 3)} {
+	for _, b := range []carryover.Batch{storetest.Batch("old", "/a", 0, 1), storetest.Batch("new", "/a", 0, 5), storetest.Batch("other", "/b", 0, 3)} {
 		if err := st.Apply(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -294,7 +252,7 @@ func TestSessionsAndItemFilters(t *testing.T) {
 func TestApplyTwiceStoresNothingTwice(t *testing.T) {
 	ctx := context.Background()
 	st, path := newStore(t)
-	b := batch("s1", "/p", 0, 4)
+	b := storetest.Batch("s1", "/p", 0, 4)
 	for range 2 {
 		if err := st.Apply(ctx, b); err != nil {
 			t.Fatal(err)
@@ -335,7 +293,7 @@ func TestApplyTwiceStoresNothingTwice(t *testing.T) {
 func TestItemMerge(t *testing.T) {
 	ctx := context.Background()
 	st, _ := newStore(t)
-	b := batch("s1", "/p", 0, 3)
+	b := storetest.Batch("s1", "/p", 0, 3)
 	if err := st.Apply(ctx, b); err != nil {
 		t.Fatal(err)
 	}
@@ -381,12 +339,12 @@ func TestItemMerge(t *testing.T) {
 func TestDuplicateChunkPointsItemsAtExistingRow(t *testing.T) {
 	ctx := context.Background()
 	st, path := newStore(t)
-	a := batch("a", "/p", 0, 1)
+	a := storetest.Batch("a", "/p", 0, 1)
 	if err := st.Apply(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	// A resumed session repeats the chunk (same hash, same project).
-	b := batch("b", "/p", 0, 1)
+	b := storetest.Batch("b", "/p", 0, 1)
 	b.Chunks[0].Hash = a.Chunks[0].Hash
 	if err := st.Apply(ctx, b); err != nil {
 		t.Fatal(err)
@@ -405,7 +363,7 @@ func TestDuplicateChunkPointsItemsAtExistingRow(t *testing.T) {
 		}
 	}
 	// The same hash in another project is another chunk.
-	c := batch("c", "/q", 0, 1)
+	c := storetest.Batch("c", "/q", 0, 1)
 	c.Chunks[0].Hash = a.Chunks[0].Hash
 	if err := st.Apply(ctx, c); err != nil {
 		t.Fatal(err)
@@ -418,7 +376,7 @@ func TestDuplicateChunkPointsItemsAtExistingRow(t *testing.T) {
 func TestSessionMerge(t *testing.T) {
 	ctx := context.Background()
 	st, _ := newStore(t)
-	b := batch("s1", "/p", 0, 2)
+	b := storetest.Batch("s1", "/p", 0, 2)
 	b.Session.Windows, b.Session.Turns = 2, 5
 	if err := st.Apply(ctx, b); err != nil {
 		t.Fatal(err)
@@ -454,7 +412,7 @@ func TestIngestState(t *testing.T) {
 	if _, err := st.IngestState(ctx, "s1"); !errors.Is(err, carryover.ErrNotFound) {
 		t.Fatalf("IngestState of an unknown session = %v, want ErrNotFound", err)
 	}
-	b := batch("s1", "/p", 0, 1)
+	b := storetest.Batch("s1", "/p", 0, 1)
 	if err := st.Apply(ctx, b); err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +433,7 @@ func TestIngestState(t *testing.T) {
 func TestCompactionUpsert(t *testing.T) {
 	ctx := context.Background()
 	st, _ := newStore(t)
-	b := batch("s1", "/p", 0, 1)
+	b := storetest.Batch("s1", "/p", 0, 1)
 	if err := st.Apply(ctx, b); err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +469,7 @@ func TestApplyIsAtomic(t *testing.T) {
 		WHEN new.ingest_offset = 666 BEGIN SELECT RAISE(ABORT, 'boom'); END`); err != nil {
 		t.Fatal(err)
 	}
-	b := batch("s1", "/p", 0, 3)
+	b := storetest.Batch("s1", "/p", 0, 3)
 	b.State.Offset = 666
 	if err := st.Apply(ctx, b); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("Apply = %v, want the trigger's error", err)
@@ -537,7 +495,7 @@ func TestApplyRejectsInconsistentBatch(t *testing.T) {
 		"item without key":    func(b *carryover.Batch) { b.Items[0].Key = "" },
 		"state other session": func(b *carryover.Batch) { b.State.SessionID = "s2" },
 	} {
-		b := batch("s1", "/p", 0, 2)
+		b := storetest.Batch("s1", "/p", 0, 2)
 		mutate(&b)
 		if err := st.Apply(ctx, b); err == nil {
 			t.Errorf("%s: Apply succeeded", name)
@@ -547,7 +505,7 @@ func TestApplyRejectsInconsistentBatch(t *testing.T) {
 		t.Errorf("%d sessions after rejected batches", got)
 	}
 	// Parts may leave the session and project empty.
-	b := batch("s1", "/p", 0, 2)
+	b := storetest.Batch("s1", "/p", 0, 2)
 	b.Chunks[0].SessionID, b.Chunks[0].Project, b.Items[0].SessionID, b.State.SessionID = "", "", "", ""
 	if err := st.Apply(ctx, b); err != nil {
 		t.Fatalf("Apply with empty part ids: %v", err)
@@ -610,7 +568,7 @@ func TestOpenCreatesPrivateFiles(t *testing.T) {
 		}
 	}
 	// Reopening a migrated store keeps its data.
-	if err := st.Apply(context.Background(), batch("s1", "/p", 0, 1)); err != nil {
+	if err := st.Apply(context.Background(), storetest.Batch("s1", "/p", 0, 1)); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Mode().Perm() != 0o600 {
@@ -632,7 +590,7 @@ func TestOpenOddPath(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a b#c?d%20e&mode=ro")
 	path := filepath.Join(dir, "store.db")
 	st := openStore(t, path)
-	if err := st.Apply(context.Background(), batch("s1", "/p", 0, 1)); err != nil {
+	if err := st.Apply(context.Background(), storetest.Batch("s1", "/p", 0, 1)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err != nil {
@@ -671,7 +629,7 @@ func TestDamagedPagesAreCorrupt(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "carryover.db")
 	st := openStore(t, path)
-	if err := st.Apply(ctx, batch("s1", "/p", 0, 50)); err != nil {
+	if err := st.Apply(ctx, storetest.Batch("s1", "/p", 0, 50)); err != nil {
 		t.Fatal(err)
 	}
 	st.Close() // checkpoints the WAL into the file
@@ -717,7 +675,7 @@ func TestReadOnly(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "carryover.db")
 	rw := openStore(t, path)
-	if err := rw.Apply(ctx, batch("s1", "/p", 0, 2)); err != nil {
+	if err := rw.Apply(ctx, storetest.Batch("s1", "/p", 0, 2)); err != nil {
 		t.Fatal(err)
 	}
 	rw.Close()
@@ -737,7 +695,7 @@ func TestReadOnlyFile(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "carryover.db")
 	rw := openStore(t, path)
-	if err := rw.Apply(ctx, batch("s1", "/p", 0, 2)); err != nil {
+	if err := rw.Apply(ctx, storetest.Batch("s1", "/p", 0, 2)); err != nil {
 		t.Fatal(err)
 	}
 	rw.Close()
@@ -760,7 +718,7 @@ func TestReadOnlyDirectory(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	path := filepath.Join(dir, "carryover.db")
 	rw := openStore(t, path)
-	if err := rw.Apply(ctx, batch("s1", "/p", 0, 2)); err != nil {
+	if err := rw.Apply(ctx, storetest.Batch("s1", "/p", 0, 2)); err != nil {
 		t.Fatal(err)
 	}
 	rw.Close()
@@ -771,7 +729,7 @@ func TestReadOnlyDirectory(t *testing.T) {
 	// WAL needs its side files: Open or the first write must fail cleanly.
 	st, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err == nil {
-		err = st.Apply(ctx, batch("s2", "/p", 0, 1))
+		err = st.Apply(ctx, storetest.Batch("s2", "/p", 0, 1))
 		st.Close()
 	}
 	if err == nil {
@@ -787,12 +745,12 @@ func TestReadOnlyDirectory(t *testing.T) {
 	}
 }
 
-// checkReadOnly checks that writes to a store holding batch("s1", "/p", 0,
+// checkReadOnly checks that writes to a store holding storetest.Batch("s1", "/p", 0,
 // 2) fail cleanly and leave its rows readable.
 func checkReadOnly(t *testing.T, st *sqlite.Store) {
 	t.Helper()
 	ctx := context.Background()
-	err := st.Apply(ctx, batch("s2", "/p", 0, 1))
+	err := st.Apply(ctx, storetest.Batch("s2", "/p", 0, 1))
 	if err == nil || !strings.Contains(err.Error(), "readonly") {
 		t.Errorf("Apply on a read-only store = %v, want a read-only error", err)
 	}

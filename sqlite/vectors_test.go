@@ -12,6 +12,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/embed"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 // TestVectorsStored checks that Apply stores one quantised vector per new
@@ -44,7 +45,7 @@ func TestMigrateVersion1Store(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "carryover.db")
 	st := openStore(t, path)
-	b := batch("s1", "/p", 0, 300)
+	b := storetest.Batch("s1", "/p", 0, 300)
 	if err := st.Apply(ctx, b); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestMigrateVersion1Store(t *testing.T) {
 	}
 
 	// A new batch embeds its chunks and BackfillBatch old ones.
-	if err := st.Apply(ctx, batch("s2", "/p", 0, 1)); err != nil {
+	if err := st.Apply(ctx, storetest.Batch("s2", "/p", 0, 1)); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, db, "chunk_vecs"); n != 1+sqlite.BackfillBatch {
@@ -241,7 +242,7 @@ func TestIndexBackfill(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "carryover.db")
 	st := openStore(t, path)
-	if err := st.Apply(ctx, batch("s1", "/p", 0, 1500)); err != nil {
+	if err := st.Apply(ctx, storetest.Batch("s1", "/p", 0, 1500)); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -266,7 +267,7 @@ func TestIndexBackfill(t *testing.T) {
 		t.Fatalf("right after the migration: newest found %v, oldest found %v; want only the newest",
 			found("s1", "TestCache1499"), found("s1", "TestCache7"))
 	}
-	if err := st.Apply(ctx, batch("s2", "/p", 0, 1)); err != nil {
+	if err := st.Apply(ctx, storetest.Batch("s2", "/p", 0, 1)); err != nil {
 		t.Fatal(err)
 	}
 	if !found("s2", "TestCache0") {
