@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -172,10 +171,9 @@ func (s *Store) readHits(ctx context.Context, cands []candidate) ([]carryover.Hi
 }
 
 // scope is where a search looks: FTS rowids in [lo, hi], and rows that
-// pass the conditions w over the tables of join.
+// pass the conditions w over the chunks (alias c).
 type scope struct {
 	lo, hi int64
-	join   string
 	w      where
 }
 
@@ -230,24 +228,6 @@ type searchPlan struct {
 	kept   []string       // the terms of match, quoted
 }
 
-// newestLow returns the rowid of the maxCandidates-th newest row of fts
-// that matches match within sc, or sc.lo when fewer do.
-func (s *Store) newestLow(ctx context.Context, fts, match string, sc scope) (int64, error) {
-	var oldest int64
-	err := s.db.QueryRowContext(ctx, `SELECT `+fts+`.rowid FROM `+fts+sc.join+`
-		WHERE `+fts+` MATCH ? AND `+fts+`.rowid BETWEEN ? AND ?`+and(sc.w)+`
-		ORDER BY `+fts+`.rowid DESC LIMIT 1 OFFSET `+fmt.Sprint(maxCandidates-1),
-		append([]any{match, sc.lo, sc.hi}, sc.w.args...)...).Scan(&oldest)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		// The conditions leave few enough rows to rank them all.
-		return sc.lo, nil
-	case err != nil:
-		return 0, wrapErr("search: plan", err)
-	}
-	return oldest, nil
-}
-
 // and renders w's conditions to follow other conditions.
 func and(w where) string {
 	if len(w.conds) == 0 {
@@ -284,28 +264,24 @@ func (s *Store) SearchItems(ctx context.Context, q carryover.Query) ([]ItemHit, 
 	if !q.Since.IsZero() {
 		w.add("i.time_ms >= ?", ms(q.Since))
 	}
-	join := ""
-	if len(w.conds) > 0 {
-		join = " JOIN items i ON i.id = items_fts.rowid"
-	}
 	p, err := s.plan(ctx, "items_fts", terms, 0, math.MaxInt64)
 	if err != nil || p.match == "" {
 		return nil, err
-	}
-	lo := int64(0)
-	if p.capped {
-		if lo, err = s.newestLow(ctx, "items_fts", p.match, scope{lo: 0, hi: math.MaxInt64, join: join, w: w}); err != nil {
-			return nil, err
-		}
 	}
 	lim := q.Limit
 	if lim <= 0 {
 		lim = DefaultSearchLimit
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+`, -bm25(items_fts, 2, 1) AS score
-		FROM items_fts JOIN items i ON i.id = items_fts.rowid
-		WHERE items_fts MATCH ? AND items_fts.rowid >= ?`+and(w)+`
-		ORDER BY score DESC, i.id LIMIT `+fmt.Sprint(lim), append([]any{p.match, lo}, w.args...)...)
+	// Rank on the index, as Search does: when the rarest term is in more
+	// than maxCandidates rows, only its newest maxCandidates matches that
+	// pass the filters, found in the same pass.
+	ranked := `SELECT items_fts.rowid AS rid, -bm25(items_fts, 2, 1) AS score
+		FROM items_fts JOIN items i ON i.id = items_fts.rowid WHERE items_fts MATCH ?` + and(w)
+	if p.capped {
+		ranked += ` ORDER BY items_fts.rowid DESC LIMIT ` + fmt.Sprint(maxCandidates)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+`, r.score FROM (`+ranked+`) r JOIN items i ON i.id = r.rid
+		ORDER BY r.score DESC, i.id LIMIT `+fmt.Sprint(lim), append([]any{p.match}, w.args...)...)
 	if err != nil {
 		return nil, wrapErr("search items", err)
 	}
