@@ -253,8 +253,7 @@ func (s *Store) setWAL(ctx context.Context, busy time.Duration) error {
 	deadline := time.Now().Add(busy)
 	for {
 		_, err := s.db.ExecContext(ctx, "PRAGMA journal_mode = WAL")
-		var coded interface{ Code() int }
-		if err == nil || !errors.As(err, &coded) || coded.Code()&0xff != codeBusy || time.Now().After(deadline) {
+		if code, ok := primaryCode(err); !ok || code != codeBusy || time.Now().After(deadline) {
 			return err
 		}
 		select {
@@ -325,10 +324,8 @@ func wrapErr(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var coded interface{ Code() int }
-	if errors.As(err, &coded) && !errors.Is(err, ErrCorrupt) {
-		// Extended result codes are on: the primary code is the low byte.
-		switch coded.Code() & 0xff {
+	if code, ok := primaryCode(err); ok && !errors.Is(err, ErrCorrupt) {
+		switch code {
 		case codeCorrupt, codeNotADB:
 			return fmt.Errorf("%s: %w: %w", op, ErrCorrupt, err)
 		case codeFull:
@@ -336,6 +333,17 @@ func wrapErr(op string, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %w", op, err)
+}
+
+// primaryCode returns the SQLite primary result code of err, if it
+// carries one. Extended result codes are on: the primary code is the low
+// byte.
+func primaryCode(err error) (int, bool) {
+	var coded interface{ Code() int }
+	if !errors.As(err, &coded) {
+		return 0, false
+	}
+	return coded.Code() & 0xff, true
 }
 
 // ms converts a time to unix milliseconds, 0 for the zero time.
