@@ -166,7 +166,10 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 		return ids, nil
 	}
 	// The union's second part does not see the first's insert (one
-	// snapshot): exactly one id comes back either way.
+	// snapshot): at most one id comes back. None comes back when a
+	// concurrent Apply inserted the same chunk first: this insert waits for
+	// it, then does nothing, and the row it committed meanwhile is newer
+	// than the statement's snapshot (see the second read below).
 	q := `WITH ins AS (INSERT INTO chunks (owner, team, project, session_id, seq, turn, win, first_line, last_line,
 			start_at, end_at, prompt, summary, text, tools, files, commands, errors, sidechain, agent_id, hash, tsv, vec)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, ` + tsvExpr(22) + `, ` + s.vecArg(26) + `)
@@ -190,16 +193,35 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 			c.Sidechain, c.AgentID, c.Hash, t[0], t[1], t[2], t[3], vec)
 	}
 	br := tx.SendBatch(ctx, batch)
+	var raced []carryover.Chunk
 	for _, i := range order {
 		c := chunks[i]
 		var id int64
-		if err := br.QueryRow().Scan(&id); err != nil {
+		err := br.QueryRow().Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			raced = append(raced, c)
+			continue
+		}
+		if err != nil {
 			br.Close()
 			return nil, wrap(fmt.Sprintf("apply: chunk %d", c.Seq), err)
 		}
 		ids[c.Seq] = id
 	}
-	return ids, wrap("apply: chunks", br.Close())
+	if err := br.Close(); err != nil {
+		return nil, wrap("apply: chunks", err)
+	}
+	// A later statement of this (read committed) transaction sees the row
+	// the concurrent Apply committed.
+	for _, c := range raced {
+		var id int64
+		if err := tx.QueryRow(ctx, `SELECT id FROM chunks WHERE owner = $1 AND project = $2 AND hash = $3`,
+			s.owner, sess.project, c.Hash).Scan(&id); err != nil {
+			return nil, wrap(fmt.Sprintf("apply: chunk %d", c.Seq), err)
+		}
+		ids[c.Seq] = id
+	}
+	return ids, nil
 }
 
 // tsvExpr builds the weighted tsvector from four parameters from n on (the
