@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/embed"
+	"github.com/carryover-dev/carryover/embedding"
 )
 
 // Apply writes a batch in one transaction: all of it or nothing. The
@@ -242,7 +242,7 @@ func (s *Store) vecValue(v []float32) any {
 	if s.pgvector {
 		return v
 	}
-	return embed.Quantize(v)
+	return embedding.Quantize(v)
 }
 
 func list(l []string) []string {

@@ -33,7 +33,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/carryover-dev/carryover"
-	cembed "github.com/carryover-dev/carryover/embed"
+	cembed "github.com/carryover-dev/carryover/embedding"
 )
 
 var _ carryover.Store = (*Store)(nil)
@@ -61,7 +61,7 @@ type Options struct {
 	// members of that role; "" keeps them private. A batch's Session.Team
 	// overrides it for that session.
 	Team string
-	// Embedder embeds chunks and queries (default embed.DefaultHashed()).
+	// Embedder embeds chunks and queries (default embedding.DefaultHashed()).
 	// As in the embedded store, the first embedder to write claims the
 	// schema; opened with another, Search ranks by full text alone.
 	Embedder carryover.Embedder

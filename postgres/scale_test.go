@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/embed"
+	"github.com/carryover-dev/carryover/embedding"
 	"github.com/carryover-dev/carryover/postgres"
 )
 
@@ -79,7 +79,7 @@ func TestScale(t *testing.T) {
 		t.Skip("CARRYOVER_PG_SCALE is not set (the number of chunks to load, e.g. 1000000)")
 	}
 	ctx := context.Background()
-	emb := carryover.Embedder(embed.DefaultHashed())
+	emb := carryover.Embedder(embedding.DefaultHashed())
 	if os.Getenv("CARRYOVER_PG_SCALE_VECTORS") == "0" {
 		emb = noVectors{}
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/embed"
+	"github.com/carryover-dev/carryover/embedding"
 )
 
 // DefaultSearchLimit is the number of hits returned when Query.Limit is 0.
@@ -215,7 +215,7 @@ func (s *Store) plan(ctx context.Context, terms []string, w where) (plan, error)
 	parts := make([]string, len(p.queries))
 	for i, q := range p.queries {
 		parts[i] = "(" + q + ")"
-		p.idfs = append(p.idfs, embed.IDF(p.rows, found[i].rows))
+		p.idfs = append(p.idfs, embedding.IDF(p.rows, found[i].rows))
 	}
 	p.match = strings.Join(parts, " | ")
 	return p, nil
@@ -253,8 +253,8 @@ func (s *Store) rerank(ctx context.Context, query string, p plan, w where, cands
 	for i := range cands {
 		// The context blend leaves a vector longer than one.
 		if v, ok := vecs[cands[i].id]; ok {
-			if n := embed.Dot(v, v); n > 0 {
-				cands[i].cos = float64(embed.Dot(qv, v)) / sqrt(float64(n))
+			if n := embedding.Dot(v, v); n > 0 {
+				cands[i].cos = float64(embedding.Dot(qv, v)) / sqrt(float64(n))
 			}
 		}
 	}

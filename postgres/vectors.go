@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/embed"
+	"github.com/carryover-dev/carryover/embedding"
 )
 
 func (s *Store) embedChunks(chunks []carryover.Chunk) [][]float32 {
@@ -18,7 +18,7 @@ func (s *Store) embedChunks(chunks []carryover.Chunk) [][]float32 {
 	}
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
-		texts[i] = embed.ChunkText(c)
+		texts[i] = embedding.ChunkText(c)
 	}
 	return s.emb.Embed(texts)
 }
@@ -77,7 +77,7 @@ func (s *Store) decode(raw any) []float32 {
 		if v == nil {
 			return nil
 		}
-		return embed.Dequantize(nil, v)
+		return embedding.Dequantize(nil, v)
 	case []float32:
 		return v
 	}
@@ -173,7 +173,7 @@ func (s *Store) queryVector(text string, n int, df map[string]int) []float32 {
 	if !ok {
 		return s.emb.Embed([]string{text})[0]
 	}
-	return qe.EmbedQuery(text, func(t string) float64 { return embed.IDF(max(n, 1), df[t]) })
+	return qe.EmbedQuery(text, func(t string) float64 { return embedding.IDF(max(n, 1), df[t]) })
 }
 
 func sqrt(x float64) float64 { return math.Sqrt(x) }

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"math"
 
-	"github.com/carryover-dev/carryover/embed"
+	"github.com/carryover-dev/carryover/embedding"
 )
 
 // HybridPool is the number of BM25 candidates Search reranks with vectors:
@@ -96,10 +96,10 @@ func (s *Store) rerank(ctx context.Context, query string, df docFreq, cands []ca
 			continue
 		}
 		// The context blend leaves a vector longer than one.
-		if n := math.Sqrt(float64(embed.Dot(v, v))); n > 0 {
+		if n := math.Sqrt(float64(embedding.Dot(v, v))); n > 0 {
 			// Rounded: the same text with another number of
 			// neighbours must tie, not differ in the last bits.
-			c.cos = math.Round(float64(embed.Dot(qv, v))/n*1e6) / 1e6
+			c.cos = math.Round(float64(embedding.Dot(qv, v))/n*1e6) / 1e6
 		}
 	}
 	bmMax := cands[0].bm
@@ -202,7 +202,7 @@ func (s *Store) turnScores(ctx context.Context, sc scope, terms []string) (map[i
 	n := max(int(lastTurn.Int64-firstTurn.Int64)+1, len(seen), 1)
 	score := map[int]float64{}
 	for _, tf := range tfs {
-		idf := embed.IDF(n, len(tf))
+		idf := embedding.IDF(n, len(tf))
 		for turn, f := range tf {
 			x := float64(f)
 			score[turn] += idf * x * (turnK1 + 1) / (x + turnK1)

@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
-	cembed "github.com/carryover-dev/carryover/embed"
+	cembed "github.com/carryover-dev/carryover/embedding"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -56,7 +56,7 @@ type Options struct {
 	// changing anything; every write fails.
 	ReadOnly bool
 	// Embedder embeds chunks as Apply stores them and queries as Search
-	// ranks them (default embed.DefaultHashed()). A store keeps the vectors
+	// ranks them (default embedding.DefaultHashed()). A store keeps the vectors
 	// of the embedder that wrote first; opened with another, it ranks by
 	// BM25 alone.
 	Embedder carryover.Embedder

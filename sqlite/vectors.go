@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/embed"
+	"github.com/carryover-dev/carryover/embedding"
 )
 
 // BackfillBatch is how many chunks stored without a vector (by a version
@@ -24,12 +24,12 @@ const BackfillBatch = 64
 func (s *Store) embedChunks(chunks []carryover.Chunk) [][]byte {
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
-		texts[i] = embed.ChunkText(c)
+		texts[i] = embedding.ChunkText(c)
 	}
 	vecs := s.emb.Embed(texts)
 	out := make([][]byte, len(vecs))
 	for i, v := range vecs {
-		out[i] = embed.Quantize(v)
+		out[i] = embedding.Quantize(v)
 	}
 	return out
 }
@@ -238,7 +238,7 @@ func (s *Store) queryVector(ctx context.Context, text string, df docFreq) ([]flo
 		return nil, wrapErr("search: vector", err)
 	}
 	n := int(max(min(df.hi, last)-df.lo+1, 1))
-	return qe.EmbedQuery(text, func(t string) float64 { return embed.IDF(n, df.df[t]) }), nil
+	return qe.EmbedQuery(text, func(t string) float64 { return embedding.IDF(n, df.df[t]) }), nil
 }
 
 // candidateVectors reads, in one query, the stored vectors of ids and of
@@ -322,14 +322,14 @@ func (cv *candidateVecs) vector(dst []float32, id int64) (v []float32, parent in
 	if !ok {
 		return dst, 0, false
 	}
-	v = embed.Dequantize(dst, c.vec)
+	v = embedding.Dequantize(dst, c.vec)
 	if cv.ctxW != 0 {
 		if prev, ok := cv.stored[id-1]; ok && c.linked {
-			cv.tmp = embed.Dequantize(cv.tmp, prev.vec)
+			cv.tmp = embedding.Dequantize(cv.tmp, prev.vec)
 			addScaled(v, cv.tmp, cv.ctxW)
 		}
 		if next, ok := cv.stored[id+1]; ok && next.linked {
-			cv.tmp = embed.Dequantize(cv.tmp, next.vec)
+			cv.tmp = embedding.Dequantize(cv.tmp, next.vec)
 			addScaled(v, cv.tmp, cv.ctxW)
 		}
 	}

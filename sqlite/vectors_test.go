@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/embed"
+	"github.com/carryover-dev/carryover/embedding"
 	"github.com/carryover-dev/carryover/sqlite"
 	"github.com/carryover-dev/carryover/storetest"
 )
@@ -30,8 +30,8 @@ func TestVectorsStored(t *testing.T) {
 	if err := db.QueryRow(`SELECT v.vec FROM chunk_vecs v JOIN chunks c ON c.id = v.id WHERE c.hash = 'a'`).Scan(&got); err != nil {
 		t.Fatal(err)
 	}
-	h := embed.DefaultHashed()
-	want := embed.Quantize(h.Embed([]string{text})[0])
+	h := embedding.DefaultHashed()
+	want := embedding.Quantize(h.Embed([]string{text})[0])
 	if len(got) != h.Dim() || !bytes.Equal(got, want) {
 		t.Errorf("stored vector (%d bytes) is not the quantised embedding of the text (%d bytes)", len(got), len(want))
 	}
@@ -101,7 +101,7 @@ func TestMigrateVersion1Store(t *testing.T) {
 		t.Errorf("%d vectors for %d chunks after the backfill", n, c)
 	}
 	var bad int
-	if err := db.QueryRow(`SELECT count(*) FROM chunk_vecs WHERE length(vec) != ?`, embed.DefaultDim).Scan(&bad); err != nil || bad != 0 {
+	if err := db.QueryRow(`SELECT count(*) FROM chunk_vecs WHERE length(vec) != ?`, embedding.DefaultDim).Scan(&bad); err != nil || bad != 0 {
 		t.Errorf("%d vectors of the wrong size (%v)", bad, err)
 	}
 	hits, err = st.Search(ctx, carryover.Query{Text: b.Chunks[7].Text})
@@ -208,15 +208,15 @@ func TestHybridDeterministic(t *testing.T) {
 func TestOtherEmbedder(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "carryover.db")
-	st, err := sqlite.Open(ctx, path, sqlite.Options{Embedder: embed.SeedHash{}})
+	st, err := sqlite.Open(ctx, path, sqlite.Options{Embedder: embedding.SeedHash{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	applyChunks(t, st, "s1", "/p", chunk(0, "a", "the retry loop in the scheduler"), chunk(1, "b", filler), chunk(2, "c", "scheduler "+filler))
 	st.Close()
 	var n int
-	if err := rawDB(t, path).QueryRow(`SELECT length(vec) FROM chunk_vecs LIMIT 1`).Scan(&n); err != nil || n != (embed.SeedHash{}).Dim() {
-		t.Fatalf("vector of %d bytes (%v), want SeedHash's %d", n, err, (embed.SeedHash{}).Dim())
+	if err := rawDB(t, path).QueryRow(`SELECT length(vec) FROM chunk_vecs LIMIT 1`).Scan(&n); err != nil || n != (embedding.SeedHash{}).Dim() {
+		t.Fatalf("vector of %d bytes (%v), want SeedHash's %d", n, err, (embedding.SeedHash{}).Dim())
 	}
 	st = openStore(t, path) // the default embedder
 	hits, err := st.Search(ctx, carryover.Query{Text: "scheduler retry"})

@@ -13,8 +13,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/carryover-dev/carryover/claudesettings"
 	"github.com/carryover-dev/carryover/hook"
-	"github.com/carryover-dev/carryover/settings"
 	"github.com/carryover-dev/carryover/sqlite"
 )
 
@@ -43,7 +43,7 @@ func (d *doctor) warnf(name, info, hint string) {
 
 // installedHook is a carryover hook found in a settings file.
 type installedHook struct {
-	settings.Hook
+	claudesettings.Hook
 	scope string
 }
 
@@ -60,7 +60,7 @@ func (a *app) cmdDoctor(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		f, err := settings.Load(path)
+		f, err := claudesettings.Load(path)
 		name := "settings " + scope
 		switch {
 		case err != nil:

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/carryover-dev/carryover/settings"
+	"github.com/carryover-dev/carryover/claudesettings"
 )
 
 // installTarget resolves the settings file of a scope.
@@ -25,7 +25,7 @@ func (a *app) installTarget(scope, project string) (string, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	path, err := settings.Path(scope, homeDir(a.getenv), project)
+	path, err := claudesettings.Path(scope, homeDir(a.getenv), project)
 	if err != nil {
 		return "", "", usageErr{err.Error()}
 	}
@@ -78,7 +78,7 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	if fi, err := os.Stat(exe); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		return fmt.Errorf("%s is not an executable file", exe)
 	}
-	f, err := settings.Load(path)
+	f, err := claudesettings.Load(path)
 	if err != nil {
 		return settingsErr(path, err)
 	}
@@ -87,11 +87,11 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 		legacy = filepath.Join(homeDir(a.getenv), ".claude", "hooks.json")
 		if _, err := os.Lstat(legacy); err != nil {
 			legacy = ""
-		} else if _, err := settings.MigrateLegacy(legacy, f); err != nil {
+		} else if _, err := claudesettings.MigrateLegacy(legacy, f); err != nil {
 			return fmt.Errorf("migrate %s: %w", legacy, err)
 		}
 	}
-	hooks := settings.DefaultHooks(exe, settings.HookOptions{Startup: *startup, PostToolUse: *postTool})
+	hooks := claudesettings.DefaultHooks(exe, claudesettings.HookOptions{Startup: *startup, PostToolUse: *postTool})
 	changed, err := f.Install(hooks)
 	if err != nil {
 		return fmt.Errorf("install into %s: %w", path, err)
@@ -105,8 +105,8 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	}
 	var mcp *mcpEdit
 	if !*noMCP {
-		if mcp, err = a.editMCP(*scope, proj, func(f *settings.File, at []string) (bool, error) {
-			return f.InstallMCP(at, settings.MCPName, settings.CarryoverMCP(exe))
+		if mcp, err = a.editMCP(*scope, proj, func(f *claudesettings.File, at []string) (bool, error) {
+			return f.InstallMCP(at, claudesettings.MCPName, claudesettings.CarryoverMCP(exe))
 		}); err != nil {
 			return err
 		}
@@ -156,13 +156,13 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 		}
 	}
 	if legacy != "" {
-		if err := settings.RenameMigrated(legacy); err != nil {
+		if err := claudesettings.RenameMigrated(legacy); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "migrated %s (kept as %s.migrated)\n", legacy, legacy)
 	}
 	if *claudeMD {
-		changed, err := settings.ClaudeMD(mdPath, true, settings.DefaultClaudeMDText)
+		changed, err := claudesettings.ClaudeMD(mdPath, true, claudesettings.DefaultClaudeMDText)
 		if err != nil {
 			return fmt.Errorf("CLAUDE.md: %w", err)
 		}
@@ -195,7 +195,7 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := settings.Load(path)
+	f, err := claudesettings.Load(path)
 	if err != nil {
 		return settingsErr(path, err)
 	}
@@ -208,8 +208,8 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 		return settingsErr(path, err)
 	}
 	changed = changed || slChanged
-	mcp, err := a.editMCP(*scope, proj, func(f *settings.File, at []string) (bool, error) {
-		return f.UninstallMCP(at, settings.MCPName)
+	mcp, err := a.editMCP(*scope, proj, func(f *claudesettings.File, at []string) (bool, error) {
+		return f.UninstallMCP(at, claudesettings.MCPName)
 	})
 	if err != nil {
 		return err
@@ -252,7 +252,7 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 	}
 	if *claudeMD {
 		mdPath := filepath.Join(proj, "CLAUDE.md")
-		changed, err := settings.ClaudeMD(mdPath, false, "")
+		changed, err := claudesettings.ClaudeMD(mdPath, false, "")
 		if err != nil {
 			return fmt.Errorf("CLAUDE.md: %w", err)
 		}
@@ -280,8 +280,8 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 }
 
 // mcpTarget is where Claude Code reads a scope's MCP servers.
-func (a *app) mcpTarget(scope, project string) (settings.MCPTarget, error) {
-	t, err := settings.MCPLocation(scope, homeDir(a.getenv), a.getenv("CLAUDE_CONFIG_DIR"), project)
+func (a *app) mcpTarget(scope, project string) (claudesettings.MCPTarget, error) {
+	t, err := claudesettings.MCPLocation(scope, homeDir(a.getenv), a.getenv("CLAUDE_CONFIG_DIR"), project)
 	if err != nil {
 		return t, usageErr{err.Error()}
 	}
@@ -290,14 +290,14 @@ func (a *app) mcpTarget(scope, project string) (settings.MCPTarget, error) {
 
 // mcpEdit is a pending change to the file holding a scope's MCP servers.
 type mcpEdit struct {
-	target  settings.MCPTarget
-	file    *settings.File
+	target  claudesettings.MCPTarget
+	file    *claudesettings.File
 	changed bool
-	edit    func(*settings.File, []string) (bool, error)
+	edit    func(*claudesettings.File, []string) (bool, error)
 }
 
 // editMCP loads the MCP file of scope and applies edit to it in memory.
-func (a *app) editMCP(scope, project string, edit func(*settings.File, []string) (bool, error)) (*mcpEdit, error) {
+func (a *app) editMCP(scope, project string, edit func(*claudesettings.File, []string) (bool, error)) (*mcpEdit, error) {
 	t, err := a.mcpTarget(scope, project)
 	if err != nil {
 		return nil, err
@@ -307,7 +307,7 @@ func (a *app) editMCP(scope, project string, edit func(*settings.File, []string)
 }
 
 func (m *mcpEdit) load() (err error) {
-	if m.file, err = settings.LoadMCP(m.target); err != nil {
+	if m.file, err = claudesettings.LoadMCP(m.target); err != nil {
 		return settingsErr(m.target.Path, err)
 	}
 	if m.changed, err = m.edit(m.file, m.target.At); err != nil {
@@ -325,7 +325,7 @@ func (m *mcpEdit) save() (changed bool, err error) {
 		if err == nil {
 			return true, nil
 		}
-		if !errors.Is(err, settings.ErrChanged) || attempt == 5 {
+		if !errors.Is(err, claudesettings.ErrChanged) || attempt == 5 {
 			return false, fmt.Errorf("save %s: %w", m.target.Path, err)
 		}
 		if err := m.load(); err != nil {
@@ -338,11 +338,11 @@ func (m *mcpEdit) save() (changed bool, err error) {
 // settingsErr explains why a settings file cannot be edited.
 func settingsErr(path string, err error) error {
 	switch {
-	case errors.Is(err, settings.ErrSymlink):
+	case errors.Is(err, claudesettings.ErrSymlink):
 		return hintErr{fmt.Errorf("%s: %w", path, err), "carryover never writes through a symlink; edit the file it points to by hand, or replace the link with a copy"}
-	case errors.Is(err, settings.ErrLocked):
+	case errors.Is(err, claudesettings.ErrLocked):
 		return hintErr{fmt.Errorf("%s: %w", path, err), "a running Claude Code is writing it; try again in a moment"}
-	case errors.Is(err, settings.ErrParse):
+	case errors.Is(err, claudesettings.ErrParse):
 		return hintErr{fmt.Errorf("%s: %w", path, err), "fix the JSON by hand first; nothing was changed"}
 	}
 	return fmt.Errorf("%s: %w", path, err)

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/embed"
+	"github.com/carryover-dev/carryover/embedding"
 	"github.com/carryover-dev/carryover/sqlite"
 )
 
@@ -34,9 +34,9 @@ var locomoRankers = []string{"bm25", "seedhash", "hashed", "hashed_ctx", "fused"
 // The rankers:
 //   - bm25: the store's full-text ranking alone (the BM25 part of each
 //     hit of sqlite.Store.Search, re-sorted).
-//   - seedhash: cosine over embed.SeedHash vectors (the seed's baseline).
-//   - hashed: cosine over embed.Hashed vectors of each turn, the question
-//     embedded with the conversation's IDF (Hashed.EmbedQuery with embed.DF).
+//   - seedhash: cosine over embedding.SeedHash vectors (the seed's baseline).
+//   - hashed: cosine over embedding.Hashed vectors of each turn, the question
+//     embedded with the conversation's IDF (Hashed.EmbedQuery with embedding.DF).
 //   - hashed_ctx: the same, each turn's vector plus neighbourW times its
 //     neighbours' (withNeighbours).
 //   - fused: the product's hybrid search, sqlite.Store.Search as
@@ -180,7 +180,7 @@ func runLocomo(ctx context.Context, dbPath string, convs []locomoConv, audit map
 	}
 	defer st.Close()
 	res := &locomoResult{Conversations: len(convs), Scores: map[string]map[string]map[int]*locomoScores{}}
-	hashed, seed := embed.DefaultHashed(), embed.SeedHash{}
+	hashed, seed := embedding.DefaultHashed(), embedding.SeedHash{}
 	for ci, c := range convs {
 		turns, err := c.turns()
 		if err != nil {
@@ -199,7 +199,7 @@ func runLocomo(ctx context.Context, dbPath string, convs []locomoConv, audit map
 		}
 		hashedVecs, seedVecs := hashed.Embed(texts), seed.Embed(texts)
 		ctxVecs := withNeighbours(hashedVecs, turns, neighbourW)
-		var df embed.DF
+		var df embedding.DF
 		for _, t := range texts {
 			df.Add(t)
 		}
@@ -375,7 +375,7 @@ func denseRank(q []float32, vecs [][]float32, k int) []int {
 	scores := make([]float32, len(vecs))
 	idx := make([]int, len(vecs))
 	for i, v := range vecs {
-		scores[i] = embed.Dot(q, v)
+		scores[i] = embedding.Dot(q, v)
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
@@ -444,7 +444,7 @@ func (r *locomoResult) print(a *app) error {
 	fmt.Fprintf(a.stdout, "LoCoMo retrieval: %d conversations, %d turns, %d questions of categories 1-4 (%d with audit-corrected evidence), %.1fs\n",
 		r.Conversations, r.Turns, orig.N, r.Replaced, r.Elapsed.Seconds())
 	fmt.Fprintf(a.stdout, "turn R@k: fraction of a question's evidence turns among the top k; session R@k: fraction of its evidence sessions\n")
-	fmt.Fprintf(a.stdout, "with a turn in the top k; both averaged over questions. hashed: %s, query idf from the conversation;\n", embed.DefaultHashed().Name())
+	fmt.Fprintf(a.stdout, "with a turn in the top k; both averaged over questions. hashed: %s, query idf from the conversation;\n", embedding.DefaultHashed().Name())
 	fmt.Fprintf(a.stdout, "hashed_ctx: turn vector + %g x neighbours'; fused: the product's search within the conversation (BM25 top %d reranked\n",
 		neighbourW, sqlite.HybridPool)
 	fmt.Fprintf(a.stdout, "with stored vectors, parent turns and each LoCoMo session scored as one document).\n")

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/carryover-dev/carryover/settings"
+	"github.com/carryover-dev/carryover/claudesettings"
 )
 
 // TestPluginHooks keeps the plugin's hooks/hooks.json in step with what
@@ -38,7 +38,7 @@ func TestPluginHooks(t *testing.T) {
 		}
 	}
 	const exe = "${CLAUDE_PLUGIN_ROOT}/bin/carryover"
-	want := settings.DefaultHooks("/x/carryover", settings.HookOptions{})
+	want := claudesettings.DefaultHooks("/x/carryover", claudesettings.HookOptions{})
 	seen := 0
 	for _, h := range want {
 		found := false

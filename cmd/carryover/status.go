@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/settings"
+	"github.com/carryover-dev/carryover/claudesettings"
 	"github.com/carryover-dev/carryover/sqlite"
 )
 
@@ -25,7 +25,7 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		f, err := settings.Load(path)
+		f, err := claudesettings.Load(path)
 		switch {
 		case err != nil:
 			fmt.Fprintf(tw, "%s\t%s\terror: %v\t\n", scope, path, err)
@@ -159,13 +159,13 @@ func (a *app) statusMCP(project string) error {
 
 // loadMCP reads carryover's server entry of an MCP target; ok is false
 // when the file or the entry is missing, or the entry is not carryover's.
-func loadMCP(t settings.MCPTarget) (srv settings.MCPServer, ok bool, err error) {
-	f, err := settings.LoadMCP(t)
+func loadMCP(t claudesettings.MCPTarget) (srv claudesettings.MCPServer, ok bool, err error) {
+	f, err := claudesettings.LoadMCP(t)
 	if err != nil {
 		return srv, false, err
 	}
-	srv, ok, err = f.MCP(t.At, settings.MCPName)
-	return srv, ok && settings.IsOurMCP(srv), err
+	srv, ok, err = f.MCP(t.At, claudesettings.MCPName)
+	return srv, ok && claudesettings.IsOurMCP(srv), err
 }
 
 // isExecutable reports whether path is an executable file.

@@ -31,7 +31,7 @@
 // [File.Save] refuses to write through a symlink or over a file that changed
 // since it was loaded, copies the original to a timestamped backup beside
 // it, and replaces the file atomically.
-package settings
+package claudesettings
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package settings
+package claudesettings
 
 // roundTrips are settings files as people have them; install followed by
 // uninstall must give each back byte for byte. Shared by the table tests

@@ -1,7 +1,7 @@
 // Package embed holds carryover's embedders: Hashed, the default, which
 // needs no model files, and SeedHash, the seed design's hash embedding, kept
 // only as a measured baseline.
-package embed
+package embedding
 
 import (
 	"cmp"

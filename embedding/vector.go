@@ -1,4 +1,4 @@
-package embed
+package embedding
 
 // Dot returns the dot product of two vectors of the same length: their
 // cosine when both are unit vectors, as embedders return them.
