@@ -340,3 +340,13 @@ func (b Batch) Validate() error {
 	}
 	return same("ingest state", b.State.SessionID)
 }
+
+// ValidSessionID rejects ids that could not come from Claude Code and could
+// be used to escape a directory (session ids name files: pending marks,
+// status line state).
+func ValidSessionID(id string) error {
+	if id == "" || len(id) > 200 || strings.ContainsAny(id, "/\\\x00") || strings.Contains(id, "..") {
+		return fmt.Errorf("invalid session_id %q", id)
+	}
+	return nil
+}

@@ -30,7 +30,7 @@ func BenchmarkFileCold(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+		if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{}); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()

@@ -1,7 +1,9 @@
-// Package ingest archives a transcript file into a Store incrementally: it
-// resumes at the byte offset of the last ingest, detects rewritten or
-// truncated files, and commits in bounded batches so that a hook stopped by
-// its deadline keeps the progress it made.
+// Package ingest archives transcripts into a Store: the one recipe — read
+// the transcript incrementally, redact, chunk, extract items, store (the
+// store embeds) — used by every hook, `carryover ingest`, the status line
+// and the demo. It resumes at the byte offset of the last ingest, detects
+// rewritten or truncated files, and commits in bounded batches so that a
+// hook stopped by its deadline keeps the progress it made.
 package ingest
 
 import (
@@ -24,15 +26,20 @@ import (
 // DefaultBatchBytes bounds the transcript bytes committed per transaction.
 const DefaultBatchBytes = 1 << 20
 
-// Options tune one ingest.
-type Options struct {
-	SessionID  string // default: derived from the file name
-	Project    string // default: the session's known project, else the transcript's cwd
-	BatchBytes int64  // default DefaultBatchBytes
-	Chunk      chunk.Options
+// Archiver archives transcripts into a store.
+type Archiver struct {
+	Store carryover.Store
 	// Redactor masks secrets before anything is chunked or stored; nil
 	// means the built-in detectors alone.
-	Redactor *redact.Redactor
+	Redactor   *redact.Redactor
+	BatchBytes int64 // default DefaultBatchBytes
+	Chunk      chunk.Options
+}
+
+// Options name what one transcript is.
+type Options struct {
+	SessionID string // default: derived from the file name
+	Project   string // default: the session's known project, else the transcript's cwd
 }
 
 // Report says what one ingest did.
@@ -107,10 +114,14 @@ func peekSessionID(f *os.File) string {
 	return ""
 }
 
-// File ingests the transcript at path into st. It stops early, with the
-// progress committed, when ctx is done.
-func File(ctx context.Context, st carryover.Store, path string, opt Options) (Report, error) {
+// File archives what is new in the transcript at path. It stops early,
+// with the progress committed, when ctx is done.
+func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, error) {
 	rep := Report{SessionID: opt.SessionID}
+	if err := ValidPath(path); err != nil {
+		return rep, err
+	}
+	st := a.Store
 	f, err := openRegular(path)
 	if err != nil {
 		return rep, err
@@ -172,11 +183,11 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 	if opt.Project != "" {
 		sess.Project = opt.Project
 	}
-	red := opt.Redactor
+	red := a.Redactor
 	if red == nil {
 		red = redact.New(redact.Options{})
 	}
-	batchBytes := opt.BatchBytes
+	batchBytes := a.BatchBytes
 	if batchBytes <= 0 {
 		batchBytes = DefaultBatchBytes
 	}
@@ -216,7 +227,7 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 		// Masked before chunking: chunks, items, summaries, titles and
 		// content hashes are all built from the masked text.
 		masked := redactEntries(red, entries)
-		res := chunk.Build(rep.SessionID, sess.Project, entries, cur, opt.Chunk)
+		res := chunk.Build(rep.SessionID, sess.Project, entries, cur, a.Chunk)
 		cur = res.Cursor
 		cursor, err := json.Marshal(cur)
 		if err != nil {
@@ -255,6 +266,23 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 			return rep, nil
 		}
 	}
+}
+
+// ValidPath rejects transcript paths Claude Code would not send: empty,
+// relative (they would resolve against wherever the process runs), with a
+// NUL byte, or longer than any real one.
+func ValidPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("no transcript path")
+	case len(p) > 4096:
+		return fmt.Errorf("transcript path is %d bytes long", len(p))
+	case strings.ContainsRune(p, 0):
+		return errors.New("transcript path contains a NUL byte")
+	case !filepath.IsAbs(p):
+		return fmt.Errorf("transcript path %q is not absolute", p)
+	}
+	return nil
 }
 
 // openRegular opens path for reading without blocking on a FIFO and refuses

@@ -86,7 +86,7 @@ func TestNoSecretStored(t *testing.T) {
 	}
 	defer st.Close()
 	red := redact.New(redact.Options{Extra: []redact.Pattern{{Kind: "acme-key", Re: regexp.MustCompile(`ACME-[0-9a-f]{16}`)}}})
-	rep, err := ingest.File(ctx, st, path, ingest.Options{Redactor: red})
+	rep, err := (&ingest.Archiver{Store: st, Redactor: red}).File(ctx, path, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestHashOnMaskedContent(t *testing.T) {
 		path := filepath.Join(t.TempDir(), sid+".jsonl")
 		writeLines(t, path, secretTranscript(sec), 0)
 		st := openStore(t)
-		if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+		if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		return hashes(chunks(t, st))

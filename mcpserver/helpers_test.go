@@ -46,7 +46,7 @@ func openStore(tb testing.TB) *sqlite.Store {
 func demoStore(tb testing.TB) *sqlite.Store {
 	tb.Helper()
 	st := openStore(tb)
-	rep, err := ingest.File(context.Background(), st, demoTranscript, ingest.Options{})
+	rep, err := (&ingest.Archiver{Store: st}).File(context.Background(), demoTranscript, ingest.Options{})
 	if err != nil {
 		tb.Fatalf("ingest demo: %v", err)
 	}

@@ -84,6 +84,13 @@ type Report struct {
 	Forgotten int
 }
 
+// Add returns the sum of two reports.
+func (r Report) Add(o Report) Report {
+	return Report{Sessions: r.Sessions + o.Sessions, Chunks: r.Chunks + o.Chunks, Items: r.Items + o.Items,
+		Compactions: r.Compactions + o.Compactions, Notes: r.Notes + o.Notes, Injections: r.Injections + o.Injections,
+		HookRuns: r.HookRuns + o.HookRuns, Unmapped: r.Unmapped + o.Unmapped, Forgotten: r.Forgotten + o.Forgotten}
+}
+
 // Copy copies src into dst (see the package documentation for the rules).
 // It stops at the first error with what was written kept; calling it again
 // continues.

@@ -80,7 +80,7 @@ func TestSurvivalDev(t *testing.T) {
 	for _, it := range items {
 		if _, ok := blocks[it.Session]; !ok {
 			path := filepath.Join(shared, "data", "transcripts", "spotter", it.Session+".jsonl")
-			rep, err := ingest.File(ctx, st, path, ingest.Options{})
+			rep, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{})
 			if err != nil {
 				t.Fatalf("ingest %s: %v", it.Session, err)
 			}

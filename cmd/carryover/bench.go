@@ -208,7 +208,7 @@ func (a *app) replayToCompaction(ctx context.Context, path, sid, tmp string, bud
 	if err != nil {
 		return "", nil, err
 	}
-	if _, err := ingest.File(ctx, st, pre, ingest.Options{SessionID: sid, Project: cwd}); err != nil {
+	if _, err := (&ingest.Archiver{Store: st}).File(ctx, pre, ingest.Options{SessionID: sid, Project: cwd}); err != nil {
 		st.Close()
 		return "", nil, err
 	}
@@ -424,7 +424,7 @@ func ingestInto(ctx context.Context, db, path, sid string) error {
 	if err != nil {
 		return err
 	}
-	_, err = ingest.File(ctx, st, path, ingest.Options{SessionID: sid, Project: filepath.Dir(path)})
+	_, err = (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{SessionID: sid, Project: filepath.Dir(path)})
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}

@@ -313,7 +313,7 @@ func (b *recallBench) firstPrompts(ctx context.Context, sessions []benchSession)
 	}
 	defer st.Close()
 	for _, s := range sessions {
-		if _, err := ingest.File(ctx, st, s.Path, ingest.Options{SessionID: s.ID, Project: s.Project}); err != nil {
+		if _, err := (&ingest.Archiver{Store: st}).File(ctx, s.Path, ingest.Options{SessionID: s.ID, Project: s.Project}); err != nil {
 			return nil, fmt.Errorf("bench recall: ingest %s: %w", s.Path, err)
 		}
 	}
@@ -398,7 +398,7 @@ func (b *recallBench) ingestLines(ctx context.Context, st carryover.Store, sid, 
 	if err := os.WriteFile(path, bytes.Join(lines, nil), 0o600); err != nil {
 		return err
 	}
-	if _, err := ingest.File(ctx, st, path, ingest.Options{SessionID: sid, Project: project}); err != nil {
+	if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{SessionID: sid, Project: project}); err != nil {
 		return fmt.Errorf("bench recall: ingest %s: %w", sid, err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/spool"
 )
 
 // cmdForget removes one session everywhere carryover keeps it: its rows
@@ -44,7 +45,7 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 	if err != nil {
 		// Notes and audit records may name a session that was never
 		// archived: an exact id still finds them.
-		if validSessionID(pos[0]) != nil {
+		if carryover.ValidSessionID(pos[0]) != nil {
 			return err
 		}
 		dry, derr := st.Prune(ctx, carryover.PruneFilter{SessionID: pos[0], DryRun: true})
@@ -74,7 +75,7 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 	fmt.Fprintf(a.stdout, "it will not be archived again (its hooks, 'carryover ingest', import and sync skip it); "+
 		"undo with 'carryover forget --undo %s'\n", sess.ID)
 	// A mark left by a hook that wrote offline names the session.
-	if err := os.Remove(filepath.Join(pendingDir(cfg.DB), sess.ID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(spool.Dir(cfg.DB), sess.ID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove the session's pending mark: %w", err)
 	}
 
@@ -108,7 +109,7 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 
 // unforget removes the forgotten record of the session with exact id id.
 func (a *app) unforget(ctx context.Context, st carryover.Store, id string) error {
-	if err := validSessionID(id); err != nil {
+	if err := carryover.ValidSessionID(id); err != nil {
 		return usageErr{"forget --undo: " + err.Error()}
 	}
 	if err := st.Unforget(ctx, id); errors.Is(err, carryover.ErrNotFound) {

@@ -262,7 +262,7 @@ func (im *importer) record(ctx context.Context, line int, data []byte) error {
 		if err := strictUnmarshal(data, &in); err != nil {
 			return err
 		}
-		if err := validSessionID(in.Session); err != nil {
+		if err := carryover.ValidSessionID(in.Session); err != nil {
 			return err
 		}
 		im.injections = append(im.injections, in)
@@ -271,7 +271,7 @@ func (im *importer) record(ctx context.Context, line int, data []byte) error {
 		if err := strictUnmarshal(data, &n); err != nil {
 			return err
 		}
-		if err := validSessionID(n.Session); err != nil {
+		if err := carryover.ValidSessionID(n.Session); err != nil {
 			return err
 		}
 		im.notes = append(im.notes, n)
@@ -314,7 +314,7 @@ func (im *importer) session(ctx context.Context, s exportSession) error {
 	if err := im.flush(ctx); err != nil {
 		return err
 	}
-	if err := validSessionID(s.ID); err != nil {
+	if err := carryover.ValidSessionID(s.ID); err != nil {
 		return err
 	}
 	im.batch, im.open = carryover.Batch{Session: carryover.Session{ID: s.ID}}, true

@@ -38,6 +38,9 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	}
 	var files []string
 	for _, p := range paths {
+		if p, err = filepath.Abs(p); err != nil {
+			return err
+		}
 		fs, err := transcriptFiles(p)
 		if err != nil {
 			return err
@@ -60,7 +63,7 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	bar := progress.New(a.stderr, int64(len(files)), "ingest")
 	stdout, stderr := bar.Writer(a.stdout), bar.Writer(a.stderr)
 	for _, f := range files {
-		rep, err := ingest.File(ctx, st, f, ingest.Options{Project: *project, Redactor: a.redactor})
+		rep, err := (&ingest.Archiver{Store: st, Redactor: a.redactor}).File(ctx, f, ingest.Options{Project: *project})
 		if errors.Is(err, carryover.ErrForgotten) {
 			// Forgotten on purpose: skipped, not failed.
 			forgotten++

@@ -97,7 +97,7 @@ func (a *app) noteSession(ctx context.Context, st carryover.Store, flagValue, pr
 		return findSession(ctx, st, flagValue)
 	}
 	if id := strings.TrimSpace(a.getenv("CLAUDE_CODE_SESSION_ID")); id != "" {
-		if err := validSessionID(id); err != nil {
+		if err := carryover.ValidSessionID(id); err != nil {
 			return carryover.Session{}, fmt.Errorf("CLAUDE_CODE_SESSION_ID: %w", err)
 		}
 		s, err := st.Session(ctx, id)

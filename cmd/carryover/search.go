@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/retrieve"
 	"github.com/carryover-dev/carryover/sqlite"
 )
@@ -56,7 +57,7 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	}
 	cfg := a.loadConfig("")
 	// A search reads a few hundred pages once, as a recall does.
-	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: readCachePages})
+	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: hook.ReadCachePages})
 	if err != nil {
 		return err
 	}

@@ -175,7 +175,7 @@ func (a *app) statusLine(ctx context.Context, data []byte) string {
 	if remaining >= 0 {
 		parts = append(parts, fmt.Sprintf("ctx %.0f%% used", 100-remaining))
 	}
-	if validSessionID(in.SessionID) != nil {
+	if carryover.ValidSessionID(in.SessionID) != nil {
 		return strings.Join(parts, " · ")
 	}
 	dir := cmp.Or(in.Workspace.ProjectDir, in.Cwd)
@@ -247,7 +247,7 @@ func (a *app) statusIngest(ctx context.Context, cfg config, in statusInput, st *
 	if err != nil {
 		return err
 	}
-	rep, err := ingest.File(ctx, s, in.TranscriptPath, ingest.Options{SessionID: in.SessionID, Project: in.Cwd})
+	rep, err := (&ingest.Archiver{Store: s, Redactor: a.redactor}).File(ctx, in.TranscriptPath, ingest.Options{SessionID: in.SessionID, Project: in.Cwd})
 	if err == nil {
 		a.ensureLog()
 		a.log.Info("statusline ingest", "session", in.SessionID, "fired", st.Fired, "chunks", rep.Chunks)
