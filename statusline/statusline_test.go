@@ -59,13 +59,15 @@ func TestArchiveAtThreshold(t *testing.T) {
 	transcript := filepath.Join(dir, sid+".jsonl")
 	line, _ := json.Marshal(map[string]any{"type": "user", "sessionId": sid, "uuid": "u1", "cwd": dir,
 		"timestamp": "2026-11-20T10:00:00Z",
-		"message": map[string]any{"role": "user", "content": "deploy with the house token HOUSETOKEN-77421 to the staging box"}})
+		"message":   map[string]any{"role": "user", "content": "deploy with the house token HOUSETOKEN-77421 to the staging box"}})
 	if err := os.WriteFile(transcript, append(line, '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	red := redact.New(redact.Options{Extra: []redact.Pattern{{Kind: "house", Re: regexp.MustCompile(`HOUSETOKEN-[0-9]+`)}}})
 	l := &statusline.Line{
-		Load:     func(string) statusline.Config { return statusline.Config{DB: db, Timeout: 5 * time.Second, Redactor: red} },
+		Load: func(string) statusline.Config {
+			return statusline.Config{DB: db, Timeout: 5 * time.Second, Redactor: red}
+		},
 		StateDir: filepath.Join(dir, "state"),
 	}
 	payload := func(path string, remaining float64) []byte {
