@@ -22,6 +22,9 @@ type Config struct {
 	DB          string
 	DatabaseURL string
 	Owner, Team string // identity and team of rows written to the server
+	// ConnectTimeout bounds the connection to the server (default 300 ms):
+	// past it the local store serves the event.
+	ConnectTimeout time.Duration
 
 	Budget       int  // restore budget in characters
 	RecallBudget int  // UserPromptSubmit recall budget in characters

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,8 +25,8 @@ import (
 const ReadCachePages = 64
 
 const (
-	// serverConnectTimeout bounds a hook's connection to the server.
-	serverConnectTimeout = 300 * time.Millisecond
+	// defaultConnectTimeout bounds a hook's connection to the server.
+	defaultConnectTimeout = 300 * time.Millisecond
 	// pushSessions is how many pending sessions a hook pushes at most
 	// (its own, when pending, counts).
 	pushSessions = 3
@@ -225,8 +226,9 @@ var errPending = errors.New("the session's local backlog is not pushed yet")
 // serveOnServer connects, pushes the spooled backlog (the session's own
 // first) and serves the event. The store is returned open unless nil.
 func (h *Handler) serveOnServer(ctx context.Context, ev Event, in Input, out io.Writer) (carryover.Store, error) {
-	cctx, cancel := context.WithTimeout(ctx, serverConnectTimeout+100*time.Millisecond)
-	st, err := postgres.Open(cctx, h.Config.DatabaseURL, postgres.Options{ConnectTimeout: serverConnectTimeout, Owner: h.Config.Owner, Team: h.Config.Team})
+	timeout := cmp.Or(h.Config.ConnectTimeout, defaultConnectTimeout)
+	cctx, cancel := context.WithTimeout(ctx, timeout+100*time.Millisecond)
+	st, err := postgres.Open(cctx, h.Config.DatabaseURL, postgres.Options{ConnectTimeout: timeout, Owner: h.Config.Owner, Team: h.Config.Team})
 	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", postgres.RedactURL(h.Config.DatabaseURL), err)
