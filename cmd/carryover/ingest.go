@@ -105,9 +105,7 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	// A store made before vectors existed gets them here at once rather than
 	// a batch per hook.
 	vectors := 0
-	bf, ok := st.(interface {
-		Backfill(context.Context, int) (int, error)
-	})
+	bf, ok := st.(carryover.Backfiller)
 	for ok {
 		n, err := bf.Backfill(ctx, sqlite.BackfillBatch*16)
 		if err != nil {
