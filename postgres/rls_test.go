@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/postgres"
+	"github.com/carryover-dev/carryover/replicate"
+	"github.com/carryover-dev/carryover/sqlite"
 	"github.com/carryover-dev/carryover/storetest"
 )
 
@@ -957,5 +960,61 @@ func TestMigrateOwnerScope(t *testing.T) {
 	}
 	if ss, err := bob.Sessions(ctx, carryover.SessionFilter{}); err != nil || slices.ContainsFunc(ss, func(s carryover.Session) bool { return s.ID == "c-1" }) {
 		t.Errorf("bob sees carol's session after the upgrade: %+v, %v", ss, err)
+	}
+}
+
+// TestRowSecurityCopy: copying an archive to the server as its owner (what
+// sync does) goes through the policies, and a teammate's session with the
+// id of one being copied neither blocks the copy nor stands in for the
+// owner's session.
+func TestRowSecurityCopy(t *testing.T) {
+	ctx := context.Background()
+	f := newRLS(t)
+	src, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "src.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	shared := storetest.Batch("a-2", "/repo", 0, 3)
+	shared.Session.Team = f.team
+	for _, b := range []carryover.Batch{storetest.Batch("a-1", "/repo", 0, 4), shared} {
+		if err := src.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.AddNote(ctx, carryover.Note{SessionID: b.Session.ID, Project: "/repo", Kind: "state", Text: "alice's state"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// bob, alice's teammate, has sessions with both ids, shared.
+	bob := f.store(t, "bob", f.team)
+	for _, id := range []string{"a-1", "a-2"} {
+		b := storetest.Batch(id, "/repo", 0, 6)
+		b.State.Offset = 99000
+		if err := bob.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	alice := f.store(t, "alice", "")
+	for range 2 {
+		if _, err := replicate.Copy(ctx, alice, src, replicate.Options{Batch: 2}); err != nil {
+			t.Fatalf("alice's copy to the server: %v", err)
+		}
+	}
+	for _, want := range []struct {
+		id     string
+		chunks int
+		team   string
+	}{{"a-1", 4, ""}, {"a-2", 3, f.team}} {
+		ss, err := alice.Session(ctx, want.id)
+		if err != nil || ss.Owner != f.r["alice"] || ss.Chunks != want.chunks || ss.Team != want.team {
+			t.Errorf("alice's %s on the server: %+v, %v; want %d chunks, team %q", want.id, ss, err, want.chunks, want.team)
+		}
+		if st, err := alice.IngestState(ctx, want.id); err != nil || st.Offset != int64(1000*want.chunks) {
+			t.Errorf("alice's ingest state of %s: %+v, %v", want.id, st, err)
+		}
+		if ns, err := alice.Notes(ctx, "", want.id); err != nil || len(ns) != 1 {
+			t.Errorf("alice's notes of %s: %+v, %v", want.id, ns, err)
+		}
 	}
 }
