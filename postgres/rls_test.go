@@ -869,12 +869,12 @@ func TestRowSecurityNoExistenceOracle(t *testing.T) {
 	}
 }
 
-// TestMigrateOwnerScope upgrades a version 2 schema holding what its
+// TestRowSecurityUpgrade upgrades a version 2 schema holding what its
 // policies let through: a teammate's rows in alice's sessions and a row
 // shared with a team its owner is not in. Alice's sessions read and ingest
 // on as before; the teammate's rows become a session of his own; the
 // outsider's row becomes private.
-func TestMigrateOwnerScope(t *testing.T) {
+func TestRowSecurityUpgrade(t *testing.T) {
 	ctx := context.Background()
 	admin := newSchema(t, serverURL(t, "CARRYOVER_TEST_DATABASE_URL"))
 	if err := postgres.MigrateTo(ctx, admin, 2); err != nil {
