@@ -743,6 +743,7 @@ func TestRowSecurityNoBlocking(t *testing.T) {
 	for _, id := range ids {
 		// bob takes every key alice's next batch writes: the session,
 		// chunks, items and compaction, through the store and by hand.
+		// Whichever of these the policies refuse, the rest must not hurt.
 		bob.Apply(ctx, next(id))
 		bob.Apply(ctx, storetest.Batch(id, "/repo", 0, 2))
 		for _, it := range next(id).Items {
