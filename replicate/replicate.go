@@ -275,9 +275,16 @@ func (c *copier) copySession(ctx context.Context, s carryover.Session) ([]carryo
 		return nil, srcState, fmt.Errorf("destination session: %w", err)
 	}
 	if exists {
-		if dstState, err = c.dst.IngestState(ctx, s.ID); err != nil {
+		dstState, err = c.dst.IngestState(ctx, s.ID)
+		if errors.Is(err, carryover.ErrNotFound) {
+			// Another owner's session of that id (a teammate's, on a
+			// shared server): the destination has none of its own.
+			exists, dstState = false, carryover.IngestState{SessionID: s.ID}
+		} else if err != nil {
 			return nil, srcState, fmt.Errorf("destination ingest state: %w", err)
 		}
+	}
+	if exists {
 		if sameState(dstState, srcState) && dstSess.Chunks >= s.Chunks {
 			// Copied completely before (the state is written last):
 			// only the session row may have news.
