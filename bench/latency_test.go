@@ -16,6 +16,11 @@ func TestLatencyCompare(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs some forty processes")
 	}
+	if raceBuild {
+		// The binary is not built with the race detector: the plain go
+		// test run covers this.
+		t.Skip("drives separate processes: run without -race")
+	}
 	exe := carryoverBinary(t)
 	other := filepath.Join(t.TempDir(), "carryover-other")
 	if err := copyFile(exe, other); err != nil {

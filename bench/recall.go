@@ -190,7 +190,7 @@ type recallBench struct {
 
 // config is the hooks' configuration on store db.
 func (b *recallBench) config(db string) hook.Config {
-	cfg := hookConfig(db, 0, b.timeout)
+	cfg := hookConfig(db, retrieve.DefaultRestoreBudget, b.timeout)
 	cfg.RecallBudget = b.budget
 	return cfg
 }

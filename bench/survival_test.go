@@ -28,6 +28,11 @@ func TestSurvivalIsTheInstalledPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("archives three 3 MB transcripts twice")
 	}
+	if raceBuild {
+		// The binary is not built with the race detector: the plain go
+		// test run covers this.
+		t.Skip("drives separate processes: run without -race")
+	}
 	exe := carryoverBinary(t)
 	const budget = 4000
 	ctx := context.Background()

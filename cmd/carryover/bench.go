@@ -46,7 +46,7 @@ func (a *app) benchSurvival(ctx context.Context, args []string) error {
 	var opt bench.SurvivalOptions
 	fl.StringVar(&opt.Items, "items", sharedPath("bench", "compaction-survival", "dev.jsonl"), "benchmark items (JSONL)")
 	fl.StringVar(&opt.Transcripts, "transcripts", sharedPath("data", "transcripts", "spotter"), "directory of the sessions' transcripts")
-	fl.IntVar(&opt.Budget, "budget", 4000, "characters of restore and of recall text")
+	fl.IntVar(&opt.Budget, "budget", retrieve.DefaultRestoreBudget, "characters of restore and of recall text")
 	fl.IntVar(&opt.K, "k", 8, "recall: top-k hits")
 	fl.DurationVar(&opt.Timeout, "hook-timeout", bench.DefaultHookTimeout, "the hooks' deadline")
 	asJSON := fl.Bool("json", false, "print JSON")
