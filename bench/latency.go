@@ -273,7 +273,10 @@ func (b *latencyBench) run(m measurement, bin, i int) (float64, float64, error) 
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, io.Discard
-	cmd.Env = append(os.Environ(), "CARRYOVER_LOG="+filepath.Join(b.tmp, fmt.Sprintf("bench-%d.log", bin)))
+	// The deadline is generous: a hook stopped by it would time the
+	// deadline, not the work.
+	cmd.Env = append(os.Environ(), "CARRYOVER_LOG="+filepath.Join(b.tmp, fmt.Sprintf("bench-%d.log", bin)),
+		"CARRYOVER_HOOK_TIMEOUT="+DefaultHookTimeout.String())
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		return 0, 0, fmt.Errorf("bench %s: %s: %w", m.name, b.exes[bin], err)
