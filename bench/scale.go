@@ -1,7 +1,6 @@
-package main
+package bench
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,14 +12,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -31,8 +28,8 @@ import (
 	"github.com/carryover-dev/carryover/transcript"
 )
 
-// scaleResult is what `bench scale` measured.
-type scaleResult struct {
+// ScaleResult is what Scale measured.
+type ScaleResult struct {
 	Chunks       int          `json:"chunks"`
 	Sessions     int          `json:"sessions"`
 	Projects     int          `json:"projects"`
@@ -40,7 +37,8 @@ type scaleResult struct {
 	ChunksPerS   float64      `json:"chunks_per_s"`
 	StoreMB      float64      `json:"store_mb"`
 	Vocabulary   int          `json:"vocabulary_lines"`
-	Measurements []latencyRow `json:"latency"`
+	Measurements []LatencyRow `json:"latency"`
+	Runs         int          `json:"-"`
 }
 
 // Queries and prompts of the scale benchmark: one of each kind is made of
@@ -58,160 +56,161 @@ var (
 	}
 )
 
-func (a *app) benchScale(ctx context.Context, args []string) error {
-	fl := a.newFlags("bench scale")
-	n := fl.Int("chunks", 100000, "chunks to generate")
-	dir := fl.String("dir", "", "directory of the generated store (default: a temporary one, removed unless --keep)")
-	keep := fl.Bool("keep", false, "keep the store, and measure an existing one again without generating it")
-	src := fl.String("transcripts", filepath.Join("..", "shared", "data", "transcripts", "spotter"), "transcripts whose chunks give the vocabulary")
-	perSession := fl.Int("per-session", 2000, "chunks per session")
-	projects := fl.Int("projects", 4, "projects the sessions are spread over")
-	batch := fl.Int("batch", 500, "chunks per Apply")
-	workers := fl.Int("workers", runtime.NumCPU(), "sessions generated and applied at once (embedding runs in parallel, writes one at a time)")
-	runs := fl.Int("runs", 15, "runs per measurement")
-	exe := fl.String("exe", "", "binary to measure (default: this one)")
-	asJSON := fl.Bool("json", false, "print JSON")
-	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the generation to this file")
-	measureDB := fl.String("measure-db", "", "internal: only measure this store and print the rows as JSON")
-	if _, err := parseInterspersed(fl, args); err != nil {
-		return err
+// ScaleOptions configure Scale.
+type ScaleOptions struct {
+	Plan ScalePlan
+	// Dir holds the generated store (default: a temporary directory).
+	Dir string
+	// Keep keeps the store, and measures an existing one again without
+	// generating it.
+	Keep        bool
+	Transcripts string // transcripts whose chunks give the vocabulary
+	Workers     int    // sessions generated and applied at once
+	Runs        int    // runs per measurement
+	Exe         string // the binary measured
+	CPUProfile  string // a CPU profile of the generation goes here
+	Log         io.Writer
+}
+
+// Scale generates an archive of real transcripts' text through
+// Store.Apply and measures the recall hook and `carryover search` on it,
+// in whole processes of opt.Exe.
+func Scale(ctx context.Context, opt ScaleOptions) (*ScaleResult, error) {
+	plan := opt.Plan
+	if plan.Chunks < 1 || plan.PerSession < 2 || plan.Projects < 1 || plan.Batch < 1 || opt.Workers < 1 || opt.Runs < 1 {
+		return nil, fmt.Errorf("bench scale: chunks, projects, batch, workers and runs must be positive, per-session at least 2")
 	}
-	if *exe == "" {
-		e, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		*exe = e
-	}
-	if *measureDB != "" {
-		plan := scalePlan{chunks: *n, perSession: *perSession, projects: *projects}
-		rows, err := measureScale(*exe, *measureDB, plan, *runs)
-		if err != nil {
-			return err
-		}
-		return json.NewEncoder(a.stdout).Encode(rows)
-	}
-	if *n < 1 || *perSession < 2 || *projects < 1 || *batch < 1 || *workers < 1 || *runs < 1 {
-		return usageErr{"bench scale: --chunks, --projects, --batch, --workers and --runs must be positive, --per-session at least 2"}
-	}
-	voc, err := loadVocabulary(*src)
+	voc, err := loadVocabulary(opt.Transcripts)
 	if err != nil {
-		return hintErr{err, "pass --transcripts (real sessions beside the repo give the vocabulary)"}
+		return nil, err
+	}
+	logf := func(format string, args ...any) {
+		if opt.Log != nil {
+			fmt.Fprintf(opt.Log, format, args...)
+		}
 	}
 
 	tmp, err := os.MkdirTemp("", "carryover-scale-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	storeDir := *dir
+	storeDir := opt.Dir
 	if storeDir == "" {
 		storeDir = filepath.Join(tmp, "store")
 	}
 	_, statErr := os.Stat(storeDir)
 	if err := os.MkdirAll(storeDir, 0o700); err != nil {
-		return err
+		return nil, err
 	}
-	db := filepath.Join(storeDir, fmt.Sprintf("scale-%d.db", *n))
-	if *keep {
-		fmt.Fprintf(a.stderr, "carryover: store kept at %s\n", db)
+	db := filepath.Join(storeDir, fmt.Sprintf("scale-%d.db", plan.Chunks))
+	if opt.Keep {
+		logf("carryover: store kept at %s\n", db)
 	} else {
-		// Only what this run created goes: --dir may hold other files.
+		// Only what this run created goes: Dir may hold other files.
 		defer func() {
-			for _, suffix := range []string{"", "-wal", "-shm"} {
-				os.Remove(db + suffix)
-			}
+			removeStore(db)
 			if os.IsNotExist(statErr) {
 				os.Remove(storeDir)
 			}
 		}()
 	}
 
-	plan := scalePlan{chunks: *n, perSession: *perSession, projects: *projects, batch: *batch}
-	res := scaleResult{Chunks: *n, Sessions: plan.sessions(), Projects: min(*projects, plan.sessions()), Vocabulary: len(voc.lines)}
-	if size(db) > 0 && *keep {
-		fmt.Fprintf(a.stderr, "carryover: reusing %s (ingest not measured)\n", db)
+	res := &ScaleResult{Chunks: plan.Chunks, Sessions: plan.sessions(), Projects: min(plan.Projects, plan.sessions()),
+		Vocabulary: len(voc.lines), Runs: opt.Runs}
+	if fileSize(db) > 0 && opt.Keep {
+		logf("carryover: reusing %s (ingest not measured)\n", db)
 	} else {
 		os.Remove(db)
-		if *cpuProfile != "" {
-			f, err := os.Create(*cpuProfile)
+		if opt.CPUProfile != "" {
+			f, err := os.Create(opt.CPUProfile)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			defer f.Close()
 			if err := pprof.StartCPUProfile(f); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		start := time.Now()
-		if err := generateArchive(ctx, db, voc, plan, *workers); err != nil {
-			return err
+		if err := generateArchive(ctx, db, voc, plan, opt.Workers); err != nil {
+			return nil, err
 		}
 		res.IngestS = time.Since(start).Seconds()
 		pprof.StopCPUProfile()
-		res.ChunksPerS = float64(*n) / res.IngestS
+		res.ChunksPerS = float64(plan.Chunks) / res.IngestS
 	}
-	res.StoreMB = float64(size(db)+size(db+"-wal")) / (1 << 20)
-	if res.Measurements, err = a.measureScaleChild(ctx, *exe, db, plan, *runs); err != nil {
-		return err
+	res.StoreMB = float64(fileSize(db)+fileSize(db+"-wal")) / (1 << 20)
+	if res.Measurements, err = measureScaleChild(ctx, opt.Exe, db, plan, opt.Runs, opt.Log); err != nil {
+		return nil, err
 	}
+	return res, nil
+}
 
-	if *asJSON {
-		return json.NewEncoder(a.stdout).Encode(res)
-	}
-	fmt.Fprintf(a.stdout, "scale: %d chunks in %d sessions of %d projects (vocabulary: %d lines of real chunks)\n",
-		res.Chunks, res.Sessions, res.Projects, res.Vocabulary)
-	fmt.Fprintf(a.stdout, "ingest through Store.Apply (with vectors): %.1f s, %.0f chunks/s; store %.1f MB\n\n",
-		res.IngestS, res.ChunksPerS, res.StoreMB)
-	fmt.Fprintf(a.stdout, "whole-process latency, %d runs each (median / p90 / max RSS)\n\n", *runs)
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+// Print writes what Scale measured.
+func (r *ScaleResult) Print(w io.Writer) error {
+	fmt.Fprintf(w, "scale: %d chunks in %d sessions of %d projects (vocabulary: %d lines of real chunks)\n",
+		r.Chunks, r.Sessions, r.Projects, r.Vocabulary)
+	fmt.Fprintf(w, "ingest through Store.Apply (with vectors): %.1f s, %.0f chunks/s; store %.1f MB\n\n",
+		r.IngestS, r.ChunksPerS, r.StoreMB)
+	fmt.Fprintf(w, "whole-process latency, %d runs each (median / p90 / max RSS)\n\n", r.Runs)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "measurement\tmedian\tp90\tRSS\t")
-	for _, r := range res.Measurements {
-		fmt.Fprintf(tw, "%s\t%.1f ms\t%.1f ms\t%.1f MB\t%s\n", r.Name, r.MedianMS, r.P90MS, r.MaxRSSMB, r.Note)
+	for _, row := range r.Measurements {
+		fmt.Fprintf(tw, "%s\t%.1f ms\t%.1f ms\t%.1f MB\t%s\n", row.Name, row.MedianMS, row.P90MS, row.MaxRSSMB, row.Note)
 	}
 	return tw.Flush()
 }
 
 // measureScaleChild measures in a child process (bench scale
-// --measure-db): a process's maximum RSS starts at its parent's peak when
-// the parent execs it (Linux carries the high-water mark across exec), and
-// this process's peak, after generating the archive, is not the hook's.
-// The child is the measured binary itself.
-func (a *app) measureScaleChild(ctx context.Context, exe, db string, plan scalePlan, runs int) ([]latencyRow, error) {
+// --measure-db, which calls MeasureScale): a process's maximum RSS starts
+// at its parent's peak when the parent execs it (Linux carries the
+// high-water mark across exec), and this process's peak, after generating
+// the archive, is not the hook's. The child is the measured binary itself.
+func measureScaleChild(ctx context.Context, exe, db string, plan ScalePlan, runs int, stderr io.Writer) ([]LatencyRow, error) {
 	cmd := exec.CommandContext(ctx, exe, "bench", "scale", "--measure-db", db, "--exe", exe,
-		"--chunks", strconv.Itoa(plan.chunks), "--per-session", strconv.Itoa(plan.perSession),
-		"--projects", strconv.Itoa(plan.projects), "--runs", strconv.Itoa(runs))
-	cmd.Stderr = a.stderr
+		"--chunks", strconv.Itoa(plan.Chunks), "--per-session", strconv.Itoa(plan.PerSession),
+		"--projects", strconv.Itoa(plan.Projects), "--runs", strconv.Itoa(runs))
+	cmd.Stderr = stderr
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("bench scale: measure: %w", err)
 	}
-	var rows []latencyRow
+	var rows []LatencyRow
 	if err := json.Unmarshal(out, &rows); err != nil {
 		return nil, fmt.Errorf("bench scale: measure: %w", err)
 	}
 	return rows, nil
 }
 
-// measureScale runs the recall hook and searches over the store db.
-func measureScale(exe, db string, plan scalePlan, runs int) ([]latencyRow, error) {
+// MeasureScale runs the recall hook and searches over the generated store
+// db, whole processes of exe.
+func MeasureScale(exe, db string, plan ScalePlan, runs int) ([]LatencyRow, error) {
 	tmp, err := os.MkdirTemp("", "carryover-scale-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	b := &latencyBench{exe: exe, tmp: tmp, runs: runs}
-	rows := []latencyRow{b.measure("version", nil, func(int) []string { return []string{"version"} }, nil)}
+	b := &latencyBench{exes: []string{exe}, tmp: tmp, runs: runs}
+	version, err := b.measure(measurement{name: "version", argv: func(int, int) []string { return []string{"version"} }})
+	if err != nil {
+		return nil, err
+	}
+	rows := []LatencyRow{version}
 	for _, p := range scalePrompts {
 		// Each run is the first prompt after the compaction of another
 		// session: a session's later prompts skip what was injected already.
-		row, err := b.measureStdin(p.name, []string{"--db", db, "hook", "user-prompt-submit"}, func(i int) []byte {
-			s := (i + 1) % plan.sessions()
-			payload, _ := json.Marshal(map[string]string{
-				"session_id": plan.sessionID(s), "transcript_path": filepath.Join(tmp, plan.sessionID(s)+".jsonl"),
-				"cwd": plan.project(s), "hook_event_name": "UserPromptSubmit", "prompt": p.prompt,
-			})
-			return payload
+		row, err := b.measure(measurement{
+			name: p.name,
+			argv: func(int, int) []string { return []string{"--db", db, "hook", "user-prompt-submit"} },
+			stdin: func(i int) []byte {
+				s := (i + 1) % plan.sessions()
+				payload, _ := json.Marshal(map[string]string{
+					"session_id": plan.sessionID(s), "transcript_path": filepath.Join(tmp, plan.sessionID(s)+".jsonl"),
+					"cwd": plan.project(s), "hook_event_name": "UserPromptSubmit", "prompt": p.prompt,
+				})
+				return payload
+			},
 		})
 		if err != nil {
 			return nil, err
@@ -219,45 +218,18 @@ func measureScale(exe, db string, plan scalePlan, runs int) ([]latencyRow, error
 		rows = append(rows, row)
 	}
 	for _, q := range scaleQueries {
-		rows = append(rows, b.measure(q.name, nil,
-			func(int) []string { return []string{"--db", db, "search", q.query, "--json"} }, nil))
-	}
-	if b.err != nil {
-		return nil, b.err
+		row, err := b.measure(measurement{name: q.name,
+			argv: func(int, int) []string { return []string{"--db", db, "search", q.query, "--json"} }})
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
 	}
 	for i := range rows[1:] {
 		r := &rows[i+1]
 		r.Note = fmt.Sprintf("%.1f× version", r.MedianMS/rows[0].MedianMS)
 	}
 	return rows, nil
-}
-
-// measureStdin is latencyBench.measure with another stdin for each run
-// (-1 is the warm-up).
-func (b *latencyBench) measureStdin(name string, argv []string, stdin func(i int) []byte) (latencyRow, error) {
-	row := latencyRow{Name: name, Runs: b.runs}
-	var times []float64
-	for i := -1; i < b.runs; i++ {
-		cmd := exec.Command(b.exe, argv...)
-		cmd.Stdin = bytes.NewReader(stdin(i))
-		cmd.Env = append(os.Environ(), "CARRYOVER_LOG="+filepath.Join(b.tmp, "bench.log"))
-		start := time.Now()
-		if err := cmd.Run(); err != nil {
-			return row, fmt.Errorf("bench %s: %w", name, err)
-		}
-		el := time.Since(start)
-		if i < 0 {
-			continue
-		}
-		times = append(times, float64(el.Microseconds())/1000)
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			row.MaxRSSMB = max(row.MaxRSSMB, float64(ru.Maxrss)/1024)
-		}
-	}
-	sort.Float64s(times)
-	row.MedianMS = times[len(times)/2]
-	row.P90MS = times[min(len(times)-1, len(times)*9/10)]
-	return row, nil
 }
 
 // vocabulary is what generated chunks are made of: real chunks' lines,
@@ -340,29 +312,29 @@ func chunkFile(path string) (chunk.Result, error) {
 	return chunk.Build(sid, filepath.Dir(path), entries, chunk.NewCursor(), chunk.Options{}), nil
 }
 
-// scalePlan lays out the generated archive: sessions of perSession chunks
-// (the last may be shorter), spread round-robin over projects, each
-// compacted once half-way.
-type scalePlan struct {
-	chunks, perSession, projects, batch int
+// ScalePlan lays out the generated archive: sessions of PerSession chunks
+// (the last may be shorter), spread round-robin over Projects, each
+// compacted once half-way, written Batch chunks per Apply.
+type ScalePlan struct {
+	Chunks, PerSession, Projects, Batch int
 }
 
-func (p scalePlan) sessions() int { return (p.chunks + p.perSession - 1) / p.perSession }
+func (p ScalePlan) sessions() int { return (p.Chunks + p.PerSession - 1) / p.PerSession }
 
-func (p scalePlan) sessionID(i int) string {
+func (p ScalePlan) sessionID(i int) string {
 	h := sha256.Sum256(fmt.Appendf(nil, "scale-session-%d", i))
 	x := hex.EncodeToString(h[:16])
 	return x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
 }
 
-func (p scalePlan) project(session int) string {
-	return fmt.Sprintf("/home/dev/src/project-%d", session%p.projects)
+func (p ScalePlan) project(session int) string {
+	return fmt.Sprintf("/home/dev/src/project-%d", session%p.Projects)
 }
 
 // generateArchive writes the planned sessions through Store.Apply, workers
 // sessions at a time: Apply embeds before it takes the write lock, so the
 // embedding of one batch overlaps another's write.
-func generateArchive(ctx context.Context, db string, voc *vocabulary, plan scalePlan, workers int) error {
+func generateArchive(ctx context.Context, db string, voc *vocabulary, plan ScalePlan, workers int) error {
 	st, err := sqlite.Open(ctx, db, sqlite.Options{BusyTimeout: time.Minute})
 	if err != nil {
 		return err
@@ -403,10 +375,10 @@ feed:
 	return genErr
 }
 
-// generateSession writes session s in batches of plan.batch chunks.
-func generateSession(ctx context.Context, st *sqlite.Store, voc *vocabulary, plan scalePlan, s int) error {
+// generateSession writes session s in batches of plan.Batch chunks.
+func generateSession(ctx context.Context, st *sqlite.Store, voc *vocabulary, plan ScalePlan, s int) error {
 	rng := rand.New(rand.NewPCG(uint64(s), 0x5ca1e))
-	n := min(plan.perSession, plan.chunks-s*plan.perSession)
+	n := min(plan.PerSession, plan.Chunks-s*plan.PerSession)
 	sid, project := plan.sessionID(s), plan.project(s)
 	base := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC).Add(time.Duration(s) * 3 * time.Hour)
 	half := n / 2
@@ -442,7 +414,7 @@ func generateSession(ctx context.Context, st *sqlite.Store, voc *vocabulary, pla
 				PreTokens: 160000, PostTokens: 9000, Line: c.FirstLine - 1, Time: c.Start,
 				Summary: "This session is being continued from a previous conversation.\n" + genText(rng, voc, 1500)})
 		}
-		if len(b.Chunks) == plan.batch || seq == n-1 {
+		if len(b.Chunks) == plan.Batch || seq == n-1 {
 			sess.Updated, sess.Turns = c.End, turn+1
 			b.Session = sess
 			b.State = carryover.IngestState{SessionID: sid, Path: sess.TranscriptPath, FileID: "generated", Line: c.LastLine}

@@ -1,10 +1,11 @@
-package main
+package bench
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/embedding"
+	"github.com/carryover-dev/carryover/retrieve"
 	"github.com/carryover-dev/carryover/sqlite"
 )
 
@@ -39,11 +41,12 @@ var locomoRankers = []string{"bm25", "seedhash", "hashed", "hashed_ctx", "fused"
 //     embedded with the conversation's IDF (Hashed.EmbedQuery with embedding.DF).
 //   - hashed_ctx: the same, each turn's vector plus neighbourW times its
 //     neighbours' (withNeighbours).
-//   - fused: the product's hybrid search, sqlite.Store.Search as
-//     `carryover search --session` calls it: BM25 candidates reranked by a
-//     blend with the cosine of their stored vectors, their parent turn's
-//     score and the turn's score as one document, taken with fewer repeats
-//     of one turn (see sqlite/hybrid.go).
+//   - fused: the product's search, retrieve.Search as `carryover search
+//     --session` and the MCP search tool call it: the store's BM25
+//     candidates reranked by a blend with the cosine of their stored
+//     vectors, their parent turn's score and the turn's score as one
+//     document, taken with fewer repeats of one turn (see
+//     sqlite/hybrid.go), duplicates dropped.
 //
 // hashed and hashed_ctx score every turn of the conversation, which the
 // product does not (a hook cannot read every vector); they show what the
@@ -51,6 +54,7 @@ var locomoRankers = []string{"bm25", "seedhash", "hashed", "hashed_ctx", "fused"
 const (
 	neighbourW  = 0.5
 	locomoPool  = 100 // hits each dense ranker returns
+	locomoTop   = 10  // hits of the fused ranker: the largest k scored
 	locomoStore = "locomo"
 )
 
@@ -110,16 +114,16 @@ type locomoMeans struct {
 	SessionR10 float64 `json:"session_r10"`
 }
 
-// locomoResult holds the scores by evidence set ("original", "corrected"),
+// LocomoResult holds the scores by evidence set ("original", "corrected"),
 // ranker and category (0 for all of 1–4).
-type locomoResult struct {
+type LocomoResult struct {
 	Conversations, Turns int
 	Replaced             int // questions whose evidence the audit corrected
 	Scores               map[string]map[string]map[int]*locomoScores
 	Elapsed              time.Duration
 }
 
-func (r *locomoResult) score(set, ranker string, cat int) *locomoScores {
+func (r *LocomoResult) score(set, ranker string, cat int) *locomoScores {
 	if r.Scores[set] == nil {
 		r.Scores[set] = map[string]map[int]*locomoScores{}
 	}
@@ -134,52 +138,45 @@ func (r *locomoResult) score(set, ranker string, cat int) *locomoScores {
 	return s
 }
 
-func (a *app) benchLocomo(ctx context.Context, args []string) error {
-	fl := a.newFlags("bench locomo")
-	dir := filepath.Join("..", "shared", "data", "locomo")
-	dataPath := fl.String("data", filepath.Join(dir, "locomo10.json"), "LoCoMo conversations and questions (locomo10.json)")
-	auditPath := fl.String("audit", filepath.Join(dir, "locomo-audit-errors.json"), "audit of the ground truth (errors.json of locomo-audit); \"\" for none")
-	asJSON := fl.Bool("json", false, "print JSON")
-	if _, err := parseInterspersed(fl, args); err != nil {
-		return err
-	}
-	convs, err := readLocomo(*dataPath)
+// LocomoOptions configure Locomo.
+type LocomoOptions struct {
+	Data  string // LoCoMo conversations and questions (locomo10.json)
+	Audit string // audit of the ground truth (errors.json of locomo-audit); "" for none
+}
+
+// Locomo scores every ranker on LoCoMo's questions of categories 1–4,
+// each conversation indexed into a real store.
+func Locomo(ctx context.Context, opt LocomoOptions) (*LocomoResult, error) {
+	convs, err := readLocomo(opt.Data)
 	if err != nil {
-		return hintErr{err, "pass --data (the benchmark lives in the shared data folder beside the repo)"}
+		return nil, err
 	}
 	audit := map[string][]string{}
-	if *auditPath != "" {
-		if audit, err = readLocomoAudit(*auditPath); err != nil {
-			return hintErr{err, "pass --audit, or --audit '' to score the original evidence only"}
+	if opt.Audit != "" {
+		if audit, err = readLocomoAudit(opt.Audit); err != nil {
+			return nil, err
 		}
 	}
 	tmp, err := os.MkdirTemp("", "carryover-locomo-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	res, err := runLocomo(ctx, filepath.Join(tmp, "locomo.db"), convs, audit)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return json.NewEncoder(a.stdout).Encode(res.json())
-	}
-	return res.print(a)
+	return runLocomo(ctx, filepath.Join(tmp, "locomo.db"), convs, audit)
 }
 
 // runLocomo indexes every conversation into a new store at dbPath and
 // scores every ranker on every question of categories 1–4. audit maps
 // question ids ("locomo_<conversation>_qa<question>", both 0-based) to
 // corrected evidence.
-func runLocomo(ctx context.Context, dbPath string, convs []locomoConv, audit map[string][]string) (*locomoResult, error) {
+func runLocomo(ctx context.Context, dbPath string, convs []locomoConv, audit map[string][]string) (*LocomoResult, error) {
 	start := time.Now()
 	st, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("bench locomo: %w", err)
 	}
 	defer st.Close()
-	res := &locomoResult{Conversations: len(convs), Scores: map[string]map[string]map[int]*locomoScores{}}
+	res := &LocomoResult{Conversations: len(convs), Scores: map[string]map[string]map[int]*locomoScores{}}
 	hashed, seed := embedding.DefaultHashed(), embedding.SeedHash{}
 	for ci, c := range convs {
 		turns, err := c.turns()
@@ -216,17 +213,24 @@ func runLocomo(ctx context.Context, dbPath string, convs []locomoConv, audit map
 			if len(sets["original"]) == 0 && len(sets["corrected"]) == 0 {
 				continue
 			}
-			// One product search: its order is the fused ranker; its
-			// BM25 parts, re-sorted, the bm25 ranker (the search reranks
-			// its whole candidate pool, so asking for the pool returns
-			// every BM25 candidate).
+			// The store's search: its BM25 parts, re-sorted, are the bm25
+			// ranker (it reranks its whole candidate pool, so asking for
+			// the pool returns every BM25 candidate).
 			hits, err := st.Search(ctx, carryover.Query{Text: qa.Question, SessionID: sid, Limit: sqlite.HybridPool})
 			if err != nil {
 				return nil, fmt.Errorf("bench locomo %s: %w", c.SampleID, err)
 			}
-			fused := make([]int, 0, len(hits))
-			for _, h := range hits {
-				fused = append(fused, h.Chunk.FirstLine-1)
+			// The fused ranker is the search `carryover search` and the
+			// MCP search tool run, its top 10 in full.
+			rs, err := retrieve.Search(ctx, st, retrieve.SearchRequest{
+				Query: carryover.Query{Text: qa.Question, SessionID: sid, Limit: locomoTop}, Budget: 1 << 20,
+			})
+			if err != nil {
+				return nil, fmt.Errorf("bench locomo %s: %w", c.SampleID, err)
+			}
+			fused := make([]int, 0, len(rs))
+			for _, r := range rs {
+				fused = append(fused, r.Lines[0]-1)
 			}
 			slices.SortStableFunc(hits, func(a, b carryover.Hit) int {
 				if c := cmp.Compare(b.BM25, a.BM25); c != 0 {
@@ -413,11 +417,9 @@ func readLocomoAudit(path string) (map[string][]string, error) {
 	return out, nil
 }
 
-// locomoJSON is the --json shape: rankers' figures on the original evidence
+// JSON is the --json shape: rankers' figures on the original evidence
 // (categories 1–4), and the same under "corrected".
-type locomoJSON map[string]any
-
-func (r *locomoResult) json() locomoJSON {
+func (r *LocomoResult) JSON() map[string]any {
 	set := func(name string) map[string]locomoMeans {
 		out := map[string]locomoMeans{}
 		for _, rk := range locomoRankers {
@@ -427,7 +429,7 @@ func (r *locomoResult) json() locomoJSON {
 		}
 		return out
 	}
-	out := locomoJSON{}
+	out := map[string]any{}
 	for rk, m := range set("original") {
 		out[rk] = m
 	}
@@ -435,27 +437,28 @@ func (r *locomoResult) json() locomoJSON {
 	return out
 }
 
-func (r *locomoResult) print(a *app) error {
+// Print writes the tables.
+func (r *LocomoResult) Print(w io.Writer) error {
 	orig := r.Scores["original"]["bm25"][0]
 	corr := r.Scores["corrected"]["bm25"][0]
 	if orig == nil {
 		return fmt.Errorf("bench locomo: no questions with evidence")
 	}
-	fmt.Fprintf(a.stdout, "LoCoMo retrieval: %d conversations, %d turns, %d questions of categories 1-4 (%d with audit-corrected evidence), %.1fs\n",
+	fmt.Fprintf(w, "LoCoMo retrieval: %d conversations, %d turns, %d questions of categories 1-4 (%d with audit-corrected evidence), %.1fs\n",
 		r.Conversations, r.Turns, orig.N, r.Replaced, r.Elapsed.Seconds())
-	fmt.Fprintf(a.stdout, "turn R@k: fraction of a question's evidence turns among the top k; session R@k: fraction of its evidence sessions\n")
-	fmt.Fprintf(a.stdout, "with a turn in the top k; both averaged over questions. hashed: %s, query idf from the conversation;\n", embedding.DefaultHashed().Name())
-	fmt.Fprintf(a.stdout, "hashed_ctx: turn vector + %g x neighbours'; fused: the product's search within the conversation (BM25 top %d reranked\n",
+	fmt.Fprintf(w, "turn R@k: fraction of a question's evidence turns among the top k; session R@k: fraction of its evidence sessions\n")
+	fmt.Fprintf(w, "with a turn in the top k; both averaged over questions. hashed: %s, query idf from the conversation;\n", embedding.DefaultHashed().Name())
+	fmt.Fprintf(w, "hashed_ctx: turn vector + %g x neighbours'; fused: the product's search within the conversation (BM25 top %d reranked\n",
 		neighbourW, sqlite.HybridPool)
-	fmt.Fprintf(a.stdout, "with stored vectors, parent turns and each LoCoMo session scored as one document).\n")
+	fmt.Fprintf(w, "with stored vectors, parent turns and each LoCoMo session scored as one document).\n")
 	cats := []string{"all", "1 multi-hop", "2 temporal", "3 open-domain", "4 single-hop"}
 	for _, set := range []string{"original", "corrected"} {
 		n := orig.N
 		if set == "corrected" && corr != nil {
 			n = corr.N
 		}
-		fmt.Fprintf(a.stdout, "\n%s evidence (%d questions)\n", set, n)
-		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(w, "\n%s evidence (%d questions)\n", set, n)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "ranker\tcategory\tquestions\tturn R@5\tturn R@10\tsession R@5\tsession R@10\t")
 		for _, rk := range locomoRankers {
 			for cat, label := range cats {

@@ -1,8 +1,7 @@
-package main
+package bench
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -11,14 +10,7 @@ import (
 // repository, skipping the test when it is absent unless CI=true.
 func locomoData(tb testing.TB) string {
 	tb.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "data", "locomo")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("shared data missing at %s: %v", dir, err)
-		}
-		tb.Skipf("shared data not found at %s (a checkout of the repository alone has none)", dir)
-	}
-	return dir
+	return sharedDir(tb, "data", "locomo")
 }
 
 // TestLocomoOneConversation runs the LoCoMo retrieval benchmark on the first
