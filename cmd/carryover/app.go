@@ -40,9 +40,6 @@ type app struct {
 	log            *slog.Logger
 	logClose       func()
 	redactor       *redact.Redactor // built-in detectors and the configured patterns
-	// corrupt records that a hook step found the store damaged, though
-	// the step carried on (see handleHook).
-	corrupt bool
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
