@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/carryover-dev/carryover/bench"
 	"github.com/carryover-dev/carryover/retrieve"
@@ -20,7 +21,7 @@ const sharedHint = "the benchmark lives in the shared data folder beside the rep
 
 func (a *app) cmdBench(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageErr{"bench: give latency, survival, locomo, recall or scale"}
+		return usageErr{"bench: give needed, survival, recall, latency, locomo or scale"}
 	}
 	switch args[0] {
 	case "latency":
@@ -33,8 +34,10 @@ func (a *app) cmdBench(ctx context.Context, args []string) error {
 		return a.benchRecall(ctx, args[1:])
 	case "scale":
 		return a.benchScale(ctx, args[1:])
+	case "needed":
+		return a.benchNeeded(ctx, args[1:])
 	}
-	return usageErr{fmt.Sprintf("bench: unknown benchmark %q (latency, survival, locomo, recall, scale)", args[0])}
+	return usageErr{fmt.Sprintf("bench: unknown benchmark %q (needed, survival, recall, latency, locomo, scale)", args[0])}
 }
 
 func sharedPath(elem ...string) string {
@@ -207,3 +210,52 @@ func (a *app) benchScale(ctx context.Context, args []string) error {
 	}
 	return res.Print(a.stdout)
 }
+
+func (a *app) benchNeeded(ctx context.Context, args []string) error {
+	fl := a.newFlags("bench needed")
+	opt := bench.NeededOptions{}
+	fl.IntVar(&opt.Budget, "budget", retrieve.DefaultRestoreBudget, "characters of restore")
+	fl.DurationVar(&opt.Timeout, "hook-timeout", bench.DefaultHookTimeout, "the hooks' deadline")
+	all := fl.Bool("all", false, "your own sessions (Claude Code's transcripts under ~/.claude/projects)")
+	var transcripts stringList
+	fl.Var(&transcripts, "transcripts", "a transcript or a directory of them (repeatable; default: the spotter sessions beside the repo)")
+	asJSON := fl.Bool("json", false, "print JSON")
+	show := fl.Bool("show", false, "list the identifiers each restore missed")
+	pos, err := parseInterspersed(fl, args)
+	if err != nil {
+		return err
+	}
+	opt.Paths = append(transcripts, pos...)
+	if *all {
+		opt.Paths = append(opt.Paths, claudeProjectsDir(a.getenv))
+	}
+	if len(opt.Paths) == 0 {
+		opt.Paths = []string{sharedPath("data", "transcripts", "spotter")}
+	}
+	if opt.Budget <= 0 {
+		return usageErr{"bench needed: --budget must be positive"}
+	}
+	for _, p := range opt.Paths {
+		if _, err := os.Stat(p); err != nil {
+			return hintErr{err, "pass --transcripts or --all (the default sessions live in the shared data folder beside the repo)"}
+		}
+	}
+	opt.Progress = func(path string) { a.log.Info("bench needed", "transcript", path) }
+	res, err := bench.Needed(ctx, opt)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"budget": res.Budget, "rows": res.Rows,
+			"real": res.Summary(false), "simulated": res.Summary(true)})
+	}
+	return res.Print(a.stdout, *show)
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
