@@ -38,7 +38,12 @@ func (a *app) cmdHook(ctx context.Context, args []string) int {
 		a.log.Error("hook: unknown event", "event", args[0])
 		return 0
 	}
-	cfg := a.loadConfig(a.getenv("CLAUDE_PROJECT_DIR"))
+	cfg, err := a.loadConfig(a.getenv("CLAUDE_PROJECT_DIR"))
+	if err != nil {
+		// No absolute place for the store: doing nothing beats a store in the project.
+		a.log.Error("hook: nothing done", "event", ev, "err", err)
+		return 0
+	}
 	timeout := cfg.HookTimeout
 	if ev == hook.SessionEnd {
 		timeout = cfg.SessionEndTimeout

@@ -179,8 +179,15 @@ func (a *app) statusLine(ctx context.Context, data []byte) string {
 		return strings.Join(parts, " · ")
 	}
 	dir := cmp.Or(in.Workspace.ProjectDir, in.Cwd)
-	cfg := a.loadConfig(dir)
-	path := filepath.Join(xdgDir(a.getenv, "XDG_STATE_HOME", filepath.Join(".local", "state")), "statusline", in.SessionID+".json")
+	cfg, err := a.loadConfig(dir)
+	if err == nil && cfg.Dirs.State == "" {
+		err = errors.New("no place for the status line's state: set HOME or XDG_STATE_HOME to an absolute path")
+	}
+	if err != nil {
+		a.logError("statusline", err)
+		return strings.Join(parts, " · ")
+	}
+	path := filepath.Join(cfg.Dirs.State, "statusline", in.SessionID+".json")
 	old := readStatusState(path)
 	st := old
 
