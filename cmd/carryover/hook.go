@@ -305,7 +305,7 @@ func (a *app) runHookEvent(ctx context.Context, cfg config, st carryover.Store, 
 	case hook.UserPromptSubmit:
 		return a.onUserPrompt(ctx, cfg, st, in, out)
 	case hook.PreCompact:
-		return a.onPreCompact(ctx, st, in, out)
+		return a.onPreCompact(ctx, cfg, st, in, out)
 	default: // PostCompact, Stop, SessionEnd, PostToolUse: archive what is new.
 		_, err := a.ingestHook(ctx, st, in)
 		return err
@@ -453,7 +453,7 @@ func (a *app) onUserPrompt(ctx context.Context, cfg config, st carryover.Store, 
 	return a.inject(ctx, st, hook.UserPromptSubmit, "UserPromptSubmit", in, sess.Project, sess.Windows, blk, out)
 }
 
-func (a *app) onPreCompact(ctx context.Context, st carryover.Store, in hook.Input, out io.Writer) error {
+func (a *app) onPreCompact(ctx context.Context, cfg config, st carryover.Store, in hook.Input, out io.Writer) error {
 	rep, err := a.ingestLogged(ctx, st, in)
 	if err != nil {
 		return err
@@ -461,6 +461,9 @@ func (a *app) onPreCompact(ctx context.Context, st carryover.Store, in hook.Inpu
 	text, err := retrieve.Instructions(ctx, st, in.SessionID, rep.Window)
 	if err != nil {
 		return fmt.Errorf("instructions: %w", err)
+	}
+	if cfg.CompactInstructions != "" {
+		text = strings.TrimRight(text, "\n") + "\n\n" + cfg.CompactInstructions
 	}
 	text, _ = a.redact(text) // defence in depth: the store holds masked text already
 	if _, err := io.WriteString(out, text+"\n"); err != nil {
