@@ -4,10 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -383,28 +381,6 @@ func TestNoHome(t *testing.T) {
 	}
 }
 
-// TestSpecialFile: a FIFO in place of the project's file is refused
-// without waiting for a writer.
-func TestSpecialFile(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no FIFOs")
-	}
-	s := newSetup(t, "", "")
-	if err := syscall.Mkfifo(s.projectFile(), 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	done := make(chan Config, 1)
-	go func() { done <- s.load(t) }()
-	select {
-	case c := <-done:
-		if got := problems(c); !strings.Contains(got, s.projectFile()+": not a regular file; the file is ignored") {
-			t.Errorf("problems:\n%s", got)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Load blocked on a FIFO")
-	}
-}
-
 func TestSettings(t *testing.T) {
 	s := newSetup(t, "database_url = \"postgres://me:hunter2@db.internal/carryover\"\n", "")
 	c := s.load(t)
@@ -449,5 +425,30 @@ func TestDurations(t *testing.T) {
 	s.env["CARRYOVER_SESSION_END_TIMEOUT"] = "250ms"
 	if c := s.load(t); c.HookTimeout != time.Minute || c.SessionEndTimeout != 250*time.Millisecond {
 		t.Errorf("hook_timeout %v session_end_timeout %v", c.HookTimeout, c.SessionEndTimeout)
+	}
+}
+
+// BenchmarkLoad is what every hook pays for its configuration: a user file
+// and a project file, read and checked.
+func BenchmarkLoad(b *testing.B) {
+	dir := b.TempDir()
+	home, project := filepath.Join(dir, "home"), filepath.Join(dir, "proj")
+	for path, data := range map[string]string{
+		filepath.Join(home, ".config", "carryover", "config.toml"): "# mine\ndb = \"~/archive.db\" # here\nbudget = 6000\nowner = 'me'\n" +
+			"compact_instructions = \"\"\"\nKeep the test names.\"\"\"\ntrusted_projects = [\"~/work/api\"]\n",
+		filepath.Join(project, ".carryover.toml"): "recall_budget = 3000\nstartup_brief = true\ndatabase_url = \"postgres://x@y/z\"\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	env := Env{Getenv: func(k string) string { return map[string]string{"HOME": home}[k] }}
+	for b.Loop() {
+		if _, err := Load(Options{Env: env, ProjectDir: project}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
