@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -201,7 +202,7 @@ func Defaults(env Env) Config {
 // are in the result, never an error; the error is ErrNoStore.
 func Load(opt Options) (Config, error) {
 	c := Defaults(opt.Env)
-	l := loader{c: &c, home: opt.Env.Home()}
+	l := loader{c: &c, home: opt.Env.Home(), keys: keyTable()}
 	if c.Dirs.Config != "" {
 		c.UserFile = filepath.Join(c.Dirs.Config, "config.toml")
 		l.file(UserFile, c.UserFile)
@@ -215,7 +216,7 @@ func Load(opt Options) (Config, error) {
 			l.file(ProjectFile, c.ProjectFile)
 		}
 	}
-	for _, k := range keyTable() {
+	for _, k := range l.keys {
 		if k.env == "" {
 			continue
 		}
@@ -235,23 +236,23 @@ func Load(opt Options) (Config, error) {
 }
 
 // Trusts reports whether dir is one of TrustedProjects: the same
-// directory, by name or once symbolic links are resolved. A subdirectory
-// of a trusted project is not trusted: it may be another repository.
+// directory, by name or by identity (reached through a symbolic link). A
+// subdirectory of a trusted project is not trusted: it may be another
+// repository.
 func (c *Config) Trusts(dir string) bool {
 	dir = filepath.Clean(dir)
-	var real string
+	var fi os.FileInfo
 	for _, t := range c.TrustedProjects {
 		if t == dir {
 			return true
 		}
-		if real == "" {
-			r, err := filepath.EvalSymlinks(dir)
-			if err != nil {
+		if fi == nil {
+			var err error
+			if fi, err = os.Stat(dir); err != nil {
 				return false
 			}
-			real = r
 		}
-		if r, err := filepath.EvalSymlinks(t); err == nil && r == real {
+		if ti, err := os.Stat(t); err == nil && os.SameFile(fi, ti) {
 			return true
 		}
 	}

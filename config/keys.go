@@ -93,19 +93,20 @@ func (k keyDef) adds() bool {
 	return k.kind == kindText || k.kind == kindPatterns || k.kind == kindDirs
 }
 
-func lookup(name string) (keyDef, bool) {
-	for _, k := range keyTable() {
+// loader applies layers to a Config.
+type loader struct {
+	c    *Config
+	home string
+	keys []keyDef
+}
+
+func (l *loader) lookup(name string) (keyDef, bool) {
+	for _, k := range l.keys {
 		if k.name == name {
 			return k, true
 		}
 	}
 	return keyDef{}, false
-}
-
-// loader applies layers to a Config.
-type loader struct {
-	c    *Config
-	home string
 }
 
 func (l *loader) problem(p Problem) { l.c.Problems = append(l.c.Problems, p) }
@@ -137,7 +138,7 @@ func (l *loader) file(layer Layer, path string) {
 	}
 	for _, e := range entries {
 		src := Source{Layer: layer, File: path, Line: e.line}
-		k, ok := lookup(e.key)
+		k, ok := l.lookup(e.key)
 		switch {
 		case !ok:
 			l.problem(Problem{Source: src, Key: e.key, Msg: "unknown key"})
