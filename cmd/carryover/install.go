@@ -261,7 +261,10 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 		}
 	}
 	if *purge {
-		cfg := a.loadConfig("")
+		cfg, err := a.loadConfig("")
+		if err != nil {
+			return err
+		}
 		if !*yes {
 			fmt.Fprintf(a.stderr, "delete the archive %s and everything in it? type yes: ", cfg.DB)
 			line, _ := bufio.NewReader(a.stdin).ReadString('\n')
