@@ -2,7 +2,9 @@ package mcpserver_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,28 +56,32 @@ func demoStore(tb testing.TB) *sqlite.Store {
 	return st
 }
 
-// connect runs a server over st and returns a client session connected to
-// it by the SDK's in-memory transports (newline-delimited JSON on a pipe,
-// as on stdio).
+// connect runs a server over st on in-memory transports and returns a
+// connected client session.
 func connect(tb testing.TB, st carryover.Store, opt mcpserver.Options) *mcp.ClientSession {
 	tb.Helper()
 	ctx := context.Background()
 	srv := mcpserver.New(st, opt)
-	serverT, clientT := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, serverT, nil)
-	if err != nil {
-		tb.Fatalf("server connect: %v", err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, clientT, nil)
+	// The server speaks on a pipe pair; the SDK's client is the peer.
+	toServer, clientOut := io.Pipe()
+	clientIn, fromServer := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := srv.Serve(ctx, toServer, fromServer)
+		fromServer.Close()
+		done <- err
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
 	if err != nil {
 		tb.Fatalf("client connect: %v", err)
 	}
 	tb.Cleanup(func() {
-		if err := cs.Close(); err != nil {
-			tb.Errorf("client close: %v", err)
-		}
-		if err := ss.Wait(); err != nil {
-			tb.Errorf("server session: %v", err)
+		cs.Close()
+		clientOut.Close()
+		// The client may hang up while an answer is being written.
+		if err := <-done; err != nil && !errors.Is(err, io.ErrClosedPipe) {
+			tb.Errorf("serve: %v", err)
 		}
 	})
 	return cs

@@ -1,8 +1,6 @@
 // Package mcpserver is carryover's MCP server: tools that let Claude search
 // and read its own archived past (search, get, timeline, sessions) and keep
-// what must survive every compaction (remember, state). It is built on the
-// official MCP Go SDK: New returns an *mcp.Server to run on a transport,
-// mcp.StdioTransport for Claude Code.
+// what must survive every compaction (remember, state).
 //
 // Results are plain text only. Claude Code hands a tool's structured content,
 // when there is any, to the model instead of its text, and the text is what
@@ -10,20 +8,19 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/redact"
@@ -65,9 +62,9 @@ type server struct {
 	log *slog.Logger
 }
 
-// New returns carryover's MCP server over st, with its tools. Run it on a
-// transport, such as mcp.StdioTransport.
-func New(st carryover.Store, opt Options) *mcp.Server {
+// New returns carryover's MCP server over st. Serve it on a stream pair
+// such as stdin and stdout.
+func New(st carryover.Store, opt Options) *Server {
 	if opt.SearchBudgetMax <= 0 {
 		opt.SearchBudgetMax = DefaultSearchBudgetMax
 	}
@@ -88,91 +85,61 @@ func New(st carryover.Store, opt Options) *mcp.Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &server{st: st, opt: opt, log: log}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "carryover", Version: opt.Version}, &mcp.ServerOptions{
-		Instructions: instructions,
-		// Tools only, and a fixed list: not the SDK's default logging
-		// capability and tools.listChanged.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-	})
-	srv.AddReceivingMiddleware(dropNullArguments)
-	addTool(s, srv, "search", searchDescription, readOnly("Search the archive"), s.search)
-	addTool(s, srv, "get", getDescription, readOnly("Read archived text"), s.get)
-	addTool(s, srv, "timeline", timelineDescription, readOnly("Session timeline"), s.timeline)
-	addTool(s, srv, "sessions", sessionsDescription, readOnly("Archived sessions"), s.sessions)
-	addTool(s, srv, "remember", rememberDescription, &mcp.ToolAnnotations{Title: "Remember across compactions", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}, s.remember)
-	addTool(s, srv, "state", stateDescription, &mcp.ToolAnnotations{Title: "Set the current state", DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}, s.state)
+	srv := &Server{s: s}
+	addTool(srv, "search", searchDescription, readOnly("Search the archive"), s.search)
+	addTool(srv, "get", getDescription, readOnly("Read archived text"), s.get)
+	addTool(srv, "timeline", timelineDescription, readOnly("Session timeline"), s.timeline)
+	addTool(srv, "sessions", sessionsDescription, readOnly("Archived sessions"), s.sessions)
+	addTool(srv, "remember", rememberDescription, annotations{Title: "Remember across compactions", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}, s.remember)
+	addTool(srv, "state", stateDescription, annotations{Title: "Set the current state", DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}, s.state)
 	return srv
 }
 
-func readOnly(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+func readOnly(title string) annotations {
+	return annotations{Title: title, ReadOnlyHint: true, OpenWorldHint: ptr(false)}
 }
 
 func ptr[T any](v T) *T { return &v }
 
-// addTool registers a handler that returns text. The SDK checks the
-// arguments against In's schema (json names, jsonschema descriptions,
-// fields without omitempty required, no others) and decodes them into In.
-// The schema states no numeric bounds: 0 asks for the default, and the
-// handlers' range errors say what to give where the validator's would read
-// "maximum: 21/1 is greater than 20.000000". An error becomes a tool error
-// result (isError) that the model reads. The result has no structured
-// content: Claude Code would show the model that instead of the text.
-func addTool[In any](s *server, srv *mcp.Server, name, desc string, ann *mcp.ToolAnnotations, h func(context.Context, In) (string, error)) {
-	t := &mcp.Tool{Name: name, Title: ann.Title, Description: desc, Annotations: ann}
-	mcp.AddTool(srv, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-		start := time.Now()
-		text, err := callSafely(s.log, name, func() (string, error) { return h(ctx, in) })
-		if err != nil {
-			s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "err", err)
-			// The model reads the error like a result: masked, and bounded
-			// (an error from another package may quote an argument whole).
-			msg, _ := s.opt.Redactor.Redact(err.Error())
-			return nil, nil, errors.New(oneLine(msg, maxError))
-		}
-		// Defence in depth: the archive holds masked text already, but
-		// an archive written before masking may not.
-		text, _ = s.opt.Redactor.Redact(text)
-		s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "chars", len(text))
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+// addTool registers a handler that returns text. Its arguments are decoded
+// into In, whose fields (json and jsonschema tags) give the input schema;
+// an error becomes a tool error result (isError) that the model reads.
+func addTool[In any](srv *Server, name, desc string, ann annotations, h func(context.Context, In) (string, error)) {
+	srv.tools = append(srv.tools, tool{
+		Name:        name,
+		Description: desc,
+		InputSchema: schemaOf(reflect.TypeFor[In]()),
+		Annotations: ann,
+		call: func(ctx context.Context, args json.RawMessage) (string, error) {
+			var in In
+			if len(args) > 0 && string(args) != "null" {
+				dec := json.NewDecoder(bytes.NewReader(args))
+				dec.DisallowUnknownFields()
+				if err := dec.Decode(&in); err != nil {
+					return "", fmt.Errorf("invalid arguments for %s: %v", name, err)
+				}
+			}
+			start := time.Now()
+			text, err := h(ctx, in)
+			if err != nil {
+				srv.s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "err", err)
+				// The model reads the error like a result: masked, and
+				// bounded (an error from another package may quote an
+				// argument whole).
+				msg, _ := srv.s.opt.Redactor.Redact(err.Error())
+				return "", errors.New(oneLine(msg, maxError))
+			}
+			// Defence in depth: the archive holds masked text already, but
+			// an archive written before masking may not.
+			text, _ = srv.s.opt.Redactor.Redact(text)
+			srv.s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "chars", len(text))
+			return text, nil
+		},
 	})
 }
 
 // maxError caps the text of a tool error.
 const maxError = 1000
-
-// dropNullArguments removes the null arguments of a tool call before the
-// SDK checks them against the tool's schema: a model may send null for an
-// argument it leaves out, and the handlers read both alike.
-func dropNullArguments(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
-			var args map[string]json.RawMessage
-			if json.Unmarshal(r.Params.Arguments, &args) == nil {
-				n := len(args)
-				maps.DeleteFunc(args, func(_ string, v json.RawMessage) bool { return string(v) == "null" })
-				if len(args) < n {
-					if data, err := json.Marshal(args); err == nil {
-						r.Params.Arguments = data
-					}
-				}
-			}
-		}
-		return next(ctx, method, req)
-	}
-}
-
-// callSafely runs a tool, turning a panic into a tool error: the SDK does
-// not recover from one, and the server must keep serving.
-func callSafely(log *slog.Logger, name string, call func() (string, error)) (text string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			log.Error("mcp tool panic", "tool", name, "panic", r)
-			err = fmt.Errorf("internal error in %s; see carryover's log", name)
-		}
-	}()
-	return call()
-}
 
 // errNoSession is returned when a tool needs the current session and none
 // is known.

@@ -7,8 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/carryover-dev/carryover/mcpserver"
 )
 
@@ -43,7 +41,7 @@ func (a *app) cmdMCP(ctx context.Context, args []string) error {
 	log := a.log.With("cmd", "mcp")
 	log.Info("mcp server start", "project", dir, "session", sid, "db", cfg.DB)
 	srv := mcpserver.New(st, mcpserver.Options{Project: dir, SessionID: sid, Version: versionString(), Logger: log, Redactor: a.redactor})
-	err = srv.Run(ctx, &mcp.StdioTransport{})
+	err = srv.Serve(ctx, a.stdin, a.stdout)
 	log.Info("mcp server stop", "err", err)
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil
