@@ -1,0 +1,8 @@
+package redact
+
+// Work returns the work masking s costs (see WorkBudget) and whether s
+// was omitted for it.
+func (r *Redactor) Work(s string) (work int, omitted bool) {
+	_, counts, work := r.redact(s, nil)
+	return work, counts[OmittedKind] > 0
+}
