@@ -30,6 +30,9 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 		ks--
 	}
 	sc.work += i - ks
+	if ks >= len(labelPrefix) && s[ks-len(labelPrefix):ks] == labelPrefix {
+		return ke0(s, i) // the kind of a label: [REDACTED:password]
+	}
 	// A key holding several keywords is parsed from its first one only.
 	for _, kw := range keyKeywords {
 		if indexFold(s[ks:i], kw) >= 0 {
@@ -101,7 +104,7 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 	if strings.HasPrefix(s[ve:], labelPrefix) {
 		return ve // what is left of a value whose rest is masked already
 	}
-	sc.work += ve - vs
+	sc.work += judgeCost + ve - vs
 	if secretValue(s[vs:ve], kind, lit || quoted) {
 		sc.emit(span{start: vs, end: ve, kind: kind, prio: ru.prio})
 	}
@@ -110,6 +113,9 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 	}
 	return ve
 }
+
+// ke0 returns the end of the key characters at i.
+func ke0(s string, i int) int { return run(s, i, csKey, maxKey) }
 
 // isEnvKey reports whether a key is an environment variable's name:
 // upper-case letters, digits and underscores.
@@ -384,10 +390,13 @@ var tlds = map[string]bool{
 // A random-looking value always is; a password also when it is short or
 // made of words, if it is a literal (lit) or does not read like code.
 func secretValue(v, kind string, lit bool) bool {
-	if v == "" || len(v) > maxValue || isPlaceholder(v) {
+	if v == "" || len(v) > maxValue {
 		return false
 	}
 	if kind != "password" {
+		if isPlaceholder(v) {
+			return false
+		}
 		if looksSecret(v, 10) {
 			return true
 		}
@@ -630,6 +639,15 @@ var placeholderParts = []string{
 	"%(", "%s", "getenv", "environ", "process.env", "secrets.", "vault:", "...", "…", "fake", "sample",
 }
 
+// placeholderFirst indexes placeholderParts by their first byte, so that
+// a value is checked against all of them in one pass.
+var placeholderFirst = func() (idx [256][]string) {
+	for _, p := range placeholderParts {
+		idx[p[0]] = append(idx[p[0]], p)
+	}
+	return idx
+}()
+
 // isPlaceholder reports whether a value is a template, a reference or an
 // example rather than a secret.
 func isPlaceholder(v string) bool {
@@ -650,13 +668,19 @@ func isPlaceholder(v string) bool {
 	if angleWord(v) {
 		return true // <your-password>, pass<PASSWORD>word
 	}
-	l := strings.ToLower(v)
-	for _, p := range placeholderParts {
-		if strings.Contains(l, p) {
-			return true
+	var buf [maxValue]byte
+	l := buf[:0]
+	for i := 0; i < len(v) && i < len(buf); i++ {
+		l = append(l, lower(v[i]))
+	}
+	for i, c := range l {
+		for _, p := range placeholderFirst[c] {
+			if len(l)-i >= len(p) && string(l[i:i+len(p)]) == p {
+				return true
+			}
 		}
 	}
-	switch l {
+	switch string(l) {
 	case "none", "null", "nil", "true", "false", "undefined", "string", "required", "optional", "hidden", "masked", "empty", "todo", "fixme":
 		return true
 	}
@@ -688,7 +712,7 @@ func angleWord(v string) bool {
 
 // entropy is the Shannon entropy of s in bits per byte.
 func entropy(s string) float64 {
-	var freq [256]int
+	var freq [256]uint32
 	for i := 0; i < len(s); i++ {
 		freq[s[i]]++
 	}

@@ -135,6 +135,7 @@ func curlShort(s, flag string, ts int, k *int, end int, letters string) (int, in
 // password masks s[a:b], a password, unless it is a placeholder or a
 // reference ($PASS, <password>).
 func (sc *scan) password(a, b int, ru *rule) {
+	sc.work += judgeCost
 	if b > a && !placeholderPassword(sc.s[a:b]) {
 		sc.emit(span{start: a, end: b, kind: ru.kind, prio: ru.prio})
 	}
@@ -262,7 +263,7 @@ func (sc *scan) cookies(j, limit, prio int, first bool) int {
 		for ve < limit && !cookieStop[s[ve]] {
 			ve++
 		}
-		sc.work += ve - ns
+		sc.work += judgeCost + ve - ns
 		if cookieSecret(s[ns:ne], s[vs:ve]) {
 			sc.emit(span{start: vs, end: ve, kind: "session-cookie", prio: prio})
 		}

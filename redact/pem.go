@@ -285,9 +285,7 @@ func (sc *scan) continuePEM(c *Carry) {
 		return
 	}
 	sc.emit(span{start: p.start, end: p.end, kind: c.PEM, prio: prioShape})
-	if strings.TrimSpace(s[p.stop:]) == "" {
-		c.Left = carryTexts // the key may go on in the next text still
-	} else {
-		*c = Carry{}
-	}
+	// Without its END line, the key may go on in the next texts still
+	// (the same lines in a structured result, a third part).
+	c.Left = carryTexts
 }

@@ -139,9 +139,13 @@ func (r *Redactor) Redact(s string) (string, map[string]int) {
 // redact masks s and returns the work it cost; c, when not nil, is the
 // state a Stream carries from one text to the next.
 func (r *Redactor) redact(s string, c *Carry) (string, map[string]int, int) {
+	return r.redactBudget(s, c, WorkBudget(len(s)))
+}
+
+func (r *Redactor) redactBudget(s string, c *Carry, budget int) (string, map[string]int, int) {
 	var counts map[string]int
 	n := len(s)
-	sc := &scan{budget: WorkBudget(n)}
+	sc := &scan{budget: budget}
 	for pass := range maxPasses {
 		sc.reset(s)
 		if pass == 0 && c != nil {
@@ -319,6 +323,14 @@ type span struct {
 	prio       int
 }
 
+// Work charged beyond the bytes scanned: judging a candidate (placeholder,
+// entropy and reference checks, decoding) and recording a secret (its
+// label), so that work follows time.
+const (
+	judgeCost = 64
+	spanCost  = 32
+)
+
 // scan is the state of one pass over one text.
 type scan struct {
 	s     string
@@ -349,6 +361,7 @@ func (sc *scan) reset(s string) {
 // emit records a secret, unless it is a label already.
 func (sc *scan) emit(sp span) {
 	if sp.end > sp.start && !strings.HasPrefix(sc.s[sp.start:], labelPrefix) {
+		sc.work += spanCost
 		sc.spans = append(sc.spans, sp)
 		sc.covered = max(sc.covered, sp.end)
 	}
@@ -373,7 +386,7 @@ func (r *Redactor) find(sc *scan) bool {
 		}
 		rest := s[i:]
 		for _, ru := range r.byFirst[c] {
-			if len(rest) < len(ru.prefix) {
+			if len(rest) < len(ru.prefix) || lower(c2) != ru.prefix[1] && c2 != ru.prefix[1] {
 				continue
 			}
 			if ru.fold {

@@ -89,6 +89,7 @@ func matchJWT(sc *scan, i int, ru *rule) int {
 	if e1-i < 10 || e1 >= len(s) || s[e1] != '.' {
 		return 0
 	}
+	sc.work += judgeCost + e1 - i
 	hdr, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s[i:e1], "="))
 	if err != nil || !strings.Contains(string(hdr), `"alg"`) {
 		return e1
@@ -182,6 +183,7 @@ func matchURLPassword(sc *scan, i int, ru *rule) int {
 				continue // not a host: the @ is part of the password
 			}
 			pw := s[colon+1 : k]
+			sc.work += judgeCost
 			if !portPath(pw) && !placeholderPassword(pw) {
 				sc.emit(span{start: colon + 1, end: k, kind: ru.kind, prio: ru.prio})
 			}
@@ -215,6 +217,7 @@ func matchDSNPassword(sc *scan, i int, ru *rule) int {
 		return 0
 	}
 	p := j + c + 1
+	sc.work += judgeCost
 	if !placeholderPassword(s[p:i]) {
 		sc.emit(span{start: p, end: i, kind: ru.kind, prio: ru.prio})
 	}
@@ -225,9 +228,10 @@ func placeholderPassword(p string) bool {
 	if p == "" || isPlaceholder(p) {
 		return true
 	}
-	switch strings.ToLower(p) {
-	case "pass", "password", "passwd", "pwd", "secret", "token", "pw", "x", "***", "xxx", "passphrase":
-		return true
+	for _, w := range []string{"pass", "password", "passwd", "pwd", "secret", "token", "pw", "x", "***", "xxx", "passphrase"} {
+		if strings.EqualFold(p, w) {
+			return true
+		}
 	}
 	return false
 }
@@ -255,6 +259,7 @@ func matchBearer(sc *scan, i int, ru *rule) int {
 		return 0
 	}
 	e := sc.run(j, csBearer, maxToken)
+	sc.work += judgeCost
 	if looksSecret(s[j:e], 12) {
 		sc.emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
 	}
@@ -275,6 +280,7 @@ func matchBasic(sc *scan, i int, ru *rule) int {
 	if e-j < 8 {
 		return 0
 	}
+	sc.work += judgeCost + e - j
 	tok := strings.TrimRight(s[j:e], "=")
 	dec, err := base64.RawStdEncoding.DecodeString(tok)
 	if err != nil {
@@ -316,6 +322,7 @@ func matchAuthorization(sc *scan, i int, ru *rule) int {
 		j = k
 		e = sc.run(j, csBearer, maxToken)
 	}
+	sc.work += judgeCost
 	if looksSecret(s[j:e], 12) {
 		sc.emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
 	}
@@ -380,6 +387,7 @@ func matchDockerLogin(sc *scan, i int, ru *rule) int {
 		for e < end && !valueStop[s[e]] {
 			e++
 		}
+		sc.work += judgeCost
 		if !placeholderPassword(s[q:e]) {
 			sc.emit(span{start: q, end: e, kind: ru.kind, prio: ru.prio})
 		}
