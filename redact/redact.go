@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pattern is an extra, user-supplied detector. When Re has a group named
@@ -146,17 +147,24 @@ func (r *Redactor) redactBudget(s string, c *Carry, budget int) (string, map[str
 	var counts map[string]int
 	n := len(s)
 	sc := &scan{budget: budget}
+	// The first pass scans the whole text; the next ones only where a
+	// label could have changed what a rule reads.
+	windows := []window{{0, len(s)}}
 	for pass := range maxPasses {
 		sc.reset(s)
 		if pass == 0 && c != nil {
 			sc.continuePEM(c)
 		}
-		if !r.find(sc) {
-			if c != nil {
-				*c = Carry{}
+		for _, w := range windows {
+			sc.restart()
+			if !r.find(sc, w.lo, w.hi) {
+				if c != nil {
+					*c = Carry{}
+				}
+				return Omitted(n), map[string]int{OmittedKind: 1}, sc.work
 			}
-			return Omitted(n), map[string]int{OmittedKind: 1}, sc.work
 		}
+		r.findExtra(sc)
 		if pass == 0 && c != nil && sc.openPEM != "" {
 			*c = Carry{PEM: sc.openPEM, Left: carryTexts}
 		}
@@ -166,16 +174,32 @@ func (r *Redactor) redactBudget(s string, c *Carry, budget int) (string, map[str
 		if counts == nil {
 			counts = map[string]int{}
 		}
-		s = apply(s, sc.spans, counts)
+		s, windows = apply(s, sc.spans, counts, windows[:0])
 	}
 	return s, counts, sc.work
 }
+
+// window is a range of trigger positions to scan.
+type window struct{ lo, hi int }
+
+// How far a rule reads from where its prefix occurs: forward (a JWE's five
+// parts) and backward (the body before a key's END line). A rule whose
+// trigger is further than this from every label reads the same text as in
+// the pass before, and finds nothing new.
+const (
+	reachAhead  = 4096 + 4*(1<<16+1)
+	reachBehind = maxPEMBytes + 64
+)
 
 // Contains reports whether s holds a secret Redact would mask.
 func (r *Redactor) Contains(s string) bool {
 	sc := &scan{budget: WorkBudget(len(s))}
 	sc.reset(s)
-	return !r.find(sc) || len(sc.spans) > 0
+	if !r.find(sc, 0, len(s)) {
+		return true
+	}
+	r.findExtra(sc)
+	return len(sc.spans) > 0
 }
 
 // RedactJSON masks the secrets in the string values (and keys) of a JSON
@@ -243,6 +267,35 @@ func (r *Redactor) redactJSON(raw []byte, c *Carry) ([]byte, map[string]int) {
 // appendJSONString appends s as a JSON string, without the HTML escaping
 // of encoding/json (the text is not HTML, and < > & stay readable).
 func appendJSONString(dst []byte, s string) []byte {
+	if utf8.ValidString(s) {
+		// The common case, in one pass: a tool's output of megabytes
+		// costs milliseconds.
+		dst = slices.Grow(dst, len(s)+2)
+		dst = append(dst, '"')
+		last := 0
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c >= 0x20 && c != '"' && c != '\\' {
+				continue
+			}
+			dst = append(dst, s[last:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+			}
+			last = i + 1
+		}
+		dst = append(dst, s[last:]...)
+		return append(dst, '"')
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -251,6 +304,8 @@ func appendJSONString(dst []byte, s string) []byte {
 	}
 	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
+
+const hexDigits = "0123456789abcdef"
 
 // Carry is what a Stream passes from one text to the next: a private key
 // block that a text left open (a cat output cut in two, a file read in
@@ -353,8 +408,14 @@ type scan struct {
 }
 
 func (sc *scan) reset(s string) {
-	sc.s, sc.spans, sc.covered, sc.openPEM = s, sc.spans[:0], 0, ""
-	sc.endFrom, sc.endAt, sc.endTo, sc.dsnLow = 0, -1, 0, 0
+	sc.s, sc.spans, sc.openPEM = s, sc.spans[:0], ""
+	sc.restart()
+}
+
+// restart clears what the rules remember of the positions they scanned,
+// before a window of a later pass.
+func (sc *scan) restart() {
+	sc.covered, sc.endFrom, sc.endAt, sc.endTo, sc.dsnLow = 0, 0, -1, 0, 0
 	clear(sc.until)
 }
 
@@ -375,11 +436,12 @@ func (sc *scan) run(i int, cs *charset, limit int) int {
 	return j
 }
 
-// find adds the secrets of sc.s to sc.spans. It returns false when the
-// work budget ran out before the end.
-func (r *Redactor) find(sc *scan) bool {
+// find adds the secrets of sc.s whose rules trigger in [lo, hi) to
+// sc.spans. It returns false when the work budget ran out before the end.
+func (r *Redactor) find(sc *scan, lo, hi int) bool {
 	s := sc.s
-	for i := 0; i+1 < len(s); i++ {
+	hi = min(hi, len(s)-1)
+	for i := lo; i < hi; i++ {
 		c, c2 := s[i], s[i+1]
 		if r.second[c][c2>>6]&(1<<(c2&63)) == 0 {
 			continue
@@ -416,6 +478,12 @@ func (r *Redactor) find(sc *scan) bool {
 			}
 		}
 	}
+	return true
+}
+
+// findExtra adds the matches of the user patterns in the whole text.
+func (r *Redactor) findExtra(sc *scan) {
+	s := sc.s
 	// User patterns are Go regexps: linear in the text by construction, so
 	// they are not counted against the budget.
 	for _, e := range r.extra {
@@ -432,12 +500,12 @@ func (r *Redactor) find(sc *scan) bool {
 			}
 		}
 	}
-	return true
 }
 
 // apply replaces the spans (merged where they overlap) with their labels
-// and counts them.
-func apply(s string, spans []span, counts map[string]int) string {
+// and counts them. It returns the new text and, appended to ws, the
+// windows of trigger positions a next pass must scan again.
+func apply(s string, spans []span, counts map[string]int, ws []window) (string, []window) {
 	slices.SortFunc(spans, func(a, b span) int {
 		if a.start != b.start {
 			return a.start - b.start
@@ -457,13 +525,20 @@ func apply(s string, spans []span, counts map[string]int) string {
 			}
 		}
 		b.WriteString(s[last:cur.start])
+		w := window{max(0, b.Len()-reachAhead), 0}
 		b.WriteString(Label(cur.kind))
+		w.hi = b.Len() + reachBehind
+		if n := len(ws); n > 0 && w.lo <= ws[n-1].hi {
+			ws[n-1].hi = w.hi
+		} else {
+			ws = append(ws, w)
+		}
 		counts[cur.kind]++
 		last = cur.end
 		i = j
 	}
 	b.WriteString(s[last:])
-	return b.String()
+	return b.String(), ws
 }
 
 func upper(c byte) byte {

@@ -266,3 +266,49 @@ func TestCountsHoldNoValue(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactJSONEscapes: a string re-encoded after masking decodes to the
+// masked text, control characters, quotes and non-ASCII included.
+func TestRedactJSONEscapes(t *testing.T) {
+	r := redact.New(redact.Options{})
+	text := "a\x01b\"c\\d\te\nf é→ <&> DB_PASSWORD=Xk9mP2qLvR7t \x7f"
+	raw, _ := json.Marshal(map[string]string{"stdout": text})
+	out, counts := r.RedactJSON(raw)
+	var got map[string]string
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want, _ := r.Redact(text)
+	if got["stdout"] != want || counts["password"] != 1 {
+		t.Errorf("got %q %v, want %q", got["stdout"], counts, want)
+	}
+}
+
+// TestLargeTextRescan: in a text larger than the reach of every rule,
+// the passes after the first rescan only around the labels; the result is
+// the same as masking each part alone, and stable.
+func TestLargeTextRescan(t *testing.T) {
+	r := redact.New(redact.Options{})
+	rng := rand.New(rand.NewPCG(5, 5))
+	var parts []string
+	for k := range 6 {
+		var b strings.Builder
+		for b.Len() < 200_000 {
+			fmt.Fprintf(&b, "line %d of the build log: compiled %s in %dms\n", k, rs(rng, lowerChars, 8), rng.IntN(900))
+		}
+		parts = append(parts, b.String()+fmt.Sprintf("DB_PASSWORD=%s TOKEN=ghp_%s\n", rs(rng, alnum, 16), rs(rng, alnum, 36)))
+	}
+	in := strings.Join(parts, "")
+	out, counts := r.Redact(in)
+	var want strings.Builder
+	for _, p := range parts {
+		o, _ := r.Redact(p)
+		want.WriteString(o)
+	}
+	if out != want.String() || counts["password"] != 6 || counts["github-pat"] != 6 {
+		t.Fatalf("masked whole differs from masked in parts (%v)", counts)
+	}
+	if again, c := r.Redact(out); again != out || c != nil {
+		t.Fatalf("not stable: %v", c)
+	}
+}
