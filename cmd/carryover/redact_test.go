@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -166,5 +167,20 @@ func TestLogMasks(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "file does not exist") {
 		t.Errorf("log line lost an attribute: %s", buf.String())
+	}
+}
+
+// TestLogMasksProbeShapes: the log handler masks the shapes a probe once
+// found stored verbatim, in the message and in every kind of attribute.
+func TestLogMasksProbeShapes(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(redactHandler{slog.NewTextHandler(&buf, nil), redact.New(redact.Options{})}).With("cmd", "mysql -u root -pmyPw42 shop")
+	log.Error("ingest failed on: curl -u deploy:hunter2 https://ci.example.com", "err", errors.New("exit 1: sshpass -p sshPw1 ssh h"),
+		slog.Group("env", "line", "PGPASSWORD=pgpw77 psql", "url", "postgres://app:p#a/s<s>9@db/shop"),
+		"header", "Cookie: session=abc123sess")
+	for _, v := range []string{"myPw42", "hunter2", "sshPw1", "pgpw77", "p#a/s<s>9", "abc123sess"} {
+		if strings.Contains(buf.String(), v) {
+			t.Errorf("%q in the log: %s", v, buf.String())
+		}
 	}
 }
