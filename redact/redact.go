@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -146,7 +147,9 @@ func (r *Redactor) redact(s string, c *Carry) (string, map[string]int, int) {
 func (r *Redactor) redactBudget(s string, c *Carry, budget int) (string, map[string]int, int) {
 	var counts map[string]int
 	n := len(s)
-	sc := &scan{budget: budget}
+	sc := scans.Get().(*scan)
+	defer sc.release()
+	sc.work, sc.budget = 0, budget
 	// The first pass scans the whole text; the next ones only where a
 	// label could have changed what a rule reads.
 	windows := []window{{0, len(s)}}
@@ -193,7 +196,9 @@ const (
 
 // Contains reports whether s holds a secret Redact would mask.
 func (r *Redactor) Contains(s string) bool {
-	sc := &scan{budget: WorkBudget(len(s))}
+	sc := scans.Get().(*scan)
+	defer sc.release()
+	sc.work, sc.budget = 0, WorkBudget(len(s))
 	sc.reset(s)
 	if !r.find(sc, 0, len(s)) {
 		return true
@@ -386,6 +391,10 @@ const (
 	spanCost  = 32
 )
 
+// scans keeps scan states for reuse: most texts are short, and their
+// rules' state would otherwise be most of what masking them allocates.
+var scans = sync.Pool{New: func() any { return new(scan) }}
+
 // scan is the state of one pass over one text.
 type scan struct {
 	s     string
@@ -410,6 +419,15 @@ type scan struct {
 func (sc *scan) reset(s string) {
 	sc.s, sc.spans, sc.openPEM = s, sc.spans[:0], ""
 	sc.restart()
+}
+
+// release puts sc back in the pool, without the text it held.
+func (sc *scan) release() {
+	sc.s = ""
+	if cap(sc.spans) > 1<<12 {
+		sc.spans = nil // a huge text's spans
+	}
+	scans.Put(sc)
 }
 
 // restart clears what the rules remember of the positions they scanned,
