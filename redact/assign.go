@@ -31,7 +31,7 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 	}
 	sc.work += i - ks
 	if ks >= len(labelPrefix) && s[ks-len(labelPrefix):ks] == labelPrefix {
-		return ke0(s, i) // the kind of a label: [REDACTED:password]
+		return keyEnd(s, i) // the kind of a label: [REDACTED:password]
 	}
 	// A key holding several keywords is parsed from its first one only.
 	for _, kw := range keyKeywords {
@@ -114,8 +114,8 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 	return ve
 }
 
-// ke0 returns the end of the key characters at i.
-func ke0(s string, i int) int { return run(s, i, csKey, maxKey) }
+// keyEnd returns the end of the key characters at i.
+func keyEnd(s string, i int) int { return run(s, i, csKey, maxKey) }
 
 // isEnvKey reports whether a key is an environment variable's name:
 // upper-case letters, digits and underscores.

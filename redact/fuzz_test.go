@@ -1,6 +1,7 @@
 package redact_test
 
 import (
+	"flag"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -67,10 +68,20 @@ const (
 )
 
 func timeFactor() time.Duration {
-	if raceBuild {
+	switch {
+	case raceBuild:
 		return 50
+	case fuzzing():
+		return 20 // coverage instrumentation slows every loop
 	}
 	return 5
+}
+
+// fuzzing reports whether the test runs with -fuzz, rather than over the
+// kept corpus.
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
 }
 
 // FuzzRedactCost: whatever a text is made of, masking it costs a bounded

@@ -14,6 +14,8 @@ targets=(
   "./transcript FuzzDecode"
   "./transcript FuzzReaderResume"
   "./sqlite FuzzQueryTerms"
+  "./redact FuzzRedact"
+  "./redact FuzzRedactCost"
   "./settings FuzzInstallUninstall"
 )
 for t in "${targets[@]}"; do
