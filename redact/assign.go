@@ -466,17 +466,18 @@ func isPath(v string) bool {
 // gets: "password", "aws-secret-access-key" or "secret".
 func secretKey(key string) (string, bool) {
 	var buf [16]string
-	segs := splitKey(key, buf[:0])
+	// Lower-cased once: an upper-case key (PGPASSWORD) costs one
+	// allocation, not one per part.
+	segs := splitKeyOf(key, strings.ToLower(key), buf[:0])
 	if len(segs) == 0 {
 		return "", false
 	}
-	if benignLast[strings.ToLower(segs[len(segs)-1])] {
+	if benignLast[segs[len(segs)-1]] {
 		return "", false
 	}
 	kind := ""
 	hasAWS, hasSecret := false, false
-	for n, seg := range segs {
-		l := strings.ToLower(seg)
+	for n, l := range segs {
 		switch {
 		case strings.Contains(l, "password") || strings.Contains(l, "passwd") || strings.Contains(l, "passphrase") ||
 			l == "pass" || l == "pwd" || strings.HasSuffix(l, "pwd"):
@@ -489,7 +490,7 @@ func secretKey(key string) (string, bool) {
 			}
 		case l == "token" || strings.HasSuffix(l, "token") || strings.Contains(l, "credential") || l == "auth":
 			kind = "secret"
-		case l == "key" && n > 0 && keyQualifiers[strings.ToLower(segs[n-1])]:
+		case l == "key" && n > 0 && keyQualifiers[segs[n-1]]:
 			kind = "secret"
 		case strings.HasSuffix(l, "apikey") || strings.HasSuffix(l, "accesskey") || strings.HasSuffix(l, "privatekey") ||
 			strings.HasSuffix(l, "secretkey") || strings.HasSuffix(l, "authkey"):
@@ -504,7 +505,7 @@ func secretKey(key string) (string, bool) {
 	if hasAWS && hasSecret {
 		return "aws-secret-access-key", true
 	}
-	if hasSecret && strings.EqualFold(segs[len(segs)-1], "key") && len(segs) >= 3 && strings.EqualFold(segs[len(segs)-2], "access") {
+	if hasSecret && segs[len(segs)-1] == "key" && len(segs) >= 3 && segs[len(segs)-2] == "access" {
 		return "aws-secret-access-key", true
 	}
 	return kind, true
@@ -538,11 +539,15 @@ var benignLast = map[string]bool{
 
 // splitKey splits a key into its words: at _ . - and at case changes
 // (apiKey, APIKey, DBPassword).
-func splitKey(key string, segs []string) []string {
+func splitKey(key string, segs []string) []string { return splitKeyOf(key, key, segs) }
+
+// splitKeyOf splits key as splitKey does, and returns the same parts of
+// text, a string of the same length (key in lower case).
+func splitKeyOf(key, text string, segs []string) []string {
 	start := 0
 	flush := func(end int) {
 		if end > start && len(segs) < cap(segs) {
-			segs = append(segs, key[start:end])
+			segs = append(segs, text[start:end])
 		}
 	}
 	for i := 0; i < len(key); i++ {

@@ -174,8 +174,12 @@ func matchPEM(sc *scan, i int, ru *rule) int {
 		}
 	}
 	p := sc.body(body, limit)
-	sc.emit(span{start: i, end: max(body, p.end), kind: kind, prio: ru.prio})
-	sc.openPEM = kind // the key goes on elsewhere: in a later text, or nowhere
+	if p.start >= 0 {
+		sc.emit(span{start: i, end: p.end, kind: kind, prio: ru.prio})
+	}
+	// A BEGIN line alone holds nothing secret (its body is in a later
+	// text, or nowhere): it stays, and the stream carries the open key.
+	sc.openPEM = kind
 	return max(body, p.end)
 }
 
