@@ -93,10 +93,14 @@ const (
 	KindMarker     ItemKind = "marker"     // IMPORTANT:/REMEMBER:/NOTE:/CRITICAL:/TODO:
 	KindValue      ItemKind = "value"      // settings, names and UI strings written; ids, commits, tallies reported
 	KindNote       ItemKind = "note"       // remembered explicitly (notes)
+	// KindInputs holds the specific identifiers (paths, names, ids,
+	// values) the model typed into the tool calls of one chunk, in order:
+	// the working set a restore gives back.
+	KindInputs ItemKind = "inputs"
 )
 
 // ItemKinds lists every kind extracted from transcripts.
-var ItemKinds = []ItemKind{KindGoal, KindTodo, KindDecision, KindConstraint, KindError, KindFix, KindFileEdit, KindCommand, KindMarker, KindValue}
+var ItemKinds = []ItemKind{KindGoal, KindTodo, KindDecision, KindConstraint, KindError, KindFix, KindFileEdit, KindCommand, KindMarker, KindValue, KindInputs}
 
 // Item is a classified fact extracted from a chunk.
 type Item struct {
