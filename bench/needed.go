@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/retrieve"
 )
 
 // NeededOptions configure Needed.
@@ -25,6 +26,9 @@ type NeededOptions struct {
 	// transcript without a compaction is cut (default 0.5, 0.7, 0.9).
 	Cuts    []float64
 	Timeout time.Duration
+	// Shares, when not zero, replaces the restore's budget shares (a
+	// sweep).
+	Shares retrieve.RestoreShares
 	// Progress, when set, is told each transcript as it starts.
 	Progress func(path string)
 }
@@ -157,7 +161,9 @@ func neededFile(ctx context.Context, opt NeededOptions, dir, path string) ([]Nee
 			if err := os.MkdirAll(d, 0o700); err != nil {
 				return nil, err
 			}
-			if r, err = NewReplay(hookConfig(filepath.Join(d, "store.db"), opt.Budget, opt.Timeout), d, sid, lines); err != nil {
+			cfg := hookConfig(filepath.Join(d, "store.db"), opt.Budget, opt.Timeout)
+			cfg.RestoreShares = opt.Shares
+			if r, err = NewReplay(cfg, d, sid, lines); err != nil {
 				return nil, err
 			}
 		}
