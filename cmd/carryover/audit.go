@@ -43,7 +43,7 @@ func (a *app) cmdAudit(ctx context.Context, args []string) error {
 		return usageErr{"audit: --limit must be 0 or more"}
 	}
 	cfg := a.loadConfig("")
-	st, err := a.openStore(ctx, cfg)
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}

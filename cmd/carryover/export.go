@@ -30,7 +30,7 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	st, err := a.openStore(ctx, a.loadConfig(""))
+	st, err := a.openStoreRead(ctx, a.loadConfig(""))
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func (a *app) cmdMCP(ctx context.Context, args []string) error {
 		sid = strings.TrimSpace(a.getenv("CLAUDE_CODE_SESSION_ID"))
 	}
 	cfg := a.loadConfig(dir)
-	st, err := a.openStore(ctx, cfg)
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	}
 	cfg := a.loadConfig("")
 	// A search reads a few hundred pages once, as a recall does.
-	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: hook.ReadCachePages})
+	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: hook.ReadCachePages}, false)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 		return err
 	}
 	cfg := a.loadConfig("")
-	st, err := a.openStore(ctx, cfg)
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 		return usageErr{"show: give one session id (or a unique prefix)"}
 	}
 	cfg := a.loadConfig("")
-	st, err := a.openStore(ctx, cfg)
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}

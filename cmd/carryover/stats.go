@@ -28,7 +28,7 @@ func (a *app) cmdStats(ctx context.Context, args []string) error {
 		return usageErr{"stats: --project and --global exclude each other"}
 	}
 	cfg := a.loadConfig("")
-	st, err := a.openStore(ctx, cfg)
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func (a *app) cmdUI(ctx context.Context, args []string) error {
 		return usageErr{"ui: --port must be between 0 and 65535"}
 	}
 	cfg := a.loadConfig("")
-	st, err := a.openStore(ctx, cfg)
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}

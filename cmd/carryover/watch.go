@@ -30,7 +30,7 @@ func (a *app) cmdWatch(ctx context.Context, args []string) error {
 		return usageErr{"watch: --interval must be at least 100ms"}
 	}
 	cfg := a.loadConfig("")
-	st, err := a.openStore(ctx, cfg)
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}
