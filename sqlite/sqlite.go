@@ -92,6 +92,9 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	s, err := open(ctx, path, opt)
 	if err != nil {
+		if strings.ContainsRune(path, 0) || len(path) > MaxPathLen {
+			return nil, fmt.Errorf("open store: %w", err) // not a path to print
+		}
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	return s, nil
