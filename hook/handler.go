@@ -35,6 +35,17 @@ type Config struct {
 
 	Timeout           time.Duration // deadline of every event but SessionEnd
 	SessionEndTimeout time.Duration
+
+	// RecallThresholds replaces recall's thresholds where its fields are
+	// > 0; zero means the defaults. Only benchmarks set it: `bench recall`
+	// sweeps the thresholds through this hook.
+	RecallThresholds RecallThresholds
+}
+
+// RecallThresholds is a setting of recall's thresholds: see
+// retrieve.RecallMinScore and retrieve.RecallMinCoverage.
+type RecallThresholds struct {
+	MinScore, MinCoverage float64
 }
 
 // Handler runs Claude Code's hook events: each one reads its payload,

@@ -20,7 +20,11 @@ import (
 // skips the test when the directory is absent, unless CI=true.
 func sharedDir(tb testing.TB) string {
 	tb.Helper()
-	dir := filepath.Join("..", "..", "shared")
+	// Absolute, as transcript paths from Claude Code are.
+	dir, err := filepath.Abs(filepath.Join("..", "..", "shared"))
+	if err != nil {
+		tb.Fatal(err)
+	}
 	if _, err := os.Stat(dir); err != nil {
 		if os.Getenv("CI") == "true" {
 			tb.Fatalf("shared data missing at %s: %v", dir, err)

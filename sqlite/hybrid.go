@@ -22,7 +22,7 @@ type candidate struct {
 	parent         int64 // the first chunk of its turn (see candidateVecs.vector)
 }
 
-// The fusion, tuned on LoCoMo (see cmd/carryover/locomo.go; there a turn
+// The fusion, tuned on LoCoMo (see bench/locomo.go; there a turn
 // is a LoCoMo session and a chunk one dialogue turn):
 //
 //   - a candidate scores bm + vectorW × bmMax × max(cos, 0), its BM25 plus

@@ -49,6 +49,8 @@ const (
 type Config struct {
 	DB      string
 	Timeout time.Duration // bounds the archiving at a threshold (the hooks' deadline)
+	// StateDir holds one small state file per session.
+	StateDir string
 	// Redactor masks secrets when archiving; nil means the built-in
 	// detectors alone.
 	Redactor *redact.Redactor
@@ -56,10 +58,9 @@ type Config struct {
 
 // Line renders the status line.
 type Line struct {
-	// Load returns the configuration for a project directory.
-	Load func(projectDir string) Config
-	// StateDir holds one small state file per session.
-	StateDir string
+	// Load returns the configuration for a project directory; an error
+	// leaves carryover's part of the line to the context figure.
+	Load func(projectDir string) (Config, error)
 	// Log returns the log, opened on first use (the usual path writes
 	// none); nil discards.
 	Log func() *slog.Logger
@@ -178,8 +179,15 @@ func (l *Line) own(ctx context.Context, data []byte) string {
 	if carryover.ValidSessionID(in.SessionID) != nil {
 		return strings.Join(parts, " · ")
 	}
-	cfg := l.Load(cmp.Or(in.Workspace.ProjectDir, in.Cwd))
-	path := filepath.Join(l.StateDir, in.SessionID+".json")
+	cfg, err := l.Load(cmp.Or(in.Workspace.ProjectDir, in.Cwd))
+	if err == nil && !filepath.IsAbs(cfg.StateDir) {
+		err = errors.New("no place for the status line's state: set HOME or XDG_STATE_HOME to an absolute path")
+	}
+	if err != nil {
+		l.logError("statusline", err)
+		return strings.Join(parts, " · ")
+	}
+	path := filepath.Join(cfg.StateDir, in.SessionID+".json")
 	old := readState(path)
 	st := old
 

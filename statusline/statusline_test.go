@@ -65,10 +65,9 @@ func TestArchiveAtThreshold(t *testing.T) {
 	}
 	red := redact.New(redact.Options{Extra: []redact.Pattern{{Kind: "house", Re: regexp.MustCompile(`HOUSETOKEN-[0-9]+`)}}})
 	l := &statusline.Line{
-		Load: func(string) statusline.Config {
-			return statusline.Config{DB: db, Timeout: 5 * time.Second, Redactor: red}
+		Load: func(string) (statusline.Config, error) {
+			return statusline.Config{DB: db, Timeout: 5 * time.Second, Redactor: red, StateDir: filepath.Join(dir, "state")}, nil
 		},
-		StateDir: filepath.Join(dir, "state"),
 	}
 	payload := func(path string, remaining float64) []byte {
 		p, _ := json.Marshal(map[string]any{"session_id": sid, "transcript_path": path, "cwd": dir,

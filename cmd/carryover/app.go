@@ -41,9 +41,9 @@ type app struct {
 	log            *slog.Logger
 	logClose       func()
 	redactor       *redact.Redactor // built-in detectors and the configured patterns
-	// corrupt records that a hook step found the store damaged, though
-	// the step carried on (see handleHook).
-	corrupt bool
+	// quietConfig keeps config problems off stderr (they are logged):
+	// hooks and the status line print only what Claude Code expects.
+	quietConfig bool
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
@@ -60,7 +60,7 @@ Commands:
   install [--scope S]          add carryover's hooks to Claude Code settings (user, project or local)
   uninstall [--scope S]        remove them (--purge also deletes the archive)
   status                       which settings have carryover's hooks; the store; last ingest and restore
-  doctor                       check settings, store and every installed hook end to end
+  doctor [--project DIR]       check settings, store and every installed hook end to end; the config a hook uses in DIR
   hook <event>                 run as a Claude Code hook (payload on stdin; always exits 0)
   ingest PATH... | --all       archive transcripts (.jsonl files or directories)
   search QUERY                 search the archive (--session, --project, --budget, --limit, --json)
@@ -109,6 +109,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return 0
 	}
 	cmd, rest := args[0], args[1:]
+	a.quietConfig = cmd == "hook" || cmd == "statusline"
 	if cmd == "hook" {
 		// The hook path never fails: see hook.go.
 		return a.cmdHook(ctx, rest)

@@ -42,7 +42,10 @@ func (a *app) cmdAudit(ctx context.Context, args []string) error {
 	if *limit < 0 {
 		return usageErr{"audit: --limit must be 0 or more"}
 	}
-	cfg := a.loadConfig("")
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
 	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err

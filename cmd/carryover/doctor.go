@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover/claudesettings"
+	conf "github.com/carryover-dev/carryover/config"
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/sqlite"
 )
@@ -87,11 +88,26 @@ func (a *app) cmdDoctor(ctx context.Context, args []string) error {
 	if err := a.checkMCP(d, *project); err != nil {
 		return err
 	}
-	cfg := a.loadConfig("")
-	for _, p := range cfg.Problems {
-		d.warnf("config", p, "see the Configuration section of the README")
+	// The config a hook would use in the project: its problems and
+	// refused keys are checks, its values and sources follow them.
+	dir := *project
+	if dir == "" {
+		dir = cwd()
 	}
-	a.checkStore(ctx, d, cfg)
+	a.quietConfig = true
+	cfg, cfgErr := a.loadConfig(dir)
+	for _, p := range cfg.Problems {
+		hint := "see the Configuration section of the README"
+		if p.Refused {
+			hint = ""
+		}
+		d.warnf("config", p.String(), hint)
+	}
+	if cfgErr != nil {
+		d.fail("config", cfgErr.Error(), "")
+	} else {
+		a.checkStore(ctx, d, cfg)
+	}
 	if len(found) > 0 {
 		a.runHooks(ctx, d, found)
 	}
@@ -113,11 +129,50 @@ func (a *app) cmdDoctor(ctx context.Context, args []string) error {
 		}
 	}
 	tw.Flush()
+	a.printConfig(cfg, dir)
 	if failed > 0 {
 		return fmt.Errorf("%d check(s) failed", failed)
 	}
 	fmt.Fprintln(a.stdout, "all checks passed")
 	return nil
+}
+
+// printConfig shows the effective configuration and where each value
+// came from.
+func (a *app) printConfig(cfg config, dir string) {
+	fmt.Fprintln(a.stdout)
+	exists := func(path string) (string, bool) {
+		if path == "" {
+			return "(none)", false
+		}
+		if _, err := os.Stat(path); err != nil {
+			return path + " (absent)", false
+		}
+		return path, true
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	fmt.Fprintf(a.stdout, "config (what a hook uses in %s):\n", dir)
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	user, _ := exists(cfg.UserFile)
+	fmt.Fprintf(tw, "  user file\t%s\n", user)
+	project, ok := exists(cfg.ProjectFile)
+	switch {
+	case ok && cfg.ProjectTrusted:
+		project += " (in trusted_projects: every key applies)"
+	case ok:
+		project += " (not in trusted_projects: only " + strings.Join(conf.ProjectKeys(), ", ") + " apply)"
+	}
+	fmt.Fprintf(tw, "  project file\t%s\n", project)
+	for _, s := range cfg.Settings() {
+		var from []string
+		for _, src := range s.Sources {
+			from = append(from, src.String())
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Key, s.Value, strings.Join(from, ", "))
+	}
+	tw.Flush()
 }
 
 // checkHooks checks each installed hook's shape: once per event and

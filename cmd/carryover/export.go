@@ -30,7 +30,11 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	st, err := a.openStoreRead(ctx, a.loadConfig(""))
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,10 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return usageErr{fmt.Sprintf("forget: give one session id (or a unique prefix of at least %d characters)", minForgetPrefix)}
 	}
-	cfg := a.loadConfig("")
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
 	st, err := a.openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -163,6 +166,9 @@ func (a *app) unforget(ctx context.Context, st carryover.Store, id string) error
 // copy, and returns how many it dropped. A log that is not a regular file
 // is left alone (carryover never writes through a symlink).
 func scrubLog(path, needle string) (int, error) {
+	if path == "" { // no log (no place for one)
+		return 0, nil
+	}
 	total := 0
 	for _, p := range []string{path, path + ".1"} {
 		fi, err := os.Lstat(p)

@@ -27,7 +27,12 @@ func (a *app) cmdHook(ctx context.Context, args []string) int {
 		a.log.Error("hook: unknown event", "event", args[0])
 		return 0
 	}
-	cfg := a.loadConfig(a.getenv("CLAUDE_PROJECT_DIR"))
+	cfg, err := a.loadConfig(a.getenv("CLAUDE_PROJECT_DIR"))
+	if err != nil {
+		// No absolute place for the store: doing nothing beats a store in the project.
+		a.log.Error("hook: nothing done", "event", ev, "err", err)
+		return 0
+	}
 	a.hookHandler(cfg).Run(ctx, ev, a.stdin, a.stdout)
 	return 0
 }
@@ -38,9 +43,10 @@ func (a *app) hookHandler(cfg config) *hook.Handler {
 		Config: hook.Config{
 			DB: cfg.DB, DatabaseURL: cfg.DatabaseURL, Owner: cfg.Owner, Team: cfg.Team,
 			Budget: cfg.Budget, RecallBudget: cfg.RecallBudget, Recall: cfg.Recall, StartupBrief: cfg.StartupBrief,
-			Timeout: cfg.HookTimeout, SessionEndTimeout: cfg.SessionEndTimeout,
+			CompactInstructions: cfg.CompactInstructions,
+			Timeout:             cfg.HookTimeout, SessionEndTimeout: cfg.SessionEndTimeout,
 		},
-		Redactor: a.redactor,
+		Redactor: cfg.Redactor,
 		Log:      a.log,
 		Start:    a.start,
 	}

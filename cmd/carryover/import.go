@@ -37,7 +37,11 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 		}
 		in, size = f, fi.Size()
 	}
-	st, err := a.openStore(ctx, a.loadConfig(""))
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
+	st, err := a.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

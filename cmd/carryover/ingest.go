@@ -50,8 +50,10 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	if len(files) == 0 {
 		return fmt.Errorf("ingest: no .jsonl transcripts under %s", strings.Join(paths, ", "))
 	}
-	cfg := a.loadConfig("")
-	a.warnRedactProblems(cfg)
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
 	st, err := a.openStore(ctx, cfg)
 	if err != nil {
 		return err

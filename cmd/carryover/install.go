@@ -157,22 +157,33 @@ func (a *app) duplicateErr(scope, project string, others [][2]string, force bool
 	return hintErr{errors.New(msg), "keep one install: run " + strings.Join(fix, ", then ") + ", and install again; or install anyway with --force"}
 }
 
-// stateDir is carryover's state directory (the log, status line state,
-// settings backups).
-func stateDir(getenv func(string) string) string {
-	return xdgDir(getenv, "XDG_STATE_HOME", filepath.Join(".local", "state"))
-}
-
 // backupPath is where carryover keeps its one backup of a settings file:
 // in its state directory, never in the project, where a backup of
-// personal settings could be committed.
+// personal settings could be committed. It is "" when there is no state
+// directory (no absolute HOME or XDG_STATE_HOME).
 func (a *app) backupPath(path string) string {
+	state := a.configEnv().Dirs().State
+	if state == "" {
+		return ""
+	}
 	name := url.PathEscape(path)
 	if len(name) > 200 {
 		sum := sha256.Sum256([]byte(path))
 		name = fmt.Sprintf("%x-%s", sum[:8], filepath.Base(path))
 	}
-	return filepath.Join(stateDir(a.getenv), "backups", name)
+	return filepath.Join(state, "backups", name)
+}
+
+// setBackup makes f keep its one backup in carryover's state directory;
+// without one, editing is refused rather than leaving backups beside the
+// file, which may be inside a project.
+func (a *app) setBackup(f *claudesettings.File, path string) error {
+	b := a.backupPath(path)
+	if b == "" {
+		return errors.New("no place for the backup of " + path + ": set HOME or XDG_STATE_HOME to an absolute path")
+	}
+	f.SetBackup(b)
+	return nil
 }
 
 // checkWritable refuses, before anything is saved, when a file to be
@@ -235,7 +246,9 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	if err != nil {
 		return settingsErr(path, err)
 	}
-	f.SetBackup(a.backupPath(path))
+	if err := a.setBackup(f, path); err != nil {
+		return err
+	}
 	var legacy string
 	if *scope == "user" {
 		legacy = filepath.Join(homeDir(a.getenv), ".claude", "hooks.json")
@@ -365,7 +378,9 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 	if err != nil {
 		return settingsErr(path, err)
 	}
-	f.SetBackup(a.backupPath(path))
+	if err := a.setBackup(f, path); err != nil {
+		return err
+	}
 	changed, err := f.Uninstall()
 	if err != nil {
 		return err
@@ -486,6 +501,9 @@ func (a *app) editMCP(scope, project string, edit func(*claudesettings.File, []s
 		return nil, err
 	}
 	m := &mcpEdit{target: t, edit: edit, backup: a.backupPath(t.Path)}
+	if m.backup == "" {
+		return nil, errors.New("no place for the backup of " + t.Path + ": set HOME or XDG_STATE_HOME to an absolute path")
+	}
 	return m, m.load()
 }
 

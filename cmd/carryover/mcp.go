@@ -32,7 +32,10 @@ func (a *app) cmdMCP(ctx context.Context, args []string) error {
 	if sid == "" {
 		sid = strings.TrimSpace(a.getenv("CLAUDE_CODE_SESSION_ID"))
 	}
-	cfg := a.loadConfig(dir)
+	cfg, err := a.loadConfig(dir)
+	if err != nil {
+		return err
+	}
 	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err

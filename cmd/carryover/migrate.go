@@ -31,7 +31,10 @@ func (a *app) cmdMigrate(ctx context.Context, args []string) error {
 	if err := checkURL(dsn); err != nil {
 		return err
 	}
-	cfg := a.loadConfig(cwd())
+	cfg, err := a.loadConfig(cwd())
+	if err != nil {
+		return err
+	}
 	local, err := a.openLocal(ctx, cfg.DB, *to != "")
 	if err != nil {
 		return err

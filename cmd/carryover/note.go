@@ -54,8 +54,10 @@ func (a *app) cmdNote(ctx context.Context, args []string, state bool) error {
 	if err != nil {
 		return err
 	}
-	cfg := a.loadConfig(dir)
-	a.warnRedactProblems(cfg)
+	cfg, err := a.loadConfig(dir)
+	if err != nil {
+		return err
+	}
 	text, masked := a.redact(text)
 	st, err := a.openStore(ctx, cfg)
 	if err != nil {

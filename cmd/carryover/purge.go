@@ -47,7 +47,11 @@ var movedAsideName = regexp.MustCompile(`\.corrupt-\d{8}T\d{6}(-\d+)?$`)
 // purgeList finds what a purge deletes. A store path holding anything
 // but a carryover store is an error, and nothing is listed.
 func (a *app) purgeList(ctx context.Context) (*purgeList, error) {
-	db := a.loadConfig("").DB
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return nil, err
+	}
+	db := cfg.DB
 	p := &purgeList{}
 	switch err := sqlite.Owned(ctx, db); {
 	case err == nil:
@@ -87,6 +91,9 @@ func (a *app) purgeList(ctx context.Context) (*purgeList, error) {
 	// that CARRYOVER_LOG names may be anything, and goes only if it reads
 	// as a log.
 	log := logPath(a.getenv)
+	if log == "" {
+		return p, nil
+	}
 	for _, l := range []string{log, log + ".1"} {
 		fi, err := os.Lstat(l)
 		if err == nil && fi.Mode().IsRegular() && (a.getenv("CARRYOVER_LOG") == "" || isCarryoverLog(l)) {

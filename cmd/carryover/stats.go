@@ -27,7 +27,10 @@ func (a *app) cmdStats(ctx context.Context, args []string) error {
 	if *global && *project != "" {
 		return usageErr{"stats: --project and --global exclude each other"}
 	}
-	cfg := a.loadConfig("")
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
 	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err

@@ -65,7 +65,10 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 		return err
 	}
 
-	cfg := a.loadConfig("")
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(a.stdout, "\nstore: %s", cfg.DB)
 	fi, err := os.Stat(cfg.DB)
 	if err != nil {

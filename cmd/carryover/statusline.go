@@ -34,15 +34,20 @@ func (a *app) cmdStatusline(ctx context.Context, args []string) int {
 		a.logger().Error("statusline: read stdin", "err", err)
 	}
 	l := &statusline.Line{
-		Load: func(dir string) statusline.Config {
-			cfg := a.loadConfig(dir)
-			return statusline.Config{DB: cfg.DB, Timeout: cfg.HookTimeout, Redactor: a.redactor}
+		Load: func(dir string) (statusline.Config, error) {
+			cfg, err := a.loadConfig(dir)
+			if err != nil {
+				return statusline.Config{}, err
+			}
+			state := ""
+			if cfg.Dirs.State != "" {
+				state = filepath.Join(cfg.Dirs.State, "statusline")
+			}
+			return statusline.Config{DB: cfg.DB, Timeout: cfg.HookTimeout, Redactor: cfg.Redactor, StateDir: state}, nil
 		},
-		StateDir: filepath.Join(xdgDir(a.getenv, "XDG_STATE_HOME", filepath.Join(".local", "state")), "statusline"),
-		Log:      a.logger,
+		Log: a.logger,
 	}
-	line := l.Render(ctx, data, *wrap)
-	if line != "" {
+	if line := l.Render(ctx, data, *wrap); line != "" {
 		fmt.Fprintln(a.stdout, line)
 	}
 	return 0

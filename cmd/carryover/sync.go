@@ -25,7 +25,10 @@ func (a *app) cmdSync(ctx context.Context, args []string) error {
 	if len(pos) > 0 {
 		return usageErr{"sync takes no arguments"}
 	}
-	cfg := a.loadConfig(cwd())
+	cfg, err := a.loadConfig(cwd())
+	if err != nil {
+		return err
+	}
 	if cfg.DatabaseURL == "" {
 		return hintErr{errors.New("no server configured: there is nothing to sync to"),
 			"set database_url in the config file or CARRYOVER_DATABASE_URL (see docs/sync.md)"}
