@@ -109,11 +109,18 @@ func readOwner(ctx context.Context, db *sql.DB, want int) (owner, error) {
 	default:
 		return o, notStore(fmt.Sprintf("a SQLite database of another application (application_id %#08x)", uint32(id)))
 	}
+	// One statement, one snapshot: another process may be creating the
+	// store, and its schema, version and marker commit together.
 	var objects, core int
-	err = db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(type = 'table' AND name IN (`+placeholders(len(coreTables))+`)), 0) FROM sqlite_master`,
-		anySlice(coreTables)...).Scan(&objects, &core)
+	err = db.QueryRowContext(ctx, `SELECT (SELECT user_version FROM pragma_user_version), (SELECT application_id FROM pragma_application_id),
+		count(*), coalesce(sum(type = 'table' AND name IN (`+placeholders(len(coreTables))+`)), 0) FROM sqlite_master`,
+		anySlice(coreTables)...).Scan(&o.version, &id, &objects, &core)
 	if err != nil {
 		return o, wrapErr("read schema", err)
+	}
+	if uint32(id) == ApplicationID {
+		o.marked = true
+		return o, nil
 	}
 	switch {
 	case objects == 0 && o.version == 0:
