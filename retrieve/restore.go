@@ -52,7 +52,11 @@ type RestoreShares struct {
 
 // DefaultRestoreShares were chosen leave-one-session-out on the needed
 // and survival benchmarks (see the README's figures), not per session.
-var DefaultRestoreShares = RestoreShares{Now: 0.17, Files: 0.07, Commands: 0.12, Facts: 0.24, Steps: 0.07}
+var DefaultRestoreShares = RestoreShares{Now: 0.15, Files: 0.07, Commands: 0.06, Facts: 0.30, Steps: 0.08}
+
+// MinTypedShare is the part of the room the typed identifiers keep when
+// there are enough of them.
+const MinTypedShare = 0.40
 
 // Caps of the lines of the Now part, in bytes.
 const (
@@ -96,11 +100,11 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 		return Block{}, err
 	}
 	header := fmt.Sprintf("## carryover: restored after compaction (session %s, window %d)\n"+
-		"Exact details from before the compaction that the summary does not state", carryover.ShortID(req.SessionID), req.Window)
+		"Details the summary does not state", carryover.ShortID(req.SessionID), req.Window)
 	if req.Project != "" {
-		header += "; paths are relative to " + req.Project
+		header += "; paths relative to " + req.Project
 	}
-	header += ". More: `carryover search \"<words>\"`.\n"
+	header += "; more: `carryover search \"<words>\"`\n"
 	room := float64(max(budget-len(header), 0))
 	sh := req.Shares
 	if sh == (RestoreShares{}) {
@@ -111,6 +115,17 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	nov := newNovelty(summary, req.Project)
 	c := &composer{nov: nov, root: req.Project}
 	blk := c.compose(in, header, budget, caps)
+	// The typed identifiers hold most of what the next steps need per
+	// byte: when the other parts leave them less than MinTypedShare of
+	// the room (small budgets), the facts and the last steps give way.
+	if want := int(MinTypedShare * room); c.typedLen < want && c.typedAvail > c.typedLen {
+		short := min(want-c.typedLen, c.typedAvail-c.typedLen)
+		cut := min(short*3/4, caps.facts)
+		caps.facts -= cut
+		caps.steps = max(caps.steps-(short-cut), 0)
+		c = &composer{nov: nov, root: req.Project}
+		blk = c.compose(in, header, budget, caps)
+	}
 	// What the typed identifiers could not use goes to the lost facts,
 	// then to the last steps.
 	if left := budget - len(blk.Text); left > 40 && blk.Text != "" {
@@ -149,29 +164,41 @@ func (c *composer) compose(in restoreInput, header string, budget int, caps part
 	}
 	typed := c.typedLines(in, budget-used-wsTitle)
 
+	// Over the budget (caps are shares of the room, and rounding adds
+	// up), the lowest parts give way a line at a time: never a heading
+	// without lines.
+	ws := append(append([]string{}, commands...), typed...)
+	if files != "" {
+		ws = append([]string{files}, ws...)
+	}
+	size := func() int {
+		return len(header) + partLen(now, titleNow) + partLen(ws, titleWorkingSet) + partLen(facts, titleFacts) + partLen(steps, titleSteps)
+	}
+	for size() > budget {
+		switch {
+		case len(steps) > 0:
+			steps = steps[:len(steps)-1]
+		case len(facts) > 0:
+			facts = facts[:len(facts)-1]
+		case len(ws) > 0:
+			ws = ws[:len(ws)-1]
+		case len(now) > 0:
+			now = now[:len(now)-1]
+		default:
+			return Block{}
+		}
+	}
+	c.steps = len(steps)
 	var b strings.Builder
 	b.WriteString(header)
 	writePart(&b, titleNow, now)
-	if files != "" || len(commands) > 0 || len(typed) > 0 {
-		b.WriteString(titleWorkingSet)
-		b.WriteString(files)
-		for _, l := range commands {
-			b.WriteString(l)
-		}
-		for _, l := range typed {
-			b.WriteString(l)
-		}
-	}
+	writePart(&b, titleWorkingSet, ws)
 	writePart(&b, titleFacts, facts)
 	writePart(&b, titleSteps, steps)
 	if b.Len() == len(header) {
 		return Block{}
 	}
-	text := b.String()
-	if len(text) > budget {
-		text = clipLines(text, budget)
-	}
-	return Block{Text: text, ItemIDs: c.itemIDs, ChunkIDs: c.chunkIDs}
+	return Block{Text: b.String(), ItemIDs: c.itemIDs, ChunkIDs: c.chunkIDs}
 }
 
 const (
@@ -204,17 +231,6 @@ func linesLen(lines []string) int {
 		n += len(l)
 	}
 	return n
-}
-
-// clipLines cuts text to at most n bytes at a line end.
-func clipLines(text string, n int) string {
-	if len(text) <= n {
-		return text
-	}
-	if i := strings.LastIndexByte(text[:n], '\n'); i > 0 {
-		return text[:i+1]
-	}
-	return clip(text, n)
 }
 
 // restoreInput is what a restore reads from the store.
@@ -284,7 +300,10 @@ type composer struct {
 	// already holds is not listed again.
 	shown      strings.Builder
 	typedShown int
-	steps      int
+	// typedLen is the bytes the typed identifiers took, typedAvail what
+	// all of them would take.
+	typedLen, typedAvail int
+	steps                int
 }
 
 func (c *composer) show(line string, itemID, chunkID int64) string {
@@ -534,6 +553,9 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	}
 	slices.SortStableFunc(order, func(a, b string) int { return cmpDesc(weight[a], weight[b]) })
 	shown := c.shown.String()
+	for _, id := range order {
+		c.typedAvail += len(c.rel(id)) + 1
+	}
 	var lines []string
 	var line strings.Builder
 	used := 0
@@ -576,6 +598,7 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 		c.show("", itemOf[id], 0)
 	}
 	flush()
+	c.typedLen = linesLen(lines)
 	return lines
 }
 
@@ -775,7 +798,7 @@ func testTally(l string) bool {
 			"doctests", "properties", "excluded", "pending", "assertions", "examples":
 			counts++
 		default:
-			if !isNumber(strings.TrimSuffix(w, "s")) && !isNumber(w) {
+			if strings.Trim(w, "0123456789.") != "" {
 				return false
 			}
 		}

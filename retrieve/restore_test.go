@@ -91,7 +91,7 @@ func TestRestoreContent(t *testing.T) {
 
 	mustContain := []string{
 		"## carryover: restored after compaction (session 5e55a0b1, window 1)",
-		"paths are relative to /src/app",
+		"paths relative to /src/app",
 		"carryover search",
 		"- state (note): Wiring the --budget flag; next: budget tests",
 		"- last request (L5): Add a --budget flag to the restore command",
