@@ -72,6 +72,8 @@ type Block struct {
 	Text     string // markdown, at most the budget; "" when nothing is worth injecting
 	ChunkIDs []int64
 	ItemIDs  []int64
+	// Reason says briefly why this text was chosen, for the audit log.
+	Reason string
 }
 
 type section int
@@ -268,6 +270,7 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	}
 
 	r := ranker{window: req.Window, maxLine: maxLine, project: req.Project}
+	quoted := 0 // items left out because the summary quotes them
 	var secs [numSections][]*entry
 	secs[secState] = r.stateEntries(items[secState], notes, nov)
 	for sec := secConstraints; sec < secRecent; sec++ {
@@ -282,9 +285,14 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 			if it.Kind == carryover.KindValue {
 				it.Text = nov.unseenValues(it.Text)
 			}
-			if it.Text != "" && !nov.seen(it) && !trivial(it) {
-				ss = append(ss, scored{it, r.score(it)})
+			if it.Text == "" || trivial(it) {
+				continue
 			}
+			if nov.seen(it) {
+				quoted++
+				continue
+			}
+			ss = append(ss, scored{it, r.score(it)})
 		}
 		slices.SortStableFunc(ss, func(a, b scored) int { return cmpDesc(a.score, b.score) })
 		var es []*entry
@@ -315,7 +323,45 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	if len(chosen) == 0 {
 		return Block{}, nil
 	}
-	return renderBlock(header, chosen), nil
+	blk := renderBlock(header, chosen)
+	candidates := 0
+	for _, es := range secs {
+		candidates += len(es)
+	}
+	blk.Reason = restoreReason(req.Window, blk, len(chosen), candidates, quoted, budget)
+	return blk, nil
+}
+
+// restoreReason sums up what a restore holds and what it left out.
+func restoreReason(window int, blk Block, chosen, candidates, quoted, budget int) string {
+	notes := chosen - len(blk.ItemIDs) - len(blk.ChunkIDs) // entries with neither id
+	var b strings.Builder
+	if window > 0 {
+		fmt.Fprintf(&b, "restore after compaction %d: ", window)
+	} else {
+		b.WriteString("restore: ")
+	}
+	b.WriteString(plural(len(blk.ItemIDs), "item"))
+	b.WriteString(", " + plural(len(blk.ChunkIDs), "chunk"))
+	if notes > 0 {
+		b.WriteString(", " + plural(notes, "note"))
+	}
+	fmt.Fprintf(&b, " in %d of %d chars", len(blk.Text), budget)
+	if left := candidates - chosen; left > 0 {
+		fmt.Fprintf(&b, "; %d more candidates did not fit", left)
+	}
+	if quoted > 0 {
+		fmt.Fprintf(&b, "; %s left out as already in the summary", plural(quoted, "item"))
+	}
+	return b.String()
+}
+
+// plural says "1 item", "2 items".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // Limits of the last-steps section.
