@@ -25,7 +25,7 @@ func TestInjectionsKeepText(t *testing.T) {
 		}
 		return out.String()
 	}
-	context := func(out string) string {
+	additional := func(out string) string {
 		t.Helper()
 		var v struct {
 			HookSpecificOutput struct {
@@ -50,8 +50,8 @@ func TestInjectionsKeepText(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	restore := context(run(hook.SessionStart, "SessionStart", map[string]any{"source": "compact"}))
-	recall := context(run(hook.UserPromptSubmit, "UserPromptSubmit", map[string]any{"prompt": "which float64 Cents grep did we run in internal?"}))
+	restore := additional(run(hook.SessionStart, "SessionStart", map[string]any{"source": "compact"}))
+	recall := additional(run(hook.UserPromptSubmit, "UserPromptSubmit", map[string]any{"prompt": "which float64 Cents grep did we run in internal?"}))
 	if !strings.Contains(restore, "deploy with the token") || strings.Contains(restore, secret) {
 		t.Fatalf("the note is missing from the restore or its secret is not masked:\n%s", restore)
 	}
