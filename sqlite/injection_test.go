@@ -2,8 +2,11 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/carryover-dev/carryover"
 )
@@ -46,5 +49,53 @@ func TestMigrateInjectionText(t *testing.T) {
 	ins, err = st.Injections(ctx, "s1", 1)
 	if err != nil || len(ins) != 1 || ins[0].Text != in.Text || ins[0].Reason != in.Reason {
 		t.Fatalf("new record: %+v, %v", ins, err)
+	}
+}
+
+// BenchmarkInjections reads the audit log the way the hooks do (a
+// session's newest 200, on every prompt) and the way stats does (all of
+// it), with the texts a restore (4000 chars) and recalls (2000) keep and
+// without, for their cost: 20 sessions of 200 injections.
+func BenchmarkInjections(b *testing.B) {
+	for _, withText := range []bool{false, true} {
+		name := "no text"
+		if withText {
+			name = "text"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			st := openStore(b, filepath.Join(b.TempDir(), "carryover.db"))
+			line := "- `go test -race ./internal/pdf/...` passed after the fix in internal/pdf/render.go (L812)\n"
+			for s := range 20 {
+				for i := range 200 {
+					in := carryover.Injection{Time: base.Add(time.Duration(s*200+i) * time.Second), SessionID: fmt.Sprintf("s%d", s),
+						Project: "/p", Event: "UserPromptSubmit", Window: 1, ChunkIDs: []int64{1, 2, 3}, Hash: "h", Chars: 2000}
+					if i%10 == 0 {
+						in.Event, in.Chars, in.ItemIDs = "SessionStart:compact", 4000, []int64{4, 5, 6, 7, 8, 9, 10, 11}
+					}
+					if withText {
+						in.Text = strings.Repeat(line, in.Chars/len(line))
+						in.Reason = "recall: BM25 7.2 ≥ 2, 3 of 4 informative words (coverage 0.78 ≥ 0.5) from this session's window 0, turn 2"
+					}
+					if _, err := st.RecordInjection(ctx, in); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.Run("session 200", func(b *testing.B) {
+				for b.Loop() {
+					if ins, err := st.Injections(ctx, "s7", 200); err != nil || len(ins) != 200 {
+						b.Fatal(len(ins), err)
+					}
+				}
+			})
+			b.Run("all", func(b *testing.B) {
+				for b.Loop() {
+					if ins, err := st.Injections(ctx, "", 0); err != nil || len(ins) != 4000 {
+						b.Fatal(len(ins), err)
+					}
+				}
+			})
+		})
 	}
 }
