@@ -17,7 +17,9 @@ const (
 	// Format names the file format in its header.
 	Format = "carryover-export"
 	// Version is the newest format version this package writes and reads.
-	Version = 1
+	// Version 2 added the text and reason of injections; version 1 files
+	// are still read (their injections have neither).
+	Version = 2
 )
 
 // Header is the first record of every file.
@@ -128,6 +130,8 @@ type InjectionRecord struct {
 	ItemIDs   []int64   `json:"item_ids,omitempty"`
 	Hash      string    `json:"hash"`
 	LatencyUS int64     `json:"latency_us"`
+	Text      string    `json:"text,omitempty"`   // since version 2
+	Reason    string    `json:"reason,omitempty"` // since version 2
 }
 
 // NoteRecord is one note.

@@ -113,7 +113,7 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	caps := partCaps{now: int(sh.Now * room), files: int(sh.Files * room), commands: int(sh.Commands * room),
 		facts: int(sh.Facts * room), steps: int(sh.Steps * room)}
 	nov := newNovelty(summary, req.Project)
-	c := &composer{nov: nov, root: req.Project}
+	c := newComposer(nov, req.Project)
 	blk := c.compose(in, header, budget, caps)
 	// The typed identifiers hold most of what the next steps need per
 	// byte: when the other parts leave them less than MinTypedShare of
@@ -123,7 +123,7 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 		cut := min(short*3/4, caps.facts)
 		caps.facts -= cut
 		caps.steps = max(caps.steps-(short-cut), 0)
-		c = &composer{nov: nov, root: req.Project}
+		c = newComposer(nov, req.Project)
 		blk = c.compose(in, header, budget, caps)
 	}
 	// What the typed identifiers could not use goes to the lost facts,
@@ -131,12 +131,16 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	if left := budget - len(blk.Text); left > 40 && blk.Text != "" {
 		caps.facts += left * 3 / 4
 		caps.steps += left / 4
-		c = &composer{nov: nov, root: req.Project}
+		c = newComposer(nov, req.Project)
 		blk = c.compose(in, header, budget, caps)
 	}
 	if blk.Text != "" {
-		blk.Reason = fmt.Sprintf("restore after compaction %d: %d items, %d typed identifiers, %d last steps",
-			req.Window, len(blk.ItemIDs), c.typedShown, c.steps)
+		blk.Reason = fmt.Sprintf("restore after compaction %d: %s, %s, %s in %d of %d chars; %s typed, %s",
+			req.Window, plural(len(blk.ItemIDs), "item"), plural(len(blk.ChunkIDs), "chunk"), plural(c.notes, "note"),
+			len(blk.Text), budget, plural(c.typedShown, "identifier"), plural(c.steps, "last step"))
+		if n := len(c.quoted); n > 0 {
+			blk.Reason += fmt.Sprintf("; %s left out as already in the summary", plural(n, "item"))
+		}
 	}
 	return blk, nil
 }
@@ -290,6 +294,10 @@ func loadRestoreInput(ctx context.Context, st carryover.Store, req RestoreReques
 	return in, nil
 }
 
+func newComposer(nov novelty, root string) *composer {
+	return &composer{nov: nov, root: root, quoted: map[int64]bool{}}
+}
+
 // composer renders the parts of one restore and remembers what it showed.
 type composer struct {
 	nov      novelty
@@ -304,6 +312,8 @@ type composer struct {
 	// all of them would take.
 	typedLen, typedAvail int
 	steps                int
+	notes                int
+	quoted               map[int64]bool // items left out as already in the summary
 }
 
 func (c *composer) show(line string, itemID, chunkID int64) string {
@@ -317,6 +327,16 @@ func (c *composer) show(line string, itemID, chunkID int64) string {
 	return line
 }
 
+// seen reports whether the summary states the item, counting those it
+// leaves out.
+func (c *composer) seen(it carryover.Item) bool {
+	if c.nov.seen(it) {
+		c.quoted[it.ID] = true
+		return true
+	}
+	return false
+}
+
 // rel shows a path relative to the project root when it lies inside it.
 func (c *composer) rel(p string) string { return relPath(p, c.root) }
 
@@ -324,15 +344,18 @@ func (c *composer) rel(p string) string { return relPath(p, c.root) }
 // assistant was about to do.
 func (c *composer) nowPart(in restoreInput, room int) []string {
 	var lines []string
-	add := func(line string, itemID, chunkID int64) {
+	add := func(line string, itemID, chunkID int64) bool {
 		if line == "" || linesLen(lines)+len(line) > room {
-			return
+			return false
 		}
 		lines = append(lines, c.show(line, itemID, chunkID))
+		return true
 	}
 	for i := len(in.notes) - 1; i >= 0; i-- {
 		if n := in.notes[i]; n.Kind == "state" {
-			add("- state (note): "+clip(oneLine(n.Text), stateCap)+"\n", 0, 0)
+			if add("- state (note): "+clip(oneLine(n.Text), stateCap)+"\n", 0, 0) {
+				c.notes++
+			}
 			break
 		}
 	}
@@ -340,7 +363,7 @@ func (c *composer) nowPart(in restoreInput, room int) []string {
 		if trivial(it) || noise(it.Text) {
 			continue
 		}
-		if !c.nov.seen(it) {
+		if !c.seen(it) {
 			add(fmt.Sprintf("- last request (L%d): %s\n", it.Line, clip(oneLine(it.Text), requestCap)), it.ID, 0)
 		}
 		break
@@ -410,7 +433,7 @@ func (c *composer) filesLine(items []carryover.Item, room int) string {
 	var ids []int64
 	for _, it := range items {
 		p := c.rel(oneLine(it.Text))
-		if p == "" || seen[p] || c.nov.seen(it) {
+		if p == "" || seen[p] || c.seen(it) {
 			continue
 		}
 		seen[p] = true
@@ -487,7 +510,7 @@ func (c *composer) commandLines(items []carryover.Item, room int) []string {
 	found := map[string]carryover.Item{}
 	var others []carryover.Item
 	for _, it := range items { // newest first
-		if trivial(it) || c.nov.seen(it) {
+		if trivial(it) || c.seen(it) {
 			continue
 		}
 		k := commandKind(it.Text)
@@ -637,7 +660,7 @@ func (c *composer) factsPart(in restoreInput, room int) []string {
 				if it.Kind == carryover.KindValue {
 					it.Text = c.nov.unseenValues(dropNoiseValues(it.Text))
 				}
-				if it.Text != "" && !c.nov.seen(it) && !trivial(it) && !noise(it.Text) {
+				if it.Text != "" && !c.seen(it) && !trivial(it) && !noise(it.Text) {
 					ss = append(ss, scored{it, r.score(it)})
 				}
 			}
@@ -815,4 +838,11 @@ func dropNoiseValues(text string) string {
 		}
 	}
 	return strings.Join(keep, valueSep)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

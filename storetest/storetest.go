@@ -586,7 +586,9 @@ func testOddText(t *testing.T, st carryover.Store) {
 func testInjections(t *testing.T, st carryover.Store) {
 	ctx := context.Background()
 	in := carryover.Injection{Time: base, SessionID: "s1", Project: "/p", Event: "SessionStart:compact", Window: 1,
-		Chars: 3900, Tokens: 975, ChunkIDs: []int64{3, 1, 2}, ItemIDs: []int64{7}, Hash: "abc", Latency: 4200 * time.Microsecond}
+		Chars: 3900, Tokens: 975, ChunkIDs: []int64{3, 1, 2}, ItemIDs: []int64{7}, Hash: "abc", Latency: 4200 * time.Microsecond,
+		Text:   "## carryover: restored after compaction (session s1, window 1)\n- `go test -race ./...` 'quoted' \"é\" 漢字\n",
+		Reason: "restore after compaction 1: 1 item, 3 chunks"}
 	id1, err := st.RecordInjection(ctx, in)
 	if err != nil {
 		t.Fatal(err)
@@ -617,6 +619,20 @@ func testInjections(t *testing.T, st carryover.Store) {
 	}
 	if lim, _ := st.Injections(ctx, "", 1); len(lim) != 1 {
 		t.Errorf("limit 1: %d injections", len(lim))
+	}
+
+	// A text over the cap is kept cut, the same way by every store.
+	long := strings.Repeat("- a long restore line with a path internal/pdf/render.go\n", 1000)
+	if _, err := st.RecordInjection(ctx, carryover.Injection{SessionID: "s3", Event: "UserPromptSubmit", Chars: len(long),
+		Text: long, Reason: "recall"}); err != nil {
+		t.Fatal(err)
+	}
+	s3, err := st.Injections(ctx, "s3", 0)
+	if err != nil || len(s3) != 1 {
+		t.Fatalf("Injections(s3) = %d, %v", len(s3), err)
+	}
+	if got := s3[0].Text; got != carryover.ClipInjectionText(long) || len(got) > carryover.InjectionTextCap || s3[0].Chars != len(long) {
+		t.Errorf("a %d-byte text was kept as %d bytes (cap %d), chars %d", len(long), len(got), carryover.InjectionTextCap, s3[0].Chars)
 	}
 }
 
