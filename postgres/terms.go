@@ -7,7 +7,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/internal/words"
+	"github.com/carryover-dev/carryover/internal/tokenize"
 )
 
 // PostgreSQL's text-search parser keeps paths, hosts and versions whole
@@ -33,7 +33,7 @@ func plainWords(s string) string {
 	b.Grow(len(s))
 	space := false
 	for _, r := range s {
-		if words.IsWordRune(r) {
+		if tokenize.IsWordRune(r) {
 			if space && b.Len() > 0 {
 				b.WriteByte(' ')
 			}
@@ -72,8 +72,8 @@ func identParts(fields ...string) string {
 		if !norm.NFKC.IsNormalString(f) {
 			f = norm.NFKC.String(f)
 		}
-		words.EachWord(f, func(w string) {
-			parts := words.SplitIdent(w)
+		tokenize.EachWord(f, func(w string) {
+			parts := tokenize.SplitIdent(w)
 			if len(parts) < 2 {
 				return
 			}
@@ -90,11 +90,11 @@ func identParts(fields ...string) string {
 }
 
 // queryTerms turns any text into search terms: NFKC-normalised, lowercased,
-// split into words and identifier parts, words.Stopwords and one-character
+// split into words and identifier parts, tokenize.Stopwords and one-character
 // tokens dropped; runs of words joined by connectors (src/app/main.go,
 // foo-bar, v1.2) are kept whole too, to be matched as phrases. At most
 // maxQueryTerms are kept, the most specific-looking ones. Each term is
 // turned into a tsquery by phraseto_tsquery, which accepts any text.
 func queryTerms(text string) []string {
-	return words.QueryTerms(text, maxQueryTerms)
+	return tokenize.QueryTerms(text, maxQueryTerms)
 }

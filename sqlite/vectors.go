@@ -11,6 +11,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/embedding"
+	"github.com/carryover-dev/carryover/rank"
 )
 
 // BackfillBatch is how many chunks stored without a vector (by a version
@@ -246,7 +247,7 @@ func (s *Store) queryVector(ctx context.Context, text string, df docFreq) ([]flo
 // chunks are stored together), for candidateVecs.vector to blend. It
 // returns nil when none of ids has a vector (none backfilled yet, or
 // another embedder's store).
-func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32) (*candidateVecs, error) {
+func (s *Store) candidateVectors(ctx context.Context, ids []int64) (*candidateVecs, error) {
 	var name string
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && name != s.emb.Name() {
@@ -273,7 +274,7 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32)
 		return nil, wrapErr("search: vectors", err)
 	}
 	defer rows.Close()
-	cv := &candidateVecs{ctxW: ctxW, stored: make(map[int64]storedVector, len(want))}
+	cv := &candidateVecs{stored: make(map[int64]storedVector, len(want))}
 	for rows.Next() {
 		var id int64
 		var st storedVector
@@ -299,7 +300,6 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32)
 
 // candidateVecs holds the quantised vectors candidateVectors read.
 type candidateVecs struct {
-	ctxW   float32
 	stored map[int64]storedVector
 	tmp    []float32 // a neighbour's vector, dequantised
 }
@@ -311,9 +311,9 @@ type storedVector struct {
 }
 
 // vector returns the vector of chunk id, dequantised into dst (reused
-// when large enough) and blended with ctxW times the vectors of its
-// neighbours in the same turn: a sub-turn window is scored with its parent
-// turn as context. A blended vector is no longer a unit vector. It also
+// when large enough) and blended with the vectors of its neighbours in the
+// same turn (rank.Blend): a sub-turn window is scored with its parent turn
+// as context. A blended vector is no longer a unit vector. It also
 // returns the chunk's parent (see migration 0004): the id of its turn's
 // first chunk, or its own id when unknown. ok is false for a chunk without
 // a vector (not yet backfilled).
@@ -323,23 +323,13 @@ func (cv *candidateVecs) vector(dst []float32, id int64) (v []float32, parent in
 		return dst, 0, false
 	}
 	v = embedding.Dequantize(dst, c.vec)
-	if cv.ctxW != 0 {
-		if prev, ok := cv.stored[id-1]; ok && c.linked {
-			cv.tmp = embedding.Dequantize(cv.tmp, prev.vec)
-			addScaled(v, cv.tmp, cv.ctxW)
-		}
-		if next, ok := cv.stored[id+1]; ok && next.linked {
-			cv.tmp = embedding.Dequantize(cv.tmp, next.vec)
-			addScaled(v, cv.tmp, cv.ctxW)
-		}
+	if prev, ok := cv.stored[id-1]; ok && c.linked {
+		cv.tmp = embedding.Dequantize(cv.tmp, prev.vec)
+		rank.Blend(v, cv.tmp)
+	}
+	if next, ok := cv.stored[id+1]; ok && next.linked {
+		cv.tmp = embedding.Dequantize(cv.tmp, next.vec)
+		rank.Blend(v, cv.tmp)
 	}
 	return v, cmp.Or(c.parent, id), true
-}
-
-// addScaled adds w × b to a.
-func addScaled(a, b []float32, w float32) {
-	b = b[:len(a)]
-	for i := range a {
-		a[i] += w * b[i]
-	}
 }
