@@ -121,3 +121,31 @@ func PhraseFreq(phrase []string, postings map[string][]Posting) float64 {
 	}
 	return f
 }
+
+// Document is a chunk as BM25 sees it: the postings of its tokens (package
+// tokenize's FTS, the SQLite index's tokens) and its length in tokens.
+type Document struct {
+	Postings map[string][]Posting
+	Len      int
+}
+
+// NewDocument tokenizes a chunk's fields (see Fields). Positions start at
+// 1 and leave one free between two fields, so that no phrase spans them.
+func NewDocument(fields [NumFields]string) Document {
+	d := Document{Postings: map[string][]Posting{}}
+	pos := 1
+	for f, text := range fields {
+		w := Field(f).Weight()
+		tokenize.FTS(text, func(tok []byte) {
+			d.Postings[string(tok)] = append(d.Postings[string(tok)], Posting{Pos: pos, Weight: w})
+			pos++
+			d.Len++
+		})
+		pos++
+	}
+	return d
+}
+
+// Phrase returns the tokens of a query term as the index matches it: a
+// phrase of FTS tokens (none when the term has no token).
+func Phrase(term string) []string { return tokenize.FTSTokens(term) }
