@@ -236,7 +236,7 @@ func TestBM25MatchesIndex(t *testing.T) {
 		"renamed parseHTTPResponse to decodeReply in the client and deployed it",
 		"edited src/app/main.go and main_test.go; go test ./... passes",
 		"set MAX_RETRIES to 5 in config/prod.exs, then the deploys stopped timing out",
-		"the registry times out on a full sync",
+		"首次全量 = 自动化优先; the registry times out on a full sync",
 		"nothing about code here: the weather, a walk, lunch",
 	}
 	for i, x := range texts {
@@ -259,7 +259,7 @@ func TestBM25MatchesIndex(t *testing.T) {
 	}
 	avg := float64(total) / float64(len(docs))
 	for _, q := range []string{"deploy timeout", "main.go", "src/app/main.go tests", "parseHTTPResponse reply", "MAX_RETRIES prod",
-		"registry sync", "file1.go go test"} {
+		"全量", "自动化优先", "registry sync", "file1.go go test"} {
 		hits, err := st.Search(ctx, carryover.Query{Text: q, Limit: 50})
 		if err != nil {
 			t.Fatal(err)

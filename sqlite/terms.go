@@ -9,15 +9,13 @@ import (
 // The FTS tokenizer (unicode61, tokenchars '_') keeps letters, digits and
 // '_' together, so snake_case and camelCase identifiers are single tokens
 // and paths split at '/' and '.'. What it cannot do is find the parts of an
-// identifier: indexTerms supplies those in the chunk's terms column, and
-// queryTerms asks for both the whole word and its parts.
+// identifier, or a word inside a run of Chinese or Japanese: indexTerms
+// supplies the parts and the runs' bigrams in the chunk's terms column, and
+// queryTerms asks for both the whole word and its parts or bigrams.
 
 // maxQueryTerms caps the terms of one query: every term costs a walk over
 // its posting list, and pasted text can hold thousands.
 const maxQueryTerms = 24
-
-// indexTerms returns the chunk's terms column (tokenize.IndexTerms).
-func indexTerms(fields ...string) string { return tokenize.IndexTerms(fields...) }
 
 // queryTerms turns any text into FTS5 query terms that cannot be a syntax
 // error: NFKC-normalised, split into words and identifier parts, stopwords

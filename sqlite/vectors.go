@@ -74,20 +74,99 @@ func insertVectors(ctx context.Context, tx *sql.Tx, chunks []carryover.Chunk, id
 // index per chunk it may embed: indexing costs a fraction of embedding.
 const indexBackfillFactor = 4
 
-// Backfill catches a migrated store up, newest chunks first: it adds up to
-// indexBackfillFactor × limit chunks to the full-text index (see migration
-// 0004) and embeds up to limit chunks that were stored before the store
-// had vectors, and returns how many chunks it indexed or embedded; 0 means
-// every chunk is indexed and has its vector. Apply calls it with
+// Backfill catches a migrated store up, newest chunks first: it computes
+// the terms column again for up to indexBackfillFactor × limit chunks
+// stored before migration 0006, adds up to as many chunks to the full-text
+// index (see migration 0004) and embeds up to limit chunks that were stored
+// before the store had vectors, and returns how many chunks it went
+// through; 0 means every chunk is indexed, with its terms, and has its
+// vector. Apply calls it with
 // BackfillBatch after each batch; `carryover ingest` may call it until it
 // returns 0. Vectors of another embedder's store are left alone.
 func (s *Store) Backfill(ctx context.Context, limit int) (int, error) {
+	t, err := s.backfillTerms(ctx, indexBackfillFactor*limit)
+	if err != nil {
+		return t, err
+	}
 	n, err := s.backfillIndex(ctx, indexBackfillFactor*limit)
 	if err != nil {
-		return n, err
+		return t + n, err
 	}
 	m, err := s.backfillVectors(ctx, limit)
-	return n + m, err
+	return t + n + m, err
+}
+
+// backfillTerms computes the terms column again for up to limit chunks
+// below the 'terms_backfill_below' bound (see migration 0006), newest
+// first, updates the rows whose terms changed (the triggers index them
+// again) and lowers the bound past them (to 1 when none is left), in one
+// transaction.
+func (s *Store) backfillTerms(ctx context.Context, limit int) (int, error) {
+	var below int64
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'terms_backfill_below'`).Scan(&below)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && below <= 1 {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, wrapErr("backfill terms", err)
+	}
+	// Read and computed outside the write transaction, which then checks
+	// that no other process moved the bound meanwhile.
+	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkCols+`, c.terms FROM chunks c JOIN projects p ON p.id = c.project_id
+		WHERE c.id < ? ORDER BY c.id DESC LIMIT ?`, below, limit)
+	if err != nil {
+		return 0, wrapErr("backfill terms", err)
+	}
+	type change struct {
+		id    int64
+		terms string
+	}
+	var changes []change
+	n, last := 0, int64(0)
+	for rows.Next() {
+		var terms string
+		c, err := scanChunk(rows, &terms)
+		if err != nil {
+			rows.Close()
+			return 0, wrapErr("backfill terms", err)
+		}
+		n, last = n+1, c.ID
+		if t := rank.Fields(c)[rank.Terms]; t != terms {
+			changes = append(changes, change{c.ID, t})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, wrapErr("backfill terms", err)
+	}
+	next := int64(1)
+	if n == limit {
+		next = last
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, wrapErr("backfill terms", err)
+	}
+	defer tx.Rollback()
+	var now int64
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'terms_backfill_below'`).Scan(&now); err != nil {
+		return 0, wrapErr("backfill terms", err)
+	}
+	if now != below {
+		return 0, nil // another process did these
+	}
+	for _, c := range changes {
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET terms = ? WHERE id = ?`, c.terms, c.id); err != nil {
+			return 0, wrapErr("backfill terms", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'terms_backfill_below'`, next); err != nil {
+		return 0, wrapErr("backfill terms", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, wrapErr("backfill terms: commit", err)
+	}
+	return n, nil
 }
 
 // backfillIndex adds up to limit chunks below the 'fts_backfill_below'

@@ -10,8 +10,10 @@ import (
 // IndexTerms returns the extra index terms of a text's fields, which a
 // full-text index holds beside the fields themselves (one column, space
 // separated): the lowercased parts of every compound identifier (fooBar,
-// foo_bar) and the NFKC form of words that NFKC changes (ﬁle → file), each
-// once. Whole words are indexed from the fields themselves.
+// foo_bar), the NFKC form of words that NFKC changes (ﬁle → file), each
+// once, and the bigrams of every run of Han, Kana or Hangul (CJKRuns), in
+// order, once per distinct run, so that a query's phrase of bigrams finds
+// them adjacent. Whole words are indexed from the fields themselves.
 func IndexTerms(fields ...string) string {
 	seen := make(map[string]bool)
 	var out []string
@@ -25,6 +27,7 @@ func IndexTerms(fields ...string) string {
 			out = append(out, t)
 		}
 	}
+	seenRun := make(map[string]bool)
 	for _, f := range fields {
 		normal := norm.NFKC.IsNormalString(f)
 		if !normal {
@@ -39,6 +42,12 @@ func IndexTerms(fields ...string) string {
 					add(p)
 				}
 			}
+			CJKRuns(w, func(bigrams []string) {
+				if run := strings.Join(bigrams, " "); !seenRun[run] {
+					seenRun[run] = true
+					out = append(out, run)
+				}
+			})
 		})
 	}
 	return strings.Join(out, " ")

@@ -18,7 +18,8 @@ func Words(s string) []string {
 // store: NFKC-normalised, lowercased, split into words and identifier
 // parts, stopwords (IsStopword) and one-character tokens dropped. Runs of
 // words joined by connectors (src/app/main.go, foo-bar, v1.2) are kept
-// whole too, to be matched as a phrase of the words it holds. At most
+// whole too, and so is each run of Han, Kana or Hangul as its bigrams
+// (CJKRuns), each to be matched as a phrase of the words it holds. At most
 // max terms are kept (every term costs a walk over its posting list, and
 // pasted text can hold thousands), the most specific-looking ones.
 func QueryTerms(text string, max int) []string {
@@ -44,6 +45,7 @@ func QueryTerms(text string, max int) []string {
 					add(p)
 				}
 			}
+			CJKRuns(w, func(bigrams []string) { add(strings.Join(bigrams, " ")) })
 		}
 	})
 	if len(terms) > max {
