@@ -81,3 +81,30 @@ func TestIsIdentLike(t *testing.T) {
 		}
 	}
 }
+
+func TestCJKRuns(t *testing.T) {
+	for w, want := range map[string][]string{
+		"首次全量":    {"首次 次全 全量"},
+		"全量":      nil, // the word is its own bigram
+		"DB全量同步":  {"全量 量同 同步"},
+		"全量v2自动化": {"全量", "自动 动化"},
+		"データベース":  {"デー ータ タベ ベー ース"},
+		"데이터베이스를": {"데이 이터 터베 베이 이스 스를"},
+		"deploy":  nil,
+		"量":       nil,
+	} {
+		var got []string
+		CJKRuns(w, func(bigrams []string) { got = append(got, strings.Join(bigrams, " ")) })
+		if !slices.Equal(got, want) {
+			t.Errorf("CJKRuns(%q) = %q, want %q", w, got, want)
+		}
+	}
+	if got, want := QueryTerms("首次全量 = 自动化优先", 24), []string{"首次全量", "首次 次全 全量", "自动化优先", "自动 动化 化优 优先"}; !slices.Equal(got, want) {
+		t.Errorf("QueryTerms = %q, want %q", got, want)
+	}
+	// The same run twice is indexed once; runs sharing bigrams each keep
+	// theirs in order.
+	if got, want := IndexTerms("首次全量 首次全量", "全量同步"), "首次 次全 全量 全量 量同 同步"; got != want {
+		t.Errorf("IndexTerms = %q, want %q", got, want)
+	}
+}
