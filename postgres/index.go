@@ -83,9 +83,15 @@ func indexChunk(c carryover.Chunk) indexed {
 	return indexed{tsv: b.String(), len: doc.Len}
 }
 
+// lexemeEscaper doubles quotes and backslashes in a quoted lexeme.
+var lexemeEscaper = strings.NewReplacer(`'`, `''`, `\`, `\\`)
+
 // quoteLexeme quotes a lexeme for a tsvector or tsquery literal.
 func quoteLexeme(s string) string {
-	return "'" + strings.NewReplacer(`'`, `''`, `\`, `\\`).Replace(s) + "'"
+	if strings.ContainsAny(s, `'\`) {
+		s = lexemeEscaper.Replace(s)
+	}
+	return "'" + s + "'"
 }
 
 // phraseQuery is the tsquery literal of a phrase of tokens ("" when it has

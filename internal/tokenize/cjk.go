@@ -12,6 +12,9 @@ import "unicode"
 // IsCJK reports whether r belongs to a script written without spaces: Han,
 // Hiragana, Katakana (with the prolonged sound mark) or Hangul.
 func IsCJK(r rune) bool {
+	if r < 0x1100 { // below Hangul Jamo: most text, checked first
+		return false
+	}
 	return r == 'ー' || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
