@@ -48,11 +48,11 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) error {
 		}
 		break
 	}
-	// A schema migrated from version 2 catches up as it is used.
+	// A schema migrated from version 2 catches up as it is used. The
+	// batch is stored whatever happens here: a failure (a hook's deadline)
+	// is not the batch's, and the next Apply tries again.
 	if len(b.Chunks) > 0 {
-		if _, err := s.Backfill(ctx, BackfillBatch); err != nil {
-			return err
-		}
+		_, _ = s.Backfill(ctx, BackfillBatch)
 	}
 	return nil
 }
