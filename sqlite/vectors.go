@@ -74,17 +74,22 @@ func insertVectors(ctx context.Context, tx *sql.Tx, chunks []carryover.Chunk, id
 // index per chunk it may embed: indexing costs a fraction of embedding.
 const indexBackfillFactor = 4
 
-// Backfill catches a migrated store up, newest chunks first: it computes
-// the terms column again for up to indexBackfillFactor × limit chunks
-// stored before migration 0006, adds up to as many chunks to the full-text
-// index (see migration 0004) and embeds up to limit chunks that were stored
-// before the store had vectors, and returns how many chunks it went
-// through; 0 means every chunk is indexed, with its terms, and has its
-// vector. Apply calls it with
+// termsBackfillFactor is how many chunk ids Backfill goes through for
+// their terms per chunk it may embed: SQLite skips the many that hold no
+// Han, Kana or Hangul.
+const termsBackfillFactor = 16
+
+// Backfill catches a migrated store up, newest chunks first: it goes
+// through termsBackfillFactor × limit chunk ids stored before migration
+// 0006 for their terms, adds up to indexBackfillFactor × limit chunks to
+// the full-text index (see migration 0004) and embeds up to limit chunks
+// that were stored before the store had vectors, and returns how many
+// chunks it went through; 0 means every chunk is indexed, with its terms,
+// and has its vector. Apply calls it with
 // BackfillBatch after each batch; `carryover ingest` may call it until it
 // returns 0. Vectors of another embedder's store are left alone.
 func (s *Store) Backfill(ctx context.Context, limit int) (int, error) {
-	t, err := s.backfillTerms(ctx, indexBackfillFactor*limit)
+	t, err := s.backfillTerms(ctx, termsBackfillFactor*limit)
 	if err != nil {
 		return t, err
 	}
@@ -96,11 +101,18 @@ func (s *Store) Backfill(ctx context.Context, limit int) (int, error) {
 	return t + n + m, err
 }
 
-// backfillTerms computes the terms column again for up to limit chunks
-// below the 'terms_backfill_below' bound (see migration 0006), newest
-// first, updates the rows whose terms changed (the triggers index them
-// again) and lowers the bound past them (to 1 when none is left), in one
-// transaction.
+// cjkGlob matches a text holding a character that is, or that NFKC turns
+// into, Han, Kana or Hangul (a superset of what tokenize.CJKRuns sees): the
+// only texts whose terms migration 0006 changes. SQLite compares the
+// class's ranges by code point.
+const cjkGlob = `*[ᄀ-ᇿ⺀-鿿ꥠ-꥿가-퟿豈-﫿ｦ-ￜ𖿠-𖿿𚿰-𛿿🈀-🋿𠀀-𳿿]*`
+
+// backfillTerms computes the terms column again for the chunks with the
+// limit ids below the 'terms_backfill_below' bound (see migration 0006),
+// newest first, and lowers the bound past them (to 1 when none is left),
+// in one transaction. Only chunks with a Han, Kana or Hangul character
+// (cjkGlob, checked by SQLite) can change; those that did are updated, and
+// the triggers index them again. It returns how many ids it went through.
 func (s *Store) backfillTerms(ctx context.Context, limit int) (int, error) {
 	var below int64
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'terms_backfill_below'`).Scan(&below)
@@ -110,10 +122,12 @@ func (s *Store) backfillTerms(ctx context.Context, limit int) (int, error) {
 	if err != nil {
 		return 0, wrapErr("backfill terms", err)
 	}
+	from := max(below-int64(limit), 1)
 	// Read and computed outside the write transaction, which then checks
 	// that no other process moved the bound meanwhile.
 	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkCols+`, c.terms FROM chunks c JOIN projects p ON p.id = c.project_id
-		WHERE c.id < ? ORDER BY c.id DESC LIMIT ?`, below, limit)
+		WHERE c.id >= ?1 AND c.id < ?2 AND (c.prompt GLOB ?3 OR c.summary GLOB ?3 OR c.text GLOB ?3
+			OR c.files GLOB ?3 OR c.commands GLOB ?3 OR c.errors GLOB ?3)`, from, below, cjkGlob)
 	if err != nil {
 		return 0, wrapErr("backfill terms", err)
 	}
@@ -122,7 +136,6 @@ func (s *Store) backfillTerms(ctx context.Context, limit int) (int, error) {
 		terms string
 	}
 	var changes []change
-	n, last := 0, int64(0)
 	for rows.Next() {
 		var terms string
 		c, err := scanChunk(rows, &terms)
@@ -130,7 +143,6 @@ func (s *Store) backfillTerms(ctx context.Context, limit int) (int, error) {
 			rows.Close()
 			return 0, wrapErr("backfill terms", err)
 		}
-		n, last = n+1, c.ID
 		if t := rank.Fields(c)[rank.Terms]; t != terms {
 			changes = append(changes, change{c.ID, t})
 		}
@@ -138,10 +150,6 @@ func (s *Store) backfillTerms(ctx context.Context, limit int) (int, error) {
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return 0, wrapErr("backfill terms", err)
-	}
-	next := int64(1)
-	if n == limit {
-		next = last
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -160,13 +168,13 @@ func (s *Store) backfillTerms(ctx context.Context, limit int) (int, error) {
 			return 0, wrapErr("backfill terms", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'terms_backfill_below'`, next); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'terms_backfill_below'`, from); err != nil {
 		return 0, wrapErr("backfill terms", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, wrapErr("backfill terms: commit", err)
 	}
-	return n, nil
+	return int(below - from), nil
 }
 
 // backfillIndex adds up to limit chunks below the 'fts_backfill_below'
