@@ -42,8 +42,18 @@ func seqs(t *testing.T, st *postgres.Store, q string) []int {
 // without the option, only the full text finds candidates, as in the
 // embedded store.
 func TestPGVectorNeighbours(t *testing.T) {
-	url := serverURL(t, "CARRYOVER_TEST_PGVECTOR_URL")
-	st := openSchema(t, url, postgres.Options{VectorNeighbours: true})
+	dsn := newSchema(t, serverURL(t, "CARRYOVER_TEST_PGVECTOR_URL"))
+	open := func(opt postgres.Options) *postgres.Store {
+		t.Helper()
+		opt.ConnectTimeout = 10 * time.Second
+		st, err := postgres.Open(context.Background(), dsn, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	st := open(postgres.Options{VectorNeighbours: true})
 	if !st.PGVector() {
 		t.Fatal("no vector extension at CARRYOVER_TEST_PGVECTOR_URL")
 	}
@@ -51,9 +61,9 @@ func TestPGVectorNeighbours(t *testing.T) {
 	if got := seqs(t, st, "deployment cluster"); len(got) != 2 || got[0] != 0 || got[1] != 1 {
 		t.Errorf("pgvector search = %v, want [0 1]: the exact match, then its near neighbour", got)
 	}
-	plain := openSchema(t, url, postgres.Options{})
-	neighbourFixture(t, plain)
-	if got := seqs(t, plain, "deployment cluster"); len(got) != 1 || got[0] != 0 {
+	// The same schema searched without the option.
+	st.Close()
+	if got := seqs(t, open(postgres.Options{}), "deployment cluster"); len(got) != 1 || got[0] != 0 {
 		t.Errorf("pgvector search without VectorNeighbours = %v, want [0]", got)
 	}
 }
