@@ -45,18 +45,25 @@ func WeightList() string {
 }
 
 // Fields returns the texts a full-text index holds for a chunk, by Field:
-// lists one element per line, and the extra terms of the others.
+// lists one element per line, and the extra terms of the others
+// (ChunkTerms).
 func Fields(c carryover.Chunk) [NumFields]string {
-	files, commands, errs := strings.Join(c.Files, "\n"), strings.Join(c.Commands, "\n"), strings.Join(c.Errors, "\n")
 	return [NumFields]string{
 		Prompt:   c.Prompt,
 		Summary:  c.Summary,
-		Files:    files,
-		Commands: commands,
-		Errors:   errs,
+		Files:    strings.Join(c.Files, "\n"),
+		Commands: strings.Join(c.Commands, "\n"),
+		Errors:   strings.Join(c.Errors, "\n"),
 		Text:     c.Text,
-		Terms:    tokenize.IndexTerms(c.Prompt, c.Summary, c.Text, files, commands, errs),
+		Terms:    ChunkTerms(c),
 	}
+}
+
+// ChunkTerms is a chunk's Terms field: tokenize.IndexTerms of its other
+// fields.
+func ChunkTerms(c carryover.Chunk) string {
+	return tokenize.IndexTerms(c.Prompt, c.Summary, c.Text,
+		strings.Join(c.Files, "\n"), strings.Join(c.Commands, "\n"), strings.Join(c.Errors, "\n"))
 }
 
 // BM25's parameters, FTS5's.

@@ -170,7 +170,7 @@ func insertChunks(ctx context.Context, tx *sql.Tx, projectID int64, sessionID st
 		res, err := ins.ExecContext(ctx, projectID, sessionID, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine,
 			ms(c.Start), ms(c.End), c.Prompt, c.Summary, c.Text,
 			jsonList(c.Tools), jsonList(c.Files), jsonList(c.Commands), jsonList(c.Errors),
-			c.Sidechain, c.AgentID, c.Hash, rank.Fields(c)[rank.Terms])
+			c.Sidechain, c.AgentID, c.Hash, rank.ChunkTerms(c))
 		if err != nil {
 			return nil, wrapErr(fmt.Sprintf("apply: chunk %d", c.Seq), err)
 		}

@@ -7,10 +7,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/embedding"
+	"github.com/carryover-dev/carryover/internal/tokenize"
 	"github.com/carryover-dev/carryover/rank"
 )
 
@@ -75,9 +77,9 @@ func insertVectors(ctx context.Context, tx *sql.Tx, chunks []carryover.Chunk, id
 const indexBackfillFactor = 4
 
 // termsBackfillFactor is how many chunk ids Backfill goes through for
-// their terms per chunk it may embed: SQLite skips the many that hold no
-// Han, Kana or Hangul.
-const termsBackfillFactor = 16
+// their terms per chunk it may embed: most hold no Han, Kana or Hangul,
+// and cost only their reading.
+const termsBackfillFactor = 4
 
 // Backfill catches a migrated store up, newest chunks first: it goes
 // through termsBackfillFactor × limit chunk ids stored before migration
@@ -101,18 +103,12 @@ func (s *Store) Backfill(ctx context.Context, limit int) (int, error) {
 	return t + n + m, err
 }
 
-// cjkGlob matches a text holding a character that is, or that NFKC turns
-// into, Han, Kana or Hangul (a superset of what tokenize.CJKRuns sees): the
-// only texts whose terms migration 0006 changes. SQLite compares the
-// class's ranges by code point.
-const cjkGlob = `*[ᄀ-ᇿ⺀-鿿ꥠ-꥿가-퟿豈-﫿ｦ-ￜ𖿠-𖿿𚿰-𛿿🈀-🋿𠀀-𳿿]*`
-
 // backfillTerms computes the terms column again for the chunks with the
 // limit ids below the 'terms_backfill_below' bound (see migration 0006),
 // newest first, and lowers the bound past them (to 1 when none is left),
 // in one transaction. Only chunks with a Han, Kana or Hangul character
-// (cjkGlob, checked by SQLite) can change; those that did are updated, and
-// the triggers index them again. It returns how many ids it went through.
+// (tokenize.HasCJK) can change; those that did are updated, and the
+// triggers index them again. It returns how many ids it went through.
 func (s *Store) backfillTerms(ctx context.Context, limit int) (int, error) {
 	var below int64
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'terms_backfill_below'`).Scan(&below)
@@ -126,8 +122,7 @@ func (s *Store) backfillTerms(ctx context.Context, limit int) (int, error) {
 	// Read and computed outside the write transaction, which then checks
 	// that no other process moved the bound meanwhile.
 	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkCols+`, c.terms FROM chunks c JOIN projects p ON p.id = c.project_id
-		WHERE c.id >= ?1 AND c.id < ?2 AND (c.prompt GLOB ?3 OR c.summary GLOB ?3 OR c.text GLOB ?3
-			OR c.files GLOB ?3 OR c.commands GLOB ?3 OR c.errors GLOB ?3)`, from, below, cjkGlob)
+		WHERE c.id >= ? AND c.id < ?`, from, below)
 	if err != nil {
 		return 0, wrapErr("backfill terms", err)
 	}
@@ -143,7 +138,11 @@ func (s *Store) backfillTerms(ctx context.Context, limit int) (int, error) {
 			rows.Close()
 			return 0, wrapErr("backfill terms", err)
 		}
-		if t := rank.Fields(c)[rank.Terms]; t != terms {
+		texts := append([]string{c.Prompt, c.Summary, c.Text}, slices.Concat(c.Files, c.Commands, c.Errors)...)
+		if !slices.ContainsFunc(texts, tokenize.HasCJK) {
+			continue
+		}
+		if t := rank.ChunkTerms(c); t != terms {
 			changes = append(changes, change{c.ID, t})
 		}
 	}

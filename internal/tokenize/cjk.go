@@ -1,6 +1,12 @@
 package tokenize
 
-import "unicode"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
 
 // Scripts written without spaces between words (Chinese, Japanese; Korean
 // writes particles onto its words) reach the tokenizers as one long word
@@ -55,4 +61,26 @@ func CJKRuns(w string, fn func(bigrams []string)) {
 	if start >= 0 {
 		flush(len(w))
 	}
+}
+
+// HasCJK reports whether s holds a rune that CJKRuns counts, or one that
+// NFKC turns into such runes (㍿, ｶ, 豈): whether IndexTerms may give s
+// bigrams. Text without a byte of a rune from U+1000 on is skipped at
+// once.
+func HasCJK(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0xE1 {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		if IsCJK(r) {
+			return true
+		}
+		if r != utf8.RuneError {
+			if x := string(r); !norm.NFKC.IsNormalString(x) && strings.ContainsFunc(norm.NFKC.String(x), IsCJK) {
+				return true
+			}
+		}
+	}
+	return false
 }

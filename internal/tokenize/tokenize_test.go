@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestSplitIdent(t *testing.T) {
@@ -106,5 +108,31 @@ func TestCJKRuns(t *testing.T) {
 	// theirs in order.
 	if got, want := IndexTerms("首次全量 首次全量", "全量同步"), "首次 次全 全量 全量 量同 同步"; got != want {
 		t.Errorf("IndexTerms = %q, want %q", got, want)
+	}
+}
+
+// TestHasCJK checks that HasCJK finds every code point that is, or that
+// NFKC turns into, a rune CJKRuns counts: the terms backfill skips a text
+// without one.
+func TestHasCJK(t *testing.T) {
+	n := 0
+	for r := rune(0x80); r <= 0x10FFFF; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		s := "a " + string(r) + " b"
+		want := strings.ContainsFunc(norm.NFKC.String(s), IsCJK)
+		if want {
+			n++
+		}
+		if got := HasCJK(s); got != want {
+			t.Errorf("HasCJK(%q) = %v, want %v", s, got, want)
+		}
+	}
+	if n < 90000 {
+		t.Errorf("%d code points are or become CJK: too few", n)
+	}
+	if HasCJK("plain → text … ✓ ─ 😀 é") {
+		t.Error("HasCJK of text without CJK is true")
 	}
 }
