@@ -93,10 +93,14 @@ const (
 	KindMarker     ItemKind = "marker"     // IMPORTANT:/REMEMBER:/NOTE:/CRITICAL:/TODO:
 	KindValue      ItemKind = "value"      // settings, names and UI strings written; ids, commits, tallies reported
 	KindNote       ItemKind = "note"       // remembered explicitly (notes)
+	// KindInputs holds the specific identifiers (paths, names, ids,
+	// values) the model typed into the tool calls of one chunk, in order:
+	// the working set a restore gives back.
+	KindInputs ItemKind = "inputs"
 )
 
 // ItemKinds lists every kind extracted from transcripts.
-var ItemKinds = []ItemKind{KindGoal, KindTodo, KindDecision, KindConstraint, KindError, KindFix, KindFileEdit, KindCommand, KindMarker, KindValue}
+var ItemKinds = []ItemKind{KindGoal, KindTodo, KindDecision, KindConstraint, KindError, KindFix, KindFileEdit, KindCommand, KindMarker, KindValue, KindInputs}
 
 // Item is a classified fact extracted from a chunk.
 type Item struct {
@@ -340,4 +344,14 @@ func (b Batch) Validate() error {
 		}
 	}
 	return same("ingest state", b.State.SessionID)
+}
+
+// ValidSessionID rejects ids that could not come from Claude Code and could
+// be used to escape a directory (session ids name files: pending marks,
+// status line state).
+func ValidSessionID(id string) error {
+	if id == "" || len(id) > 200 || strings.ContainsAny(id, "/\\\x00") || strings.Contains(id, "..") {
+		return fmt.Errorf("invalid session_id %q", id)
+	}
+	return nil
 }

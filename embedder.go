@@ -19,3 +19,11 @@ type Embedder interface {
 	// zero vector when the embedder finds nothing to embed in the text.
 	Embed(texts []string) [][]float32
 }
+
+// QueryEmbedder is an Embedder that can weigh a query's words by how rare
+// they are in the archive (an optional capability: stores use it when the
+// embedder has it).
+type QueryEmbedder interface {
+	Embedder
+	EmbedQuery(text string, idf func(string) float64) []float32
+}

@@ -67,3 +67,12 @@ type Store interface {
 
 	Close() error
 }
+
+// Backfiller is a store that can embed chunks archived before it stored
+// vectors (an optional capability: `carryover ingest` uses it to catch up
+// at once rather than a batch per hook).
+type Backfiller interface {
+	// Backfill embeds up to limit chunks that have no vector and returns
+	// how many it embedded (0 when none is left).
+	Backfill(ctx context.Context, limit int) (int, error)
+}

@@ -1,7 +1,9 @@
-// Package ingest archives a transcript file into a Store incrementally: it
-// resumes at the byte offset of the last ingest, detects rewritten or
-// truncated files, and commits in bounded batches so that a hook stopped by
-// its deadline keeps the progress it made.
+// Package ingest archives transcripts into a Store: the one recipe — read
+// the transcript incrementally, redact, chunk, extract items, store (the
+// store embeds) — used by every hook, `carryover ingest`, the status line
+// and the demo. It resumes at the byte offset of the last ingest, detects
+// rewritten or truncated files, and commits in bounded batches so that a
+// hook stopped by its deadline keeps the progress it made.
 package ingest
 
 import (
@@ -24,15 +26,20 @@ import (
 // DefaultBatchBytes bounds the transcript bytes committed per transaction.
 const DefaultBatchBytes = 1 << 20
 
-// Options tune one ingest.
-type Options struct {
-	SessionID  string // default: derived from the file name
-	Project    string // default: the session's known project, else the transcript's cwd
-	BatchBytes int64  // default DefaultBatchBytes
-	Chunk      chunk.Options
+// Archiver archives transcripts into a store.
+type Archiver struct {
+	Store carryover.Store
 	// Redactor masks secrets before anything is chunked or stored; nil
 	// means the built-in detectors alone.
-	Redactor *redact.Redactor
+	Redactor   *redact.Redactor
+	BatchBytes int64 // default DefaultBatchBytes
+	Chunk      chunk.Options
+}
+
+// Options name what one transcript is.
+type Options struct {
+	SessionID string // default: derived from the file name
+	Project   string // default: the session's known project, else the transcript's cwd
 }
 
 // Report says what one ingest did.
@@ -107,10 +114,14 @@ func peekSessionID(f *os.File) string {
 	return ""
 }
 
-// File ingests the transcript at path into st. It stops early, with the
-// progress committed, when ctx is done.
-func File(ctx context.Context, st carryover.Store, path string, opt Options) (Report, error) {
+// File archives what is new in the transcript at path. It stops early,
+// with the progress committed, when ctx is done.
+func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, error) {
 	rep := Report{SessionID: opt.SessionID}
+	if err := ValidPath(path); err != nil {
+		return rep, err
+	}
+	st := a.Store
 	f, err := openRegular(path)
 	if err != nil {
 		return rep, err
@@ -142,6 +153,7 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 		}
 	}
 	cur := chunk.NewCursor()
+	var carry redact.Carry
 	if known {
 		if fi.Size() < state.Offset {
 			rep.Restarted = true
@@ -151,13 +163,15 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 			rep.Restarted = true
 		}
 		if !rep.Restarted && len(state.Cursor) > 0 {
-			if err := json.Unmarshal(state.Cursor, &cur); err != nil {
+			saved := savedCursor{Cursor: cur}
+			if err := json.Unmarshal(state.Cursor, &saved); err != nil {
 				rep.Restarted = true // unreadable cursor: start over, hashes prevent duplicates
 			}
+			cur, carry = saved.Cursor, saved.Redact
 		}
 		if rep.Restarted {
 			state.Offset, state.Line = 0, 0
-			cur = chunk.NewCursor()
+			cur, carry = chunk.NewCursor(), redact.Carry{}
 			// Sequence numbers stay unique in the session: items point at
 			// their chunk by it. Content already stored is recognised by hash.
 			last, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: rep.SessionID, Turn: -1, Newest: true, Limit: 1})
@@ -172,11 +186,12 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 	if opt.Project != "" {
 		sess.Project = opt.Project
 	}
-	red := opt.Redactor
+	red := a.Redactor
 	if red == nil {
 		red = redact.New(redact.Options{})
 	}
-	batchBytes := opt.BatchBytes
+	stream := red.Stream(carry)
+	batchBytes := a.BatchBytes
 	if batchBytes <= 0 {
 		batchBytes = DefaultBatchBytes
 	}
@@ -215,10 +230,10 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 		}
 		// Masked before chunking: chunks, items, summaries, titles and
 		// content hashes are all built from the masked text.
-		masked := redactEntries(red, entries)
-		res := chunk.Build(rep.SessionID, sess.Project, entries, cur, opt.Chunk)
+		masked := redactEntries(stream, entries)
+		res := chunk.Build(rep.SessionID, sess.Project, entries, cur, a.Chunk)
 		cur = res.Cursor
-		cursor, err := json.Marshal(cur)
+		cursor, err := json.Marshal(savedCursor{Cursor: cur, Redact: stream.Carry()})
 		if err != nil {
 			return rep, fmt.Errorf("encode cursor: %w", err)
 		}
@@ -255,6 +270,23 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 			return rep, nil
 		}
 	}
+}
+
+// ValidPath rejects transcript paths Claude Code would not send: empty,
+// relative (they would resolve against wherever the process runs), with a
+// NUL byte, or longer than any real one.
+func ValidPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("no transcript path")
+	case len(p) > 4096:
+		return fmt.Errorf("transcript path is %d bytes long", len(p))
+	case strings.ContainsRune(p, 0):
+		return errors.New("transcript path contains a NUL byte")
+	case !filepath.IsAbs(p):
+		return fmt.Errorf("transcript path %q is not absolute", p)
+	}
+	return nil
 }
 
 // openRegular opens path for reading without blocking on a FIFO and refuses
@@ -311,9 +343,17 @@ func updateSession(s *carryover.Session, entries []transcript.Entry, res chunk.R
 	s.Turns = max(s.Turns, cur.Turn+1)
 }
 
+// savedCursor is the ingest state's cursor: the chunker's, and the
+// redactor's carry (a private key left open by the last entry, which the
+// next entries may continue).
+type savedCursor struct {
+	chunk.Cursor
+	Redact redact.Carry `json:"redact,omitzero"`
+}
+
 // redactEntries masks the secrets in every field of the entries that
-// chunking reads, and counts them by kind.
-func redactEntries(r *redact.Redactor, entries []transcript.Entry) map[string]int {
+// chunking reads, in order, and counts them by kind.
+func redactEntries(r *redact.Stream, entries []transcript.Entry) map[string]int {
 	var counts map[string]int
 	text := func(s *string) {
 		if *s == "" {

@@ -113,7 +113,7 @@ func TestIncrementalAppendsExactlyTheNewTurns(t *testing.T) {
 	// One ingest of the whole file.
 	writeLines(t, path, lines, 0)
 	whole := openStore(t)
-	if _, err := ingest.File(ctx, whole, path, ingest.Options{}); err != nil {
+	if _, err := (&ingest.Archiver{Store: whole}).File(ctx, path, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	want := chunks(t, whole)
@@ -124,7 +124,7 @@ func TestIncrementalAppendsExactlyTheNewTurns(t *testing.T) {
 	prev := 0
 	for i := 0; i < len(lines); i += 4 {
 		writeLines(t, path, lines[i:i+4], os.O_APPEND)
-		rep, err := ingest.File(ctx, st, path, ingest.Options{})
+		rep, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestIncrementalAppendsExactlyTheNewTurns(t *testing.T) {
 	}
 
 	// Nothing new: nothing stored.
-	rep, err := ingest.File(ctx, st, path, ingest.Options{})
+	rep, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{})
 	if err != nil || rep.Lines != 0 || rep.Chunks != 0 {
 		t.Fatalf("re-ingest: %+v, %v", rep, err)
 	}
@@ -177,7 +177,7 @@ func TestTornLastLine(t *testing.T) {
 	f.Close()
 
 	st := openStore(t)
-	rep, err := ingest.File(ctx, st, path, ingest.Options{})
+	rep, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestTornLastLine(t *testing.T) {
 	f, _ = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(last[len(last)/2:] + "\n")
 	f.Close()
-	rep, err = ingest.File(ctx, st, path, ingest.Options{})
+	rep, err = (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,14 +205,14 @@ func TestRewrittenFileIsReingestedWithoutDuplicates(t *testing.T) {
 	path := filepath.Join(t.TempDir(), sid+".jsonl")
 	writeLines(t, path, lines, 0)
 	st := openStore(t)
-	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+	if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	before := len(chunks(t, st))
 
 	// Truncated, then written again with the same content.
 	writeLines(t, path, lines[:8], 0)
-	rep, err := ingest.File(ctx, st, path, ingest.Options{})
+	rep, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestRewrittenFileIsReingestedWithoutDuplicates(t *testing.T) {
 		t.Fatalf("truncation not detected: %+v", rep)
 	}
 	writeLines(t, path, lines, 0)
-	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+	if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if after := len(chunks(t, st)); after != before {
@@ -231,7 +231,7 @@ func TestRewrittenFileIsReingestedWithoutDuplicates(t *testing.T) {
 	changed := append([]string(nil), lines...)
 	changed[0] = strings.Replace(changed[0], "please make", "kindly make", 1)
 	writeLines(t, path, changed, 0)
-	rep, err = ingest.File(ctx, st, path, ingest.Options{})
+	rep, err = (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestHugeLineAndGarbage(t *testing.T) {
 	path := filepath.Join(t.TempDir(), sid+".jsonl")
 	writeLines(t, path, mixed, 0)
 	st := openStore(t)
-	rep, err := ingest.File(ctx, st, path, ingest.Options{})
+	rep, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestNotARegularFile(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := ingest.File(ctx, st, fifo, ingest.Options{SessionID: sid})
+		_, err := (&ingest.Archiver{Store: st}).File(ctx, fifo, ingest.Options{SessionID: sid})
 		done <- err
 	}()
 	select {
@@ -297,15 +297,15 @@ func TestNotARegularFile(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("ingest blocked on a FIFO")
 	}
-	if _, err := ingest.File(ctx, st, dir, ingest.Options{SessionID: sid}); !errors.Is(err, ingest.ErrNotRegular) {
+	if _, err := (&ingest.Archiver{Store: st}).File(ctx, dir, ingest.Options{SessionID: sid}); !errors.Is(err, ingest.ErrNotRegular) {
 		t.Fatalf("directory: err = %v, want ErrNotRegular", err)
 	}
-	if _, err := ingest.File(ctx, st, filepath.Join(dir, "missing.jsonl"), ingest.Options{}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := (&ingest.Archiver{Store: st}).File(ctx, filepath.Join(dir, "missing.jsonl"), ingest.Options{}); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing: err = %v, want not exist", err)
 	}
 	empty := filepath.Join(dir, sid+".jsonl")
 	writeLines(t, empty, nil, 0)
-	if rep, err := ingest.File(ctx, st, empty, ingest.Options{}); err != nil || !rep.Complete || rep.Chunks != 0 {
+	if rep, err := (&ingest.Archiver{Store: st}).File(ctx, empty, ingest.Options{}); err != nil || !rep.Complete || rep.Chunks != 0 {
 		t.Fatalf("empty file: %+v, %v", rep, err)
 	}
 }
@@ -329,7 +329,7 @@ func TestDeadlineKeepsProgress(t *testing.T) {
 	writeLines(t, path, lines, 0)
 	st := openStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := ingest.File(ctx, stopAfterApply{st, cancel}, path, ingest.Options{BatchBytes: 8 << 10})
+	_, err := (&ingest.Archiver{Store: stopAfterApply{st, cancel}, BatchBytes: 8 << 10}).File(ctx, path, ingest.Options{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the deadline's error", err)
 	}
@@ -342,7 +342,7 @@ func TestDeadlineKeepsProgress(t *testing.T) {
 		t.Fatalf("offset %d after one batch of a %d-byte file", state.Offset, fi.Size())
 	}
 	// The next hook resumes where the last one stopped.
-	rep, err := ingest.File(context.Background(), st, path, ingest.Options{BatchBytes: 8 << 10})
+	rep, err := (&ingest.Archiver{Store: st, BatchBytes: 8 << 10}).File(context.Background(), path, ingest.Options{})
 	if err != nil || !rep.Complete || rep.Restarted {
 		t.Fatalf("resume: %+v, %v", rep, err)
 	}
@@ -371,11 +371,11 @@ func TestReingestAfterCompaction(t *testing.T) {
 	st := openStore(t)
 
 	writeLines(t, path, pre, 0)
-	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+	if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	writeLines(t, path, all, 0)
-	rep, err := ingest.File(ctx, st, path, ingest.Options{})
+	rep, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{})
 	if err != nil || rep.Restarted || rep.Window != 1 {
 		t.Fatalf("after the compaction: %+v, %v", rep, err)
 	}
@@ -387,11 +387,11 @@ func TestReingestAfterCompaction(t *testing.T) {
 	// The same content written again (as a copy or a restore would): read
 	// from the start, nothing new stored.
 	writeLines(t, path, all[:16], 0)
-	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+	if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	writeLines(t, path, all, 0)
-	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+	if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := len(chunks(t, st)); got != want {
@@ -409,11 +409,11 @@ func TestReingestAfterCompaction(t *testing.T) {
 	// boundaries: the text is stored twice, but no sequence number is
 	// reused (items point at chunks by it) and every line is still there.
 	writeLines(t, path, all[:3], 0)
-	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+	if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	writeLines(t, path, all, 0)
-	if _, err := ingest.File(ctx, st, path, ingest.Options{}); err != nil {
+	if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	seqs := map[int]bool{}

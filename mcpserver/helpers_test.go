@@ -25,7 +25,8 @@ const (
 
 // demoTranscript is the sample session shipped with the CLI: tool calls, a
 // failing test and its fix, a decision, a constraint, one compaction.
-var demoTranscript = filepath.Join("..", "cmd", "carryover", "demodata", "session.jsonl")
+// demoTranscript is absolute, as transcript paths from Claude Code are.
+var demoTranscript, _ = filepath.Abs(filepath.Join("..", "cmd", "carryover", "demodata", "session.jsonl"))
 
 // openStore opens a fresh SQLite store in a temporary directory.
 func openStore(tb testing.TB) *sqlite.Store {
@@ -46,7 +47,7 @@ func openStore(tb testing.TB) *sqlite.Store {
 func demoStore(tb testing.TB) *sqlite.Store {
 	tb.Helper()
 	st := openStore(tb)
-	rep, err := ingest.File(context.Background(), st, demoTranscript, ingest.Options{})
+	rep, err := (&ingest.Archiver{Store: st}).File(context.Background(), demoTranscript, ingest.Options{})
 	if err != nil {
 		tb.Fatalf("ingest demo: %v", err)
 	}

@@ -37,7 +37,7 @@ func (s *server) sessions(ctx context.Context, in sessionsIn) (string, error) {
 	case strings.EqualFold(project, "all"):
 		project = ""
 	case !filepath.IsAbs(project):
-		return "", fmt.Errorf("project %q: give an absolute directory, or all", in.Project)
+		return "", fmt.Errorf("project %s: give an absolute directory, or all", echo(in.Project))
 	default:
 		project = filepath.Clean(project)
 	}
@@ -47,7 +47,7 @@ func (s *server) sessions(ctx context.Context, in sessionsIn) (string, error) {
 	}
 	where := "all projects"
 	if project != "" {
-		where = project
+		where = oneLine(project, maxEcho)
 	}
 	if len(ss) == 0 {
 		return "No archived sessions in " + where + ".", nil
@@ -107,7 +107,7 @@ func (s *server) remember(ctx context.Context, in rememberIn) (string, error) {
 	case "state":
 		return "", errors.New(`kind "state": use the state tool, which replaces the session's current state`)
 	default:
-		return "", fmt.Errorf("kind %q: want decision, constraint or note", in.Kind)
+		return "", fmt.Errorf("kind %s: want decision, constraint or note", echo(in.Kind))
 	}
 	id, sessionID, masked, err := s.addNote(ctx, kind, in.Text)
 	if err != nil {

@@ -18,7 +18,7 @@ Query with distinctive words: identifiers, paths, error text, flags. Results are
 type searchIn struct {
 	Query  string `json:"query" jsonschema:"words to look for: identifiers, paths, commands, error text; all forms of a word match"`
 	Scope  string `json:"scope,omitempty" jsonschema:"where to search: session (only the current session), project (every session of this project, the default) or all (every archived project)"`
-	Kind   string `json:"kind,omitempty" jsonschema:"only chunks from which a fact of this kind was extracted: goal, todo, decision, constraint, error, fix, file_edit, command or marker"`
+	Kind   string `json:"kind,omitempty" jsonschema:"only chunks from which a fact of this kind was extracted: goal, todo, decision, constraint, error, fix, file_edit, command, marker or value"`
 	File   string `json:"file,omitempty" jsonschema:"only chunks that touched a file whose path contains this"`
 	Since  string `json:"since,omitempty" jsonschema:"only chunks from this time on: RFC 3339 (2026-01-02T15:04:05Z), a date (2026-01-02) or an age (7d, 24h, 90m)"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many hits, 1 to 20 (default 5)"`
@@ -75,27 +75,29 @@ func (s *server) search(ctx context.Context, in searchIn) (string, error) {
 	case "all":
 		where = "all projects"
 	default:
-		return "", fmt.Errorf("scope %q: want session, project or all", in.Scope)
+		return "", fmt.Errorf("scope %s: want session, project or all", echo(in.Scope))
 	}
 	var kind carryover.ItemKind
 	if k := strings.ToLower(strings.TrimSpace(in.Kind)); k != "" {
 		kind = carryover.ItemKind(k)
 		if !slices.Contains(carryover.ItemKinds, kind) {
-			return "", fmt.Errorf("kind %q: want one of %s", in.Kind, kindList())
+			return "", fmt.Errorf("kind %s: want one of %s", echo(in.Kind), kindList())
 		}
 	}
 	if strings.TrimSpace(in.Since) != "" {
-		if q.Since, err = retrieve.ParseSince(in.Since, time.Now()); err != nil {
+		// oneLine bounds what an error quotes back; a valid time or age is
+		// much shorter and has no inner white space.
+		if q.Since, err = retrieve.ParseSince(oneLine(in.Since, maxEcho), time.Now()); err != nil {
 			return "", err
 		}
 	}
 
-	intro := fmt.Sprintf("Search %q in %s", query, where)
+	intro := fmt.Sprintf("Search %s in %s", echo(query), where)
 	if kind != "" {
 		intro += ", chunks with a " + string(kind) + " fact"
 	}
 	if q.File != "" {
-		intro += ", touching files matching " + q.File
+		intro += ", touching files matching " + echo(q.File)
 	}
 	if !q.Since.IsZero() {
 		intro += ", since " + stamp(q.Since)

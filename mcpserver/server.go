@@ -16,8 +16,10 @@ import (
 	"log/slog"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/carryover-dev/carryover"
@@ -121,7 +123,11 @@ func addTool[In any](srv *Server, name, desc string, ann annotations, h func(con
 			text, err := h(ctx, in)
 			if err != nil {
 				srv.s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "err", err)
-				return "", err
+				// The model reads the error like a result: masked, and
+				// bounded (an error from another package may quote an
+				// argument whole).
+				msg, _ := srv.s.opt.Redactor.Redact(err.Error())
+				return "", errors.New(oneLine(msg, maxError))
 			}
 			// Defence in depth: the archive holds masked text already, but
 			// an archive written before masking may not.
@@ -131,6 +137,9 @@ func addTool[In any](srv *Server, name, desc string, ann annotations, h func(con
 		},
 	})
 }
+
+// maxError caps the text of a tool error.
+const maxError = 1000
 
 // errNoSession is returned when a tool needs the current session and none
 // is known.
@@ -184,11 +193,11 @@ func (s *server) resolveSession(ctx context.Context, id string) (carryover.Sessi
 	}
 	switch len(found) {
 	case 0:
-		return carryover.Session{}, fmt.Errorf("no archived session %q; the sessions tool lists them", id)
+		return carryover.Session{}, fmt.Errorf("no archived session %s; the sessions tool lists them", echo(id))
 	case 1:
 		return found[0], nil
 	}
-	return carryover.Session{}, fmt.Errorf("session prefix %q matches %d sessions; give more of the id", id, len(found))
+	return carryover.Session{}, fmt.Errorf("session prefix %s matches %d sessions; give more of the id", echo(id), len(found))
 }
 
 // checkBudget applies a budget argument's default and range.
@@ -202,9 +211,20 @@ func checkBudget(budget, def, lo, hi int) (int, error) {
 	return budget, nil
 }
 
-// oneLine collapses white space and shortens s to at most n runes.
+// maxEcho caps an argument quoted back in a result or an error: a query can
+// be any length, and the model needs only enough of it to recognise it.
+const maxEcho = 200
+
+// echo quotes an argument for a result: on one line, at most maxEcho runes,
+// what is not printable escaped.
+func echo(s string) string {
+	return strconv.Quote(oneLine(s, maxEcho))
+}
+
+// oneLine collapses white space and control characters into single spaces
+// and shortens s to at most n runes.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

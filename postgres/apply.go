@@ -24,10 +24,12 @@ import (
 //
 // New rows get the store's owner and the session's team (the batch's, else
 // the store's); when a batch changes a session's team, its chunks, items
-// and compactions follow. Writing a session another role owns fails (row
-// security), and changes nothing. A batch with chunks then indexes again
-// up to BackfillBatch chunks stored before schema version 3 (see
-// Backfill).
+// and compactions follow. A session is the owner's: another role's session
+// of the same id is another session, which this batch neither reads nor
+// changes. With row security, sharing with a team the role is not a member
+// of fails, and a session shared with a team the role has since left
+// becomes private. A batch with chunks then indexes again up to
+// BackfillBatch chunks stored before schema version 4 (see Backfill).
 func (s *Store) Apply(ctx context.Context, b carryover.Batch) error {
 	if err := b.Validate(); err != nil {
 		return fmt.Errorf("apply: %w", err)
@@ -48,7 +50,7 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) error {
 		}
 		break
 	}
-	// A schema migrated from version 2 catches up as it is used. The
+	// A schema migrated from version 3 catches up as it is used. The
 	// batch is stored whatever happens here: a failure (a hook's deadline)
 	// is not the batch's, and the next Apply tries again.
 	if len(b.Chunks) > 0 {
@@ -67,11 +69,14 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32) 
 			tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	if err := s.checkForgotten(ctx, tx, b.Session.ID); err != nil {
-		return err
-	}
+	// The session's row is written first: it holds the session's key until
+	// commit, which orders this batch with a forget of it (see
+	// checkForgotten).
 	sess, err := s.upsertSession(ctx, tx, b.Session)
 	if err != nil {
+		return err
+	}
+	if err := s.checkForgotten(ctx, tx, b.Session.ID); err != nil {
 		return err
 	}
 	if len(b.Chunks) == 0 {
@@ -109,8 +114,8 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32) 
 	}
 	st := b.State
 	if _, err := tx.Exec(ctx, `UPDATE sessions SET ingest_path = $1, ingest_file_id = $2,
-		ingest_offset = $3, ingest_line = $4, ingest_cursor = $5 WHERE id = $6`,
-		st.Path, st.FileID, st.Offset, st.Line, st.Cursor, b.Session.ID); err != nil {
+		ingest_offset = $3, ingest_line = $4, ingest_cursor = $5 WHERE id = $6 AND owner = $7`,
+		st.Path, st.FileID, st.Offset, st.Line, st.Cursor, b.Session.ID, s.owner); err != nil {
 		return wrap("apply: ingest state", err)
 	}
 	return wrap("apply: commit", tx.Commit(ctx))
@@ -129,11 +134,13 @@ func (s *Store) upsertSession(ctx context.Context, tx pgx.Tx, ss carryover.Sessi
 	out := session{id: ss.ID}
 	var oldTeam *string
 	// The CTE reads the row as it was before the statement: a changed team
-	// must be carried to the session's other rows.
-	err := tx.QueryRow(ctx, `WITH old AS (SELECT team FROM sessions WHERE id = $1)
+	// must be carried to the session's other rows. A team the role may no
+	// longer share with (row security is on and it left the team) is
+	// dropped rather than kept, which would fail the write.
+	err := tx.QueryRow(ctx, `WITH old AS (SELECT team FROM sessions WHERE id = $1 AND owner = $2)
 		INSERT INTO sessions (id, owner, team, project, transcript_path, version, title, started, updated, windows, turns)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-		ON CONFLICT (id) DO UPDATE SET
+		ON CONFLICT (id, owner) DO UPDATE SET
 			project = CASE WHEN sessions.project = '' THEN excluded.project ELSE sessions.project END,
 			transcript_path = CASE WHEN excluded.transcript_path <> '' THEN excluded.transcript_path ELSE sessions.transcript_path END,
 			version = CASE WHEN excluded.version <> '' THEN excluded.version ELSE sessions.version END,
@@ -143,16 +150,22 @@ func (s *Store) upsertSession(ctx context.Context, tx pgx.Tx, ss carryover.Sessi
 			updated = greatest(sessions.updated, excluded.updated),
 			windows = greatest(sessions.windows, excluded.windows),
 			turns = greatest(sessions.turns, excluded.turns),
-			team = CASE WHEN $12 <> '' THEN $12 ELSE sessions.team END
+			team = CASE WHEN $12 <> '' THEN $12
+				WHEN sessions.team = '' OR NOT row_security_active('sessions') OR sessions.team = ANY (carryover_teams())
+				THEN sessions.team ELSE '' END
 		RETURNING project, team, (SELECT team FROM old)`,
 		ss.ID, s.owner, team, ss.Project, ss.TranscriptPath, ss.Version, ss.Title, ts(ss.Started), ts(ss.Updated),
 		ss.Windows, ss.Turns, ss.Team).Scan(&out.project, &out.team, &oldTeam)
+	if isCode(err, "42501") {
+		return out, fmt.Errorf("apply: session %s: %w (row security: the owner, %s, must be the role connected as, and the team, %q, empty or a role it is a member of)",
+			ss.ID, err, s.owner, team)
+	}
 	if err != nil {
 		return out, wrap("apply: session", err)
 	}
 	if oldTeam != nil && *oldTeam != out.team {
 		for _, table := range []string{"chunks", "items", "compactions"} {
-			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET team = $1 WHERE session_id = $2`, out.team, ss.ID); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET team = $1 WHERE session_id = $2 AND owner = $3`, out.team, ss.ID, s.owner); err != nil {
 				return out, wrap("apply: share "+table, err)
 			}
 		}
@@ -252,7 +265,7 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 		}
 		ids[c.Seq] = id
 	}
-	return ids, countIndexed(ctx, tx, sess.id, added, tokens)
+	return ids, countIndexed(ctx, tx, sess.id, s.owner, added, tokens)
 }
 
 // allocateIDs takes n chunk ids from the identity's sequence, in order.
@@ -266,14 +279,14 @@ func allocateIDs(ctx context.Context, tx pgx.Tx, n int) ([]int64, error) {
 	return ids, nil
 }
 
-// countIndexed adds chunks and tokens newly indexed to the session's
-// statistics.
-func countIndexed(ctx context.Context, tx pgx.Tx, sessionID string, chunks, tokens int) error {
+// countIndexed adds chunks and tokens newly indexed to the statistics of
+// the owner's session.
+func countIndexed(ctx context.Context, tx pgx.Tx, sessionID, owner string, chunks, tokens int) error {
 	if chunks == 0 {
 		return nil
 	}
-	_, err := tx.Exec(ctx, `UPDATE sessions SET fts_chunks = fts_chunks + $1, fts_tokens = fts_tokens + $2 WHERE id = $3`,
-		chunks, tokens, sessionID)
+	_, err := tx.Exec(ctx, `UPDATE sessions SET fts_chunks = fts_chunks + $1, fts_tokens = fts_tokens + $2 WHERE id = $3 AND owner = $4`,
+		chunks, tokens, sessionID, owner)
 	return wrap("apply: index statistics", err)
 }
 
@@ -299,9 +312,9 @@ func (s *Store) upsertItems(ctx context.Context, tx pgx.Tx, sess session, chunkI
 	// A chunk of an earlier batch is found by its seq.
 	const q = `INSERT INTO items (owner, team, project, session_id, chunk_id, chunk_seq, kind, key, text, detail,
 			turn, win, line, time, weight, resolved, count)
-		VALUES ($1, $2, $3, $4, coalesce($5, (SELECT id FROM chunks WHERE session_id = $4 AND seq = $6 LIMIT 1)),
+		VALUES ($1, $2, $3, $4, coalesce($5, (SELECT id FROM chunks WHERE session_id = $4 AND owner = $1 AND seq = $6 LIMIT 1)),
 			$6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-		ON CONFLICT (session_id, kind, key) DO UPDATE SET
+		ON CONFLICT (session_id, owner, kind, key) DO UPDATE SET
 			chunk_id = CASE WHEN excluded.line > items.line THEN coalesce(excluded.chunk_id, items.chunk_id) ELSE items.chunk_id END,
 			chunk_seq = CASE WHEN excluded.line > items.line THEN excluded.chunk_seq ELSE items.chunk_seq END,
 			text = CASE WHEN excluded.line > items.line THEN excluded.text ELSE items.text END,
@@ -338,7 +351,7 @@ func (s *Store) upsertCompactions(ctx context.Context, tx pgx.Tx, sess session, 
 		_, err := tx.Exec(ctx, `INSERT INTO compactions
 			(owner, team, project, session_id, win, trigger_type, pre_tokens, post_tokens, line, time, summary)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-			ON CONFLICT (session_id, win) DO UPDATE SET
+			ON CONFLICT (session_id, owner, win) DO UPDATE SET
 				trigger_type = CASE WHEN excluded.trigger_type <> '' THEN excluded.trigger_type ELSE compactions.trigger_type END,
 				pre_tokens = CASE WHEN excluded.pre_tokens <> 0 THEN excluded.pre_tokens ELSE compactions.pre_tokens END,
 				post_tokens = CASE WHEN excluded.post_tokens <> 0 THEN excluded.post_tokens ELSE compactions.post_tokens END,
@@ -353,12 +366,14 @@ func (s *Store) upsertCompactions(ctx context.Context, tx pgx.Tx, sess session, 
 	return nil
 }
 
-// IngestState returns the session's ingest state, or an error wrapping
-// carryover.ErrNotFound when the session is unknown (or not visible).
+// IngestState returns the ingest state of the owner's session, or an error
+// wrapping carryover.ErrNotFound when the owner has no such session: how
+// far another role (a teammate) archived a session of that id says nothing
+// about the owner's.
 func (s *Store) IngestState(ctx context.Context, sessionID string) (carryover.IngestState, error) {
 	st := carryover.IngestState{SessionID: sessionID}
 	err := s.pool.QueryRow(ctx, `SELECT ingest_path, ingest_file_id, ingest_offset, ingest_line, ingest_cursor
-		FROM sessions WHERE id = $1`, sessionID).Scan(&st.Path, &st.FileID, &st.Offset, &st.Line, &st.Cursor)
+		FROM sessions WHERE id = $1 AND owner = $2`, sessionID, s.owner).Scan(&st.Path, &st.FileID, &st.Offset, &st.Line, &st.Cursor)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return carryover.IngestState{}, fmt.Errorf("ingest state of session %s: %w", sessionID, carryover.ErrNotFound)
 	}
@@ -410,18 +425,13 @@ func cleanBatch(b carryover.Batch) carryover.Batch {
 	return b
 }
 
-// forgetLock is the first key of the advisory lock on a session id (the
-// second is its hash) that a forget holds exclusively and Apply shared.
-const forgetLock = 0x66_6f_72_67 // "forg"
-
 // checkForgotten returns ErrForgotten when the caller forgot the session.
-// The row lock a forget takes on the session does not stop an Apply that
-// would insert the row again after it: the advisory lock orders them, and
-// the check, a statement after it, sees a forget that committed meanwhile.
+// Apply calls it after writing the session's row, which a forget locks
+// first (see Prune): either the forget waits for this transaction, or this
+// transaction waited for the forget, and then this check, a later
+// statement, sees its record. Only the owner can lock that row, so no
+// other role can hold an Apply up.
 func (s *Store) checkForgotten(ctx context.Context, tx pgx.Tx, sessionID string) error {
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared($1, hashtext($2))`, forgetLock, sessionID); err != nil {
-		return wrap("apply: lock", err)
-	}
 	gone, err := forgotten(ctx, tx, s.owner, sessionID)
 	if err != nil {
 		return wrap("apply", err)

@@ -112,7 +112,7 @@ func phraseQuery(tokens []string) string {
 const BackfillBatch = 256
 
 // Backfill indexes again up to limit of this role's chunks stored before
-// schema version 3 (fts_len NULL), newest first, and returns how many it
+// schema version 4 (fts_len NULL), newest first, and returns how many it
 // indexed; 0 means none is left. Such chunks are not searched until then.
 // Apply calls it with BackfillBatch after each batch; `carryover ingest`
 // calls it until it returns 0.
@@ -144,8 +144,9 @@ func (s *Store) Backfill(ctx context.Context, limit int) (int, error) {
 	for _, c := range chunks {
 		ix := indexChunk(c)
 		batch.Queue(`WITH up AS (UPDATE chunks SET tsv = $1::tsvector, fts_len = $2 WHERE id = $3 AND fts_len IS NULL RETURNING session_id)
-			UPDATE sessions SET fts_chunks = fts_chunks + 1, fts_tokens = fts_tokens + $2 WHERE id = (SELECT session_id FROM up)`,
-			ix.tsv, ix.len, c.ID)
+			UPDATE sessions SET fts_chunks = fts_chunks + 1, fts_tokens = fts_tokens + $2
+			WHERE id = (SELECT session_id FROM up) AND owner = $4`,
+			ix.tsv, ix.len, c.ID, s.owner)
 	}
 	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 		return 0, wrap("backfill index", err)

@@ -94,7 +94,7 @@ func (s *Store) Load(ctx context.Context, ss carryover.Session, chunks []carryov
 	if err != nil {
 		return 0, wrap("load: insert", err)
 	}
-	if err := countIndexed(ctx, tx, sess.id, int(n), int(tokens)); err != nil {
+	if err := countIndexed(ctx, tx, sess.id, s.owner, int(n), int(tokens)); err != nil {
 		return 0, err
 	}
 	return n, wrap("load: commit", tx.Commit(ctx))

@@ -13,7 +13,7 @@ import (
 	"github.com/carryover-dev/carryover/storetest"
 )
 
-// TestReindexAfterMigration turns a schema back into version 2 (the
+// TestReindexAfterMigration turns a schema back into version 3 (the
 // PostgreSQL parser's tokens, no lengths or statistics), migrates it, and
 // checks that its chunks are not searched until indexed again, that Apply
 // and Backfill index them newest first, and that afterwards every hit
@@ -42,7 +42,7 @@ func TestReindexAfterMigration(t *testing.T) {
 		`DROP INDEX chunks_session_turn`,
 		`ALTER TABLE chunks DROP COLUMN fts_len`,
 		`ALTER TABLE sessions DROP COLUMN fts_chunks, DROP COLUMN fts_tokens`,
-		`UPDATE meta SET value = '2' WHERE key = 'schema_version'`,
+		`UPDATE meta SET value = '3' WHERE key = 'schema_version'`,
 	} {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)

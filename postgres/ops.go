@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -111,11 +112,10 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 			tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
+	placeholder := false
 	if f.Forget && !f.DryRun {
-		// Waits for the session's Apply in progress, and makes those that
-		// follow wait for this transaction (see checkForgotten).
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, forgetLock, f.SessionID); err != nil {
-			return rep, wrap("prune: lock", err)
+		if placeholder, err = s.lockSession(ctx, tx, f.SessionID); err != nil {
+			return rep, err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO forgotten (owner, team, session_key, time) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (owner, session_key) DO UPDATE SET time = excluded.time`, s.owner, s.team, carryover.ForgottenKey(f.SessionID), time.Now()); err != nil {
@@ -129,12 +129,24 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 	if rep.Sessions, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 		return rep, wrap("prune: select", err)
 	}
+	// The lock's placeholder is no session; it goes just before the commit.
+	commit := func() error {
+		if placeholder {
+			if _, err := tx.Exec(ctx, `DELETE FROM sessions WHERE id = $1 AND owner = $2`, f.SessionID, s.owner); err != nil {
+				return wrap("prune: unlock", err)
+			}
+		}
+		return wrap("prune: commit", tx.Commit(ctx))
+	}
+	if placeholder {
+		rep.Sessions = slices.DeleteFunc(rep.Sessions, func(id string) bool { return id == f.SessionID })
+	}
 	// Audit rows and notes may name a session that was never ingested.
 	if f.SessionID != "" && len(rep.Sessions) == 0 && filters == 1 {
 		rep.Sessions = []string{f.SessionID}
 	}
 	if len(rep.Sessions) == 0 {
-		return rep, wrap("prune: commit", tx.Commit(ctx))
+		return rep, commit()
 	}
 	for _, t := range []struct {
 		table string
@@ -171,7 +183,29 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 	if f.DryRun {
 		return rep, nil
 	}
-	return rep, wrap("prune: commit", tx.Commit(ctx))
+	return rep, commit()
+}
+
+// lockSession locks the key of the owner's session id until the end of
+// tx: the session's row when there is one, else a placeholder row it
+// inserts (and reports, for the caller to delete). An Apply of the session
+// writes that row first, so the two wait for each other whether or not
+// the session exists (an advisory lock would do, but any role may take
+// any advisory lock and hold an owner's Apply up).
+func (s *Store) lockSession(ctx context.Context, tx pgx.Tx, id string) (placeholder bool, err error) {
+	// Waits for an Apply that is inserting the row, then does nothing.
+	tag, err := tx.Exec(ctx, `INSERT INTO sessions (id, owner, project) VALUES ($1, $2, '') ON CONFLICT (id, owner) DO NOTHING`, id, s.owner)
+	if err != nil {
+		return false, wrap("prune: lock", err)
+	}
+	if tag.RowsAffected() == 1 {
+		return true, nil
+	}
+	// The row exists: wait for an Apply that holds it.
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM sessions WHERE id = $1 AND owner = $2 FOR UPDATE`, id, s.owner); err != nil {
+		return false, wrap("prune: lock", err)
+	}
+	return false, nil
 }
 
 // querier is what forgotten needs of a pool or transaction.

@@ -6,7 +6,8 @@
 // query) and the same hybrid ranking. What it adds is ownership: every row
 // carries its owner, project and team, and row-level security lets each
 // role read its own rows and those shared with a team it belongs to, and
-// write only its own (see docs/postgres.md for the least-privilege setup).
+// write only its own, in sessions of its own, shared only with a team it
+// belongs to (see docs/postgres.md for the least-privilege setup).
 //
 // The schema lives in the connection's search_path (a DSN may name it:
 // ?search_path=carryover) and is migrated on Open by whoever may create
@@ -60,7 +61,8 @@ type Options struct {
 	Owner string
 	// Team, when not "", shares new sessions, notes and audit rows with the
 	// members of that role; "" keeps them private. A batch's Session.Team
-	// overrides it for that session.
+	// overrides it for that session. With row security it must be a role
+	// the connected role is a member of, or writes fail.
 	Team string
 	// Embedder embeds chunks and queries (default embedding.DefaultHashed()).
 	// As in the embedded store, the first embedder to write claims the

@@ -13,7 +13,7 @@ import (
 )
 
 const sessionCols = `s.id, s.project, s.transcript_path, s.version, s.title, s.started, s.updated,
-	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id), s.owner, s.team`
+	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id AND owner = s.owner), s.owner, s.team`
 
 func scanSession(sc pgx.Row) (carryover.Session, error) {
 	var ss carryover.Session
@@ -25,9 +25,12 @@ func scanSession(sc pgx.Row) (carryover.Session, error) {
 }
 
 // Session returns one session with its chunk count, or an error wrapping
-// carryover.ErrNotFound (also when it is not visible to this role).
+// carryover.ErrNotFound (also when it is not visible to this role). Each
+// role has sessions of its own: the owner's session of that id comes
+// first, else one a team shares.
 func (s *Store) Session(ctx context.Context, id string) (carryover.Session, error) {
-	ss, err := scanSession(s.pool.QueryRow(ctx, `SELECT `+sessionCols+` FROM sessions s WHERE s.id = $1`, id))
+	ss, err := scanSession(s.pool.QueryRow(ctx, `SELECT `+sessionCols+` FROM sessions s WHERE s.id = $1
+		ORDER BY s.owner = $2 DESC, s.owner LIMIT 1`, id, s.owner))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return carryover.Session{}, fmt.Errorf("session %s: %w", id, carryover.ErrNotFound)
 	}
@@ -38,9 +41,11 @@ func (s *Store) Session(ctx context.Context, id string) (carryover.Session, erro
 }
 
 // Sessions lists sessions, most recently updated first. A zero Limit means
-// no limit.
+// no limit. Another role's session with the id of one of the owner's is
+// left out (see Session).
 func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carryover.Session, error) {
 	var w where
+	w.add("(s.owner = ? OR NOT EXISTS (SELECT 1 FROM sessions o WHERE o.id = s.id AND o.owner = ?))", s.owner, s.owner)
 	if f.Project != "" {
 		w.add("s.project = ?", f.Project)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/embedding"
 	"github.com/carryover-dev/carryover/postgres"
@@ -174,4 +176,99 @@ func (noVectors) Embed(texts []string) [][]float32 {
 		out[i] = []float32{0}
 	}
 	return out
+}
+
+// TestScaleRowSecurity times what row security costs a role: it loads
+// CARRYOVER_PG_RLS_SCALE chunks (e.g. 20000), half alice's own and half
+// her teammate bob's shared with their team, in 10 projects, then times
+// the same searches and hook-sized writes as alice (every row through the
+// policies) and as the schema's owner (no row security). It reports its
+// figures with t.Log (run with -v); nothing is asserted on time.
+func TestScaleRowSecurity(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("CARRYOVER_PG_RLS_SCALE"))
+	if n <= 0 {
+		t.Skip("CARRYOVER_PG_RLS_SCALE is not set (the number of chunks to load, e.g. 20000)")
+	}
+	ctx := context.Background()
+	admin := newSchema(t, serverURL(t, "CARRYOVER_TEST_DATABASE_URL"))
+	owner := open(t, admin, postgres.Options{Owner: "admin", Embedder: noVectors{}})
+	r, team := roles(t, admin, "alice", "bob")
+	if err := grant(admin, "GRANT "+team+" TO "+r["alice"]+", "+r["bob"]); err != nil {
+		t.Fatal(err)
+	}
+	alice := open(t, asRole(t, admin, r["alice"]), postgres.Options{Owner: r["alice"], Embedder: noVectors{}})
+	bob := open(t, asRole(t, admin, r["bob"]), postgres.Options{Owner: r["bob"], Team: team, Embedder: noVectors{}})
+	vocab := scaleVocab()
+	rnd := rand.New(rand.NewSource(1))
+	zipf := rand.NewZipf(rnd, 1.1, 1, uint64(len(vocab)-1))
+	const perSession, projects = 500, 10
+	for s, loaded := 0, 0; loaded < n; s++ {
+		st := []*postgres.Store{alice, bob}[s%2]
+		id := fmt.Sprintf("s%05d", s)
+		project := fmt.Sprintf("/src/project%02d", s/2%projects)
+		chunks := scaleChunks(rnd, zipf, vocab, id, project, min(perSession, n-loaded))
+		k, err := st.Load(ctx, carryover.Session{ID: id, Project: project, Updated: time.Now()}, chunks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded += int(k)
+	}
+	if err := grant(admin, "ANALYZE sessions, chunks, items"); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []struct {
+		name string
+		st   *postgres.Store
+	}{{"alice (row security)", alice}, {"schema owner (none)", owner}} {
+		qr := rand.New(rand.NewSource(2))
+		var all, inProject, applies []time.Duration
+		for i := range 100 {
+			var ws []string
+			for range 2 + qr.Intn(2) {
+				ws = append(ws, vocab[min(len(vocab)-1, int(qr.ExpFloat64()*2000))])
+			}
+			q := carryover.Query{Text: strings.Join(ws, " "), Limit: 10}
+			if i%2 == 1 {
+				q.Project = fmt.Sprintf("/src/project%02d", qr.Intn(projects))
+			}
+			t0 := time.Now()
+			if _, err := who.st.Search(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(t0); q.Project != "" {
+				inProject = append(inProject, d)
+			} else {
+				all = append(all, d)
+			}
+		}
+		for i := range 50 {
+			id := fmt.Sprintf("hook-%s-%03d", who.st.Owner(), i)
+			b := carryover.Batch{Session: carryover.Session{ID: id, Project: "/src/project00", Updated: time.Now()},
+				Chunks: scaleChunks(rnd, zipf, vocab, id, "/src/project00", 5)}
+			for _, c := range b.Chunks {
+				b.Items = append(b.Items, carryover.Item{ChunkSeq: c.Seq, Kind: carryover.KindCommand, Key: c.Hash, Text: c.Commands[0], Line: c.FirstLine})
+			}
+			t0 := time.Now()
+			if err := who.st.Apply(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			applies = append(applies, time.Since(t0))
+		}
+		t.Logf("%s: SEARCH all projects p50 %v p95 %v; one project p50 %v p95 %v; APPLY 5 chunks + 5 items p50 %v p95 %v", who.name,
+			percentile(all, .5).Round(10*time.Microsecond), percentile(all, .95).Round(10*time.Microsecond),
+			percentile(inProject, .5).Round(10*time.Microsecond), percentile(inProject, .95).Round(10*time.Microsecond),
+			percentile(applies, .5).Round(10*time.Microsecond), percentile(applies, .95).Round(10*time.Microsecond))
+	}
+}
+
+// grant runs one statement as the server's admin.
+func grant(dsn, sql string) error {
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	_, err = c.Exec(ctx, sql)
+	return err
 }

@@ -111,13 +111,13 @@ type candidateVector struct {
 }
 
 // candidateVectors reads the vectors of ids, each blended with the vectors
-// of the chunks just before and after it (by seq) in the same turn of the
-// same session (rank.Blend): a sub-turn window is scored with its parent
-// turn as context. A chunk without a vector gets none.
+// of the chunks just before and after it (by seq) in the same turn of its
+// owner's session (rank.Blend): a sub-turn window is scored with its
+// parent turn as context. A chunk without a vector gets none.
 func (s *Store) candidateVectors(ctx context.Context, ids []int64) (map[int64]candidateVector, error) {
 	rows, err := s.pool.Query(ctx, `SELECT c.id, n.seq - c.seq,
-			(SELECT min(p.id) FROM chunks p WHERE p.session_id = c.session_id AND p.turn = c.turn), `+s.vecCol("n.vec")+`
-		FROM chunks c JOIN chunks n ON n.session_id = c.session_id AND n.turn = c.turn
+			(SELECT min(p.id) FROM chunks p WHERE p.session_id = c.session_id AND p.owner = c.owner AND p.turn = c.turn), `+s.vecCol("n.vec")+`
+		FROM chunks c JOIN chunks n ON n.session_id = c.session_id AND n.owner = c.owner AND n.turn = c.turn
 			AND n.seq BETWEEN c.seq - 1 AND c.seq + 1
 		WHERE c.id = ANY ($1) AND n.vec IS NOT NULL`, ids)
 	if err != nil {

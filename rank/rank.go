@@ -41,7 +41,7 @@ const (
 )
 
 // The fusion, tuned on LoCoMo with the SQLite store (see
-// cmd/carryover/locomo.go; there a turn is a LoCoMo session and a chunk
+// bench/locomo.go; there a turn is a LoCoMo session and a chunk
 // one dialogue turn):
 //
 //   - a candidate scores bm + VectorWeight × bmMax × max(cos, 0), its BM25

@@ -58,7 +58,7 @@ func (c *copier) copyNotes(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if slices.ContainsFunc(have, func(h carryover.Note) bool { return sameNote(h, n, sc.session == "") }) {
+		if slices.ContainsFunc(have, func(h carryover.Note) bool { return carryover.NoteRedundant(h, n, sc.session == "") }) {
 			continue
 		}
 		n.ID = 0
@@ -72,16 +72,6 @@ func (c *copier) copyNotes(ctx context.Context) error {
 		cache[sc] = append(have, n)
 	}
 	return nil
-}
-
-// sameNote says whether have makes n redundant in its scope.
-func sameNote(have, n carryover.Note, projectScope bool) bool {
-	if have.Kind == "state" && n.Kind == "state" && (!projectScope || have.Project == n.Project) &&
-		have.Time.UnixMilli() >= n.Time.UnixMilli() {
-		return true // a newer state is already there
-	}
-	return have.SessionID == n.SessionID && have.Project == n.Project && have.Kind == n.Kind &&
-		have.Text == n.Text && have.Time.UnixMilli() == n.Time.UnixMilli()
 }
 
 // copyInjections copies the audit log, oldest first, translating chunk and
@@ -104,12 +94,7 @@ func (c *copier) copyInjections(ctx context.Context) error {
 		}
 	}
 	slices.Reverse(ins)
-	type key struct {
-		session, event, hash string
-		window               int
-		ms                   int64
-	}
-	have := map[string]map[key]bool{}
+	have := map[string]map[carryover.InjectionKey]bool{}
 	for _, in := range ins {
 		if gone, err := c.forgotten(ctx, in.SessionID); err != nil {
 			return err
@@ -122,15 +107,15 @@ func (c *copier) copyInjections(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("destination injections: %w", err)
 			}
-			set = map[key]bool{}
+			set = map[carryover.InjectionKey]bool{}
 			for _, h := range l {
 				if h.SessionID == in.SessionID {
-					set[key{h.SessionID, h.Event, h.Hash, h.Window, h.Time.UnixMilli()}] = true
+					set[h.Key()] = true
 				}
 			}
 			have[in.SessionID] = set
 		}
-		k := key{in.SessionID, in.Event, in.Hash, in.Window, in.Time.UnixMilli()}
+		k := in.Key()
 		if set[k] {
 			continue
 		}
@@ -169,11 +154,7 @@ func (c *copier) copyHookRuns(ctx context.Context) error {
 		}
 	}
 	slices.Reverse(runs)
-	type key struct {
-		session, project, event, outcome string
-		ms, us                           int64
-	}
-	have := map[string]map[key]bool{}
+	have := map[string]map[carryover.HookRunKey]bool{}
 	for _, r := range runs {
 		if gone, err := c.forgotten(ctx, r.SessionID); err != nil {
 			return err
@@ -186,13 +167,13 @@ func (c *copier) copyHookRuns(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("destination hook runs: %w", err)
 			}
-			set = map[key]bool{}
+			set = map[carryover.HookRunKey]bool{}
 			for _, h := range l {
-				set[key{h.SessionID, h.Project, h.Event, h.Outcome, h.Time.UnixMilli(), h.Latency.Microseconds()}] = true
+				set[h.Key()] = true
 			}
 			have[r.SessionID] = set
 		}
-		k := key{r.SessionID, r.Project, r.Event, r.Outcome, r.Time.UnixMilli(), r.Latency.Microseconds()}
+		k := r.Key()
 		if set[k] {
 			continue
 		}

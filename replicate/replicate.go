@@ -84,6 +84,13 @@ type Report struct {
 	Forgotten int
 }
 
+// Add returns the sum of two reports.
+func (r Report) Add(o Report) Report {
+	return Report{Sessions: r.Sessions + o.Sessions, Chunks: r.Chunks + o.Chunks, Items: r.Items + o.Items,
+		Compactions: r.Compactions + o.Compactions, Notes: r.Notes + o.Notes, Injections: r.Injections + o.Injections,
+		HookRuns: r.HookRuns + o.HookRuns, Unmapped: r.Unmapped + o.Unmapped, Forgotten: r.Forgotten + o.Forgotten}
+}
+
 // Copy copies src into dst (see the package documentation for the rules).
 // It stops at the first error with what was written kept; calling it again
 // continues.
@@ -268,9 +275,16 @@ func (c *copier) copySession(ctx context.Context, s carryover.Session) ([]carryo
 		return nil, srcState, fmt.Errorf("destination session: %w", err)
 	}
 	if exists {
-		if dstState, err = c.dst.IngestState(ctx, s.ID); err != nil {
+		dstState, err = c.dst.IngestState(ctx, s.ID)
+		if errors.Is(err, carryover.ErrNotFound) {
+			// Another owner's session of that id (a teammate's, on a
+			// shared server): the destination has none of its own.
+			exists, dstState = false, carryover.IngestState{SessionID: s.ID}
+		} else if err != nil {
 			return nil, srcState, fmt.Errorf("destination ingest state: %w", err)
 		}
+	}
+	if exists {
 		if sameState(dstState, srcState) && dstSess.Chunks >= s.Chunks {
 			// Copied completely before (the state is written last):
 			// only the session row may have news.

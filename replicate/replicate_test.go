@@ -55,7 +55,7 @@ func source(t *testing.T) carryover.Store {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ingest.File(ctx, st, path, ingest.Options{SessionID: s.id, Project: s.project, BatchBytes: 8 << 10}); err != nil {
+		if _, err := (&ingest.Archiver{Store: st, BatchBytes: 8 << 10}).File(ctx, path, ingest.Options{SessionID: s.id, Project: s.project}); err != nil {
 			t.Fatal(err)
 		}
 	}

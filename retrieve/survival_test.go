@@ -20,7 +20,11 @@ import (
 // skips the test when the directory is absent, unless CI=true.
 func sharedDir(tb testing.TB) string {
 	tb.Helper()
-	dir := filepath.Join("..", "..", "shared")
+	// Absolute, as transcript paths from Claude Code are.
+	dir, err := filepath.Abs(filepath.Join("..", "..", "shared"))
+	if err != nil {
+		tb.Fatal(err)
+	}
 	if _, err := os.Stat(dir); err != nil {
 		if os.Getenv("CI") == "true" {
 			tb.Fatalf("shared data missing at %s: %v", dir, err)
@@ -80,7 +84,7 @@ func TestSurvivalDev(t *testing.T) {
 	for _, it := range items {
 		if _, ok := blocks[it.Session]; !ok {
 			path := filepath.Join(shared, "data", "transcripts", "spotter", it.Session+".jsonl")
-			rep, err := ingest.File(ctx, st, path, ingest.Options{})
+			rep, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{})
 			if err != nil {
 				t.Fatalf("ingest %s: %v", it.Session, err)
 			}

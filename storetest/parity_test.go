@@ -184,7 +184,7 @@ func testSurvivalParity(t *testing.T, shared, dbURL string) {
 		pre, summary, cwd := beforeCompaction(t, filepath.Join(shared, "data", "transcripts", "spotter", sid+".jsonl"))
 		p := newPair(t, dbURL)
 		for i, st := range []carryover.Store{p.lite, p.pg} {
-			if _, err := ingest.File(ctx, st, pre, ingest.Options{SessionID: sid, Project: cwd}); err != nil {
+			if _, err := (&ingest.Archiver{Store: st}).File(ctx, pre, ingest.Options{SessionID: sid, Project: cwd}); err != nil {
 				t.Fatal(err)
 			}
 			blk, err := retrieve.Restore(ctx, st, retrieve.RestoreRequest{SessionID: sid, Project: cwd, Window: 1, Summary: summary, Budget: budget})

@@ -42,8 +42,11 @@ func (a *app) cmdAudit(ctx context.Context, args []string) error {
 	if *limit < 0 {
 		return usageErr{"audit: --limit must be 0 or more"}
 	}
-	cfg := a.loadConfig("")
-	st, err := a.openStore(ctx, cfg)
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/transcript"
@@ -44,7 +45,7 @@ func (a *app) cmdDemo(ctx context.Context, args []string) error {
 		}
 		name = *file
 		sessionID = ingest.SessionIDFromPath(*file)
-		if validSessionID(sessionID) != nil {
+		if carryover.ValidSessionID(sessionID) != nil {
 			sessionID = "demo-session"
 		}
 	}

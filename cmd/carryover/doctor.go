@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover/claudesettings"
+	conf "github.com/carryover-dev/carryover/config"
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/sqlite"
 )
@@ -64,7 +65,7 @@ func (a *app) cmdDoctor(ctx context.Context, args []string) error {
 		name := "settings " + scope
 		switch {
 		case err != nil:
-			d.fail(name, fmt.Sprintf("%s: %v", path, err), "fix or restore the file (carryover keeps a backup next to it when it edits it)")
+			d.fail(name, fmt.Sprintf("%s: %v", path, err), "fix or restore the file (carryover keeps a backup of the version before its last edit: "+a.backupPath(path)+")")
 			continue
 		case !f.Exists():
 			continue
@@ -87,11 +88,26 @@ func (a *app) cmdDoctor(ctx context.Context, args []string) error {
 	if err := a.checkMCP(d, *project); err != nil {
 		return err
 	}
-	cfg := a.loadConfig("")
-	for _, p := range cfg.Problems {
-		d.warnf("config", p, "see the Configuration section of the README")
+	// The config a hook would use in the project: its problems and
+	// refused keys are checks, its values and sources follow them.
+	dir := *project
+	if dir == "" {
+		dir = cwd()
 	}
-	a.checkStore(ctx, d, cfg)
+	a.quietConfig = true
+	cfg, cfgErr := a.loadConfig(dir)
+	for _, p := range cfg.Problems {
+		hint := "see the Configuration section of the README"
+		if p.Refused {
+			hint = ""
+		}
+		d.warnf("config", p.String(), hint)
+	}
+	if cfgErr != nil {
+		d.fail("config", cfgErr.Error(), "")
+	} else {
+		a.checkStore(ctx, d, cfg)
+	}
 	if len(found) > 0 {
 		a.runHooks(ctx, d, found)
 	}
@@ -113,11 +129,50 @@ func (a *app) cmdDoctor(ctx context.Context, args []string) error {
 		}
 	}
 	tw.Flush()
+	a.printConfig(cfg, dir)
 	if failed > 0 {
 		return fmt.Errorf("%d check(s) failed", failed)
 	}
 	fmt.Fprintln(a.stdout, "all checks passed")
 	return nil
+}
+
+// printConfig shows the effective configuration and where each value
+// came from.
+func (a *app) printConfig(cfg config, dir string) {
+	fmt.Fprintln(a.stdout)
+	exists := func(path string) (string, bool) {
+		if path == "" {
+			return "(none)", false
+		}
+		if _, err := os.Stat(path); err != nil {
+			return path + " (absent)", false
+		}
+		return path, true
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	fmt.Fprintf(a.stdout, "config (what a hook uses in %s):\n", dir)
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	user, _ := exists(cfg.UserFile)
+	fmt.Fprintf(tw, "  user file\t%s\n", user)
+	project, ok := exists(cfg.ProjectFile)
+	switch {
+	case ok && cfg.ProjectTrusted:
+		project += " (in trusted_projects: every key applies)"
+	case ok:
+		project += " (not in trusted_projects: only " + strings.Join(conf.ProjectKeys(), ", ") + " apply)"
+	}
+	fmt.Fprintf(tw, "  project file\t%s\n", project)
+	for _, s := range cfg.Settings() {
+		var from []string
+		for _, src := range s.Sources {
+			from = append(from, src.String())
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Key, s.Value, strings.Join(from, ", "))
+	}
+	tw.Flush()
 }
 
 // checkHooks checks each installed hook's shape: once per event and
@@ -134,12 +189,18 @@ func (a *app) checkHooks(d *doctor, found []installedHook) {
 		}
 		seen[key] = h.scope
 		prog, rest := splitCommand(h.Command)
-		fi, err := os.Stat(prog)
-		switch {
-		case err != nil:
+		if !strings.ContainsRune(prog, filepath.Separator) {
+			// A portable install (project settings): Claude Code's shell
+			// finds it on PATH, as doctor's does.
+			if _, ok := lookPath(a.getenv, prog); !ok {
+				d.fail(name, fmt.Sprintf("%s settings run %q, which is not on PATH: the hook cannot run", h.scope, prog),
+					"put the carryover binary on PATH (go install github.com/carryover-dev/carryover/cmd/carryover@latest), or install for this machine with --scope local")
+				continue
+			}
+		} else if fi, err := os.Stat(prog); err != nil {
 			d.fail(name, fmt.Sprintf("%s: %v", prog, err), "the binary moved or was deleted: reinstall with the binary you use (carryover install)")
 			continue
-		case fi.IsDir() || fi.Mode()&0o111 == 0:
+		} else if fi.IsDir() || fi.Mode()&0o111 == 0 {
 			d.fail(name, prog+" is not executable", "chmod +x it, or reinstall")
 			continue
 		}
@@ -180,14 +241,14 @@ func (a *app) checkMCP(d *doctor, project string) error {
 		srv, ok, err := loadMCP(t)
 		switch {
 		case err != nil:
-			d.fail(name, fmt.Sprintf("%s: %v", t.Path, err), "fix or restore the file (carryover keeps a backup next to it when it edits it)")
+			d.fail(name, fmt.Sprintf("%s: %v", t.Path, err), "fix or restore the file (carryover keeps a backup of the version before its last edit: "+a.backupPath(t.Path)+")")
 			continue
 		case !ok:
 			continue
 		}
 		found++
-		if !isExecutable(srv.Command) {
-			d.fail(name, fmt.Sprintf("%s: %s is missing or not executable", t.Path, srv.Command), "reinstall with the binary you use: carryover install --scope "+scope)
+		if _, ok := resolveCommand(a.getenv, srv.Command); !ok {
+			d.fail(name, fmt.Sprintf("%s: %s is missing, not executable or not on PATH", t.Path, srv.Command), "reinstall with the binary you use: carryover install --scope "+scope)
 			continue
 		}
 		d.pass(name, fmt.Sprintf("%s: %s %s", t.Path, srv.Command, strings.Join(srv.Args, " ")))
@@ -230,13 +291,21 @@ func (a *app) checkStore(ctx context.Context, d *doctor, cfg config) {
 				" (sessions whose transcripts are gone are only in this file); delete it once done")
 		}
 	}
+	var nw *sqlite.NotWritableError
+	if err := sqlite.CheckWrite(cfg.DB); errors.As(err, &nw) {
+		d.fail("store", fmt.Sprintf("%s: cannot be written: %v", cfg.DB, err), nw.Fix)
+		return
+	}
 	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{BusyTimeout: 2 * time.Second})
 	if err != nil {
 		hint := "check the path and its permissions (--db, CARRYOVER_DB)"
-		if errors.Is(err, sqlite.ErrCorrupt) {
+		switch {
+		case errors.Is(err, sqlite.ErrNotStore):
+			hint = "carryover uses only a store it created and left this file as it is: point --db, CARRYOVER_DB or the db setting at carryover's store"
+		case errors.Is(err, sqlite.ErrCorrupt):
 			hint = corruptHint(cfg.DB)
 		}
-		d.fail("store", fmt.Sprintf("%s: %v", cfg.DB, err), hint)
+		d.fail("store", err.Error(), hint)
 		return
 	}
 	defer st.Close()

@@ -9,8 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/spool"
 )
 
 // cmdForget removes one session everywhere carryover keeps it: its rows
@@ -23,14 +25,18 @@ import (
 func (a *app) cmdForget(ctx context.Context, args []string) error {
 	fl := a.newFlags("forget")
 	undo := fl.Bool("undo", false, "let a forgotten session be archived again (give its exact id)")
+	yes := fl.Bool("yes", false, "do not ask before forgetting a session given by a prefix of its id")
 	pos, err := parseInterspersed(fl, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErr{"forget: give one session id (or a unique prefix)"}
+		return usageErr{fmt.Sprintf("forget: give one session id (or a unique prefix of at least %d characters)", minForgetPrefix)}
 	}
-	cfg := a.loadConfig("")
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
 	st, err := a.openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -40,11 +46,14 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 		return a.unforget(ctx, st, pos[0])
 	}
 
-	sess, err := findSession(ctx, st, pos[0])
+	sess, err := a.forgetTarget(ctx, st, pos[0], *yes)
+	if errors.Is(err, errCancelled) {
+		return err
+	}
 	if err != nil {
 		// Notes and audit records may name a session that was never
 		// archived: an exact id still finds them.
-		if validSessionID(pos[0]) != nil {
+		if carryover.ValidSessionID(pos[0]) != nil {
 			return err
 		}
 		dry, derr := st.Prune(ctx, carryover.PruneFilter{SessionID: pos[0], DryRun: true})
@@ -74,7 +83,7 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 	fmt.Fprintf(a.stdout, "it will not be archived again (its hooks, 'carryover ingest', import and sync skip it); "+
 		"undo with 'carryover forget --undo %s'\n", sess.ID)
 	// A mark left by a hook that wrote offline names the session.
-	if err := os.Remove(filepath.Join(pendingDir(cfg.DB), sess.ID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(spool.Dir(cfg.DB), sess.ID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove the session's pending mark: %w", err)
 	}
 
@@ -106,9 +115,42 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 	return nil
 }
 
+// minForgetPrefix is the shortest prefix of a session id forget takes: a
+// character or two matches some session in most archives, by accident.
+const minForgetPrefix = 4
+
+var errCancelled = errors.New("forget cancelled: nothing was removed")
+
+// forgetTarget finds the session forget removes: the session with the
+// exact id, or the one session whose id starts with a prefix of at least
+// minForgetPrefix characters, once the user confirmed it (unless yes).
+func (a *app) forgetTarget(ctx context.Context, st carryover.Store, id string, yes bool) (carryover.Session, error) {
+	if s, err := st.Session(ctx, id); err == nil {
+		return s, nil
+	}
+	if len(id) < minForgetPrefix {
+		return carryover.Session{}, usageErr{fmt.Sprintf("forget: %q is too short to name a session: give its exact id or at least %d characters of it ('carryover sessions' lists them)",
+			id, minForgetPrefix)}
+	}
+	sess, err := findSession(ctx, st, id)
+	if err != nil || yes {
+		return sess, err
+	}
+	what := sess.ID
+	if sess.Project != "" {
+		what += fmt.Sprintf(" (%s: %s)", sess.Project, truncate(sess.Title, 60))
+	}
+	fmt.Fprintf(a.stderr, "%q matches session %s.\nforget it everywhere, for good? type yes: ", id, what)
+	line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+	if strings.TrimSpace(line) != "yes" {
+		return carryover.Session{}, errCancelled
+	}
+	return sess, nil
+}
+
 // unforget removes the forgotten record of the session with exact id id.
 func (a *app) unforget(ctx context.Context, st carryover.Store, id string) error {
-	if err := validSessionID(id); err != nil {
+	if err := carryover.ValidSessionID(id); err != nil {
 		return usageErr{"forget --undo: " + err.Error()}
 	}
 	if err := st.Unforget(ctx, id); errors.Is(err, carryover.ErrNotFound) {
@@ -124,6 +166,9 @@ func (a *app) unforget(ctx context.Context, st carryover.Store, id string) error
 // copy, and returns how many it dropped. A log that is not a regular file
 // is left alone (carryover never writes through a symlink).
 func scrubLog(path, needle string) (int, error) {
+	if path == "" { // no log (no place for one)
+		return 0, nil
+	}
 	total := 0
 	for _, p := range []string{path, path + ".1"} {
 		fi, err := os.Lstat(p)

@@ -38,6 +38,9 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	}
 	var files []string
 	for _, p := range paths {
+		if p, err = filepath.Abs(p); err != nil {
+			return err
+		}
 		fs, err := transcriptFiles(p)
 		if err != nil {
 			return err
@@ -47,8 +50,10 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	if len(files) == 0 {
 		return fmt.Errorf("ingest: no .jsonl transcripts under %s", strings.Join(paths, ", "))
 	}
-	cfg := a.loadConfig("")
-	a.warnRedactProblems(cfg)
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
 	st, err := a.openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -60,7 +65,7 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	bar := progress.New(a.stderr, int64(len(files)), "ingest")
 	stdout, stderr := bar.Writer(a.stdout), bar.Writer(a.stderr)
 	for _, f := range files {
-		rep, err := ingest.File(ctx, st, f, ingest.Options{Project: *project, Redactor: a.redactor})
+		rep, err := (&ingest.Archiver{Store: st, Redactor: a.redactor}).File(ctx, f, ingest.Options{Project: *project})
 		if errors.Is(err, carryover.ErrForgotten) {
 			// Forgotten on purpose: skipped, not failed.
 			forgotten++
@@ -102,9 +107,7 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	// A store made before vectors existed gets them here at once rather than
 	// a batch per hook.
 	vectors := 0
-	bf, ok := st.(interface {
-		Backfill(context.Context, int) (int, error)
-	})
+	bf, ok := st.(carryover.Backfiller)
 	for ok {
 		n, err := bf.Backfill(ctx, sqlite.BackfillBatch*16)
 		if err != nil {

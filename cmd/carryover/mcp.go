@@ -32,8 +32,11 @@ func (a *app) cmdMCP(ctx context.Context, args []string) error {
 	if sid == "" {
 		sid = strings.TrimSpace(a.getenv("CLAUDE_CODE_SESSION_ID"))
 	}
-	cfg := a.loadConfig(dir)
-	st, err := a.openStore(ctx, cfg)
+	cfg, err := a.loadConfig(dir)
+	if err != nil {
+		return err
+	}
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}

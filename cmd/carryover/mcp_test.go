@@ -44,7 +44,7 @@ func newMCPEnv(t *testing.T) *mcpEnv {
 		t.Fatal(err)
 	}
 	st := e.store(t)
-	if _, err := ingest.File(context.Background(), st, e.transcript, ingest.Options{}); err != nil {
+	if _, err := (&ingest.Archiver{Store: st}).File(context.Background(), e.transcript, ingest.Options{}); err != nil {
 		t.Fatalf("ingest: %v", err)
 	}
 	return e

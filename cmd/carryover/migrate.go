@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/carryover-dev/carryover/postgres"
+	"github.com/carryover-dev/carryover/spool"
+
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/replicate"
 	"github.com/carryover-dev/carryover/sqlite"
@@ -28,13 +31,16 @@ func (a *app) cmdMigrate(ctx context.Context, args []string) error {
 	if err := checkURL(dsn); err != nil {
 		return err
 	}
-	cfg := a.loadConfig(cwd())
+	cfg, err := a.loadConfig(cwd())
+	if err != nil {
+		return err
+	}
 	local, err := a.openLocal(ctx, cfg.DB, *to != "")
 	if err != nil {
 		return err
 	}
 	defer local.Close()
-	marks, err := pendingSessions(cfg.DB)
+	marks, err := spool.Pending(cfg.DB)
 	if err != nil {
 		return fmt.Errorf("pending sessions: %w", err)
 	}
@@ -56,14 +62,14 @@ func (a *app) cmdMigrate(ctx context.Context, args []string) error {
 	if *to != "" && dsn == cfg.DatabaseURL {
 		// Everything local is on the configured server now.
 		for _, m := range marks {
-			if err := m.clear(); err != nil {
+			if err := m.Clear(); err != nil {
 				return fmt.Errorf("clear pending mark: %w", err)
 			}
 		}
 	}
-	dir := "to " + redactURL(dsn)
+	dir := "to " + postgres.RedactURL(dsn)
 	if *from != "" {
-		dir = "from " + redactURL(dsn) + " to " + cfg.DB
+		dir = "from " + postgres.RedactURL(dsn) + " to " + cfg.DB
 	}
 	fmt.Fprintf(a.stdout, "carryover: migrated %s %s\n", summary(rep), dir)
 	return nil
@@ -79,7 +85,7 @@ func (a *app) openLocal(ctx context.Context, path string, mustExist bool) (*sqli
 	}
 	st, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
-		return nil, hintErr{fmt.Errorf("open store %s: %w", path, err), "use --db PATH or CARRYOVER_DB to choose another store"}
+		return nil, storeErr(err)
 	}
 	return st, nil
 }

@@ -54,8 +54,10 @@ func (a *app) cmdNote(ctx context.Context, args []string, state bool) error {
 	if err != nil {
 		return err
 	}
-	cfg := a.loadConfig(dir)
-	a.warnRedactProblems(cfg)
+	cfg, err := a.loadConfig(dir)
+	if err != nil {
+		return err
+	}
 	text, masked := a.redact(text)
 	st, err := a.openStore(ctx, cfg)
 	if err != nil {
@@ -97,7 +99,7 @@ func (a *app) noteSession(ctx context.Context, st carryover.Store, flagValue, pr
 		return findSession(ctx, st, flagValue)
 	}
 	if id := strings.TrimSpace(a.getenv("CLAUDE_CODE_SESSION_ID")); id != "" {
-		if err := validSessionID(id); err != nil {
+		if err := carryover.ValidSessionID(id); err != nil {
 			return carryover.Session{}, fmt.Errorf("CLAUDE_CODE_SESSION_ID: %w", err)
 		}
 		s, err := st.Session(ctx, id)

@@ -60,7 +60,11 @@ func (a *app) cmdPrune(ctx context.Context, args []string) error {
 		}
 	}
 
-	st, err := a.openStore(ctx, a.loadConfig(""))
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
+	st, err := a.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

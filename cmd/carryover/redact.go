@@ -2,58 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/carryover-dev/carryover/redact"
 )
-
-// Bounds of the user patterns file: hooks read it on every run.
-const (
-	maxPatternsBytes = 64 << 10
-	maxPatterns      = 200
-)
-
-// loadRedactor builds the redactor: the built-in detectors plus the
-// patterns of c.RedactPatterns. An unreadable file or an invalid line is
-// added to c.Problems (the CLI and doctor show them, hooks ignore them)
-// and skipped.
-func (c *config) loadRedactor() *redact.Redactor {
-	if c.RedactPatterns == "" {
-		return redact.New(redact.Options{})
-	}
-	problem := func(format string, args ...any) {
-		c.Problems = append(c.Problems, "redact_patterns "+c.RedactPatterns+": "+fmt.Sprintf(format, args...))
-	}
-	f, err := os.Open(c.RedactPatterns)
-	if err != nil {
-		problem("%v", err)
-		return redact.New(redact.Options{})
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxPatternsBytes+1))
-	if err != nil {
-		problem("%v", err)
-		return redact.New(redact.Options{})
-	}
-	if len(data) > maxPatternsBytes {
-		problem("larger than %d KiB: only its first part is used", maxPatternsBytes>>10)
-		data = data[:maxPatternsBytes]
-	}
-	ps, errs := redact.ParsePatterns(strings.NewReader(string(data)))
-	for _, e := range errs {
-		problem("%v (the line is ignored)", e)
-	}
-	if len(ps) > maxPatterns {
-		problem("%d patterns: only the first %d are used", len(ps), maxPatterns)
-		ps = ps[:maxPatterns]
-	}
-	return redact.New(redact.Options{Extra: ps})
-}
 
 // redact masks the secrets in s with the configured redactor.
 func (a *app) redact(s string) (string, map[string]int) {
@@ -61,16 +15,6 @@ func (a *app) redact(s string) (string, map[string]int) {
 		a.redactor = redact.New(redact.Options{})
 	}
 	return a.redactor.Redact(s)
-}
-
-// warnRedactProblems prints the problems of the redact_patterns file: a
-// pattern the user expects to mask secrets is being ignored.
-func (a *app) warnRedactProblems(cfg config) {
-	for _, p := range cfg.Problems {
-		if strings.HasPrefix(p, "redact_patterns ") || strings.Contains(p, ": redact_patterns: ") {
-			fmt.Fprintf(a.stderr, "carryover: warning: %s\n", p)
-		}
-	}
 }
 
 // redactHandler masks secrets in log records, in case an error message

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/retrieve"
 	"github.com/carryover-dev/carryover/sqlite"
 )
@@ -54,9 +55,12 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	if k != "" && !slices.Contains(carryover.ItemKinds, k) {
 		return usageErr{fmt.Sprintf("search: --kind %q: want one of goal, todo, decision, constraint, error, fix, file_edit, command, marker", *kind)}
 	}
-	cfg := a.loadConfig("")
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
 	// A search reads a few hundred pages once, as a recall does.
-	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: readCachePages})
+	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: hook.ReadCachePages}, false)
 	if err != nil {
 		return err
 	}
@@ -134,8 +138,11 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 	if _, err := parseInterspersed(fl, args); err != nil {
 		return err
 	}
-	cfg := a.loadConfig("")
-	st, err := a.openStore(ctx, cfg)
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -193,8 +200,11 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return usageErr{"show: give one session id (or a unique prefix)"}
 	}
-	cfg := a.loadConfig("")
-	st, err := a.openStore(ctx, cfg)
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/postgres"
+	"github.com/carryover-dev/carryover/spool"
 	"github.com/carryover-dev/carryover/sqlite"
 	"github.com/carryover-dev/carryover/storetest"
 )
@@ -205,7 +206,7 @@ func TestHooksSurviveServerOutage(t *testing.T) {
 	if !strings.Contains(recall, "NewA4") {
 		t.Errorf("recall served locally lacks the error: %q", recall)
 	}
-	if marks, err := pendingSessions(h.db); err != nil || len(marks) != 1 || marks[0].session != demoID {
+	if marks, err := spool.Pending(h.db); err != nil || len(marks) != 1 || marks[0].Session != demoID {
 		t.Fatalf("pending marks %+v, %v", marks, err)
 	}
 
@@ -233,7 +234,7 @@ func TestHooksSurviveServerOutage(t *testing.T) {
 	h.timedHook(t, "session-end", hook.SessionEnd, h.payloadAt(hook.SessionEnd, h.transcript), time.Second)
 	out = h.timedHook(t, "session-start", hook.SessionStart, h.payload("SessionStart", map[string]any{"source": "resume"}), 2*time.Second)
 	_ = out // a resume of an already restored window may be empty; it must only be valid and in time
-	if marks, err := pendingSessions(h.db); err != nil || len(marks) != 1 {
+	if marks, err := spool.Pending(h.db); err != nil || len(marks) != 1 {
 		t.Fatalf("pending marks after the black hole: %+v, %v", marks, err)
 	}
 	p.down()
@@ -242,7 +243,7 @@ func TestHooksSurviveServerOutage(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "synced 1 sessions") {
 		t.Errorf("sync: %d %q %q", code, stdout, stderr)
 	}
-	if marks, _ := pendingSessions(h.db); len(marks) != 0 {
+	if marks, _ := spool.Pending(h.db); len(marks) != 0 {
 		t.Errorf("sync left marks: %+v", marks)
 	}
 	checkPushedOnce(t, server, local)
@@ -254,7 +255,7 @@ func (h *hookEnv) untilPushed(t *testing.T, server carryover.Store) {
 	t.Helper()
 	for i := 0; ; i++ {
 		h.timedHook(t, "stop", hook.Stop, h.payloadAt(hook.Stop, h.transcript), 2*time.Second)
-		marks, err := pendingSessions(h.db)
+		marks, err := spool.Pending(h.db)
 		if err != nil {
 			t.Fatal(err)
 		}

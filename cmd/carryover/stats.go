@@ -27,8 +27,11 @@ func (a *app) cmdStats(ctx context.Context, args []string) error {
 	if *global && *project != "" {
 		return usageErr{"stats: --project and --global exclude each other"}
 	}
-	cfg := a.loadConfig("")
-	st, err := a.openStore(ctx, cfg)
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}

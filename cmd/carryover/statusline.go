@@ -1,79 +1,24 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/exec"
+	"os/signal"
 	"path/filepath"
-	"strings"
-	"time"
+	"syscall"
 
-	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/ingest"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/statusline"
 )
 
-// The status line runs after every turn, so its usual path reads a small
-// state file per session and two stats of the store's files, and opens the
-// store (read only) only when those changed. When the context left crosses
-// 30 %, 15 % or 5 %, it archives what is new in the transcript, so the
-// archive is current before an automatic compaction.
-
-// statusThresholds are the remaining-context percentages that trigger an
-// ingest, highest first.
-var statusThresholds = []int{30, 15, 5}
-
-// statusRearm is how far the remaining context must rise above the last
-// threshold fired (after a compaction) for the thresholds to fire again.
-const statusRearm = 10
-
-const (
-	statusMaxInput = 1 << 20
-	statusMaxWrap  = 64 << 10
-	statusWrapWait = 3 * time.Second
-	// statusStateAge: state files of sessions idle this long are removed.
-	statusStateAge = 30 * 24 * time.Hour
-)
-
-// statusInput is the part of Claude Code's statusLine payload used here.
-type statusInput struct {
-	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path"`
-	Cwd            string `json:"cwd"`
-	Workspace      struct {
-		ProjectDir string `json:"project_dir"`
-	} `json:"workspace"`
-	ContextWindow struct {
-		UsedPercentage      *float64 `json:"used_percentage"`
-		RemainingPercentage *float64 `json:"remaining_percentage"`
-	} `json:"context_window"`
-}
-
-// statusState is what the status line remembers of a session between runs.
-type statusState struct {
-	// Fired is the last threshold that ran an ingest in this context
-	// window, 0 for none.
-	Fired int `json:"fired,omitempty"`
-	// Stamp identifies the store's content when the figures were read.
-	Stamp          string    `json:"stamp,omitempty"`
-	Archived       bool      `json:"archived,omitempty"`
-	Turns          int       `json:"turns,omitempty"`
-	Compactions    int       `json:"compactions,omitempty"`
-	LastCompaction time.Time `json:"last_compaction,omitzero"`
-	Trigger        string    `json:"trigger,omitempty"`
-}
-
-// cmdStatusline prints the status line. Whatever happens it exits 0 with a
-// line (possibly only the wrapped command's): Claude Code shows stdout.
+// cmdStatusline prints the status line (package statusline). Whatever
+// happens it exits 0 with a line (possibly only the wrapped command's):
+// Claude Code shows stdout.
 func (a *app) cmdStatusline(ctx context.Context, args []string) int {
+	signal.Ignore(syscall.SIGPIPE) // as for hooks: a closed stdout is no reason to die
 	fl := flag.NewFlagSet("statusline", flag.ContinueOnError)
 	fl.SetOutput(a.stderr)
 	fl.StringVar(&a.dbFlag, "db", a.dbFlag, "SQLite store path")
@@ -84,300 +29,35 @@ func (a *app) cmdStatusline(ctx context.Context, args []string) int {
 		}
 		return 2
 	}
-	data, err := io.ReadAll(io.LimitReader(a.stdin, statusMaxInput))
+	data, err := io.ReadAll(io.LimitReader(a.stdin, statusline.MaxInput))
 	if err != nil {
-		a.logError("statusline: read stdin", err)
+		a.logger().Error("statusline: read stdin", "err", err)
 	}
-	wrapped := make(chan string, 1)
-	if *wrap != "" {
-		go func() { wrapped <- a.runWrapped(ctx, *wrap, data) }()
-	} else {
-		wrapped <- ""
+	l := &statusline.Line{
+		Load: func(dir string) (statusline.Config, error) {
+			cfg, err := a.loadConfig(dir)
+			if err != nil {
+				return statusline.Config{}, err
+			}
+			state := ""
+			if cfg.Dirs.State != "" {
+				state = filepath.Join(cfg.Dirs.State, "statusline")
+			}
+			return statusline.Config{DB: cfg.DB, Timeout: cfg.HookTimeout, Redactor: cfg.Redactor, StateDir: state}, nil
+		},
+		Log: a.logger,
 	}
-	line := a.statusLine(ctx, data)
-	if old := <-wrapped; old != "" {
-		switch {
-		case line == "":
-			line = old
-		case strings.Contains(old, "\n"):
-			line = old + "\n" + line
-		default:
-			line = old + " | " + line
-		}
-	}
-	if line != "" {
+	if line := l.Render(ctx, data, *wrap); line != "" {
 		fmt.Fprintln(a.stdout, line)
 	}
 	return 0
 }
 
-// logError opens the log on first use: the usual path writes none.
-func (a *app) logError(msg string, err error) {
-	a.ensureLog()
-	a.log.Error(msg, "err", err)
-}
-
-func (a *app) ensureLog() {
+// logger opens the log on first use: the status line's usual path writes
+// none.
+func (a *app) logger() *slog.Logger {
 	if !a.log.Enabled(context.Background(), slog.LevelError) {
 		a.openLog()
 	}
-}
-
-// runWrapped runs the wrapped status line command with the same stdin and
-// returns its output without trailing newlines ("" when it fails).
-func (a *app) runWrapped(ctx context.Context, command string, stdin []byte) string {
-	ctx, cancel := context.WithTimeout(ctx, statusWrapWait)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
-	cmd.Stdin = bytes.NewReader(stdin)
-	var out bytes.Buffer
-	cmd.Stdout = &limitedBuffer{buf: &out, max: statusMaxWrap}
-	cmd.Stderr = io.Discard
-	cmd.WaitDelay = 100 * time.Millisecond
-	if err := cmd.Run(); err != nil {
-		a.logError("statusline: wrapped command", err)
-		if out.Len() == 0 {
-			return ""
-		}
-	}
-	return strings.TrimRight(out.String(), "\r\n")
-}
-
-// limitedBuffer keeps the first max bytes written and drops the rest.
-type limitedBuffer struct {
-	buf *bytes.Buffer
-	max int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := l.max - l.buf.Len(); room > 0 {
-		l.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-// statusLine computes carryover's part of the line, "" when the payload is
-// unusable.
-func (a *app) statusLine(ctx context.Context, data []byte) string {
-	var in statusInput
-	if err := json.Unmarshal(data, &in); err != nil {
-		a.logError("statusline: decode payload", err)
-		return ""
-	}
-	var parts []string
-	remaining := -1.0
-	switch cw := in.ContextWindow; {
-	case cw.RemainingPercentage != nil:
-		remaining = *cw.RemainingPercentage
-	case cw.UsedPercentage != nil:
-		remaining = 100 - *cw.UsedPercentage
-	}
-	if remaining >= 0 {
-		parts = append(parts, fmt.Sprintf("ctx %.0f%% used", 100-remaining))
-	}
-	if validSessionID(in.SessionID) != nil {
-		return strings.Join(parts, " · ")
-	}
-	dir := cmp.Or(in.Workspace.ProjectDir, in.Cwd)
-	cfg := a.loadConfig(dir)
-	path := filepath.Join(xdgDir(a.getenv, "XDG_STATE_HOME", filepath.Join(".local", "state")), "statusline", in.SessionID+".json")
-	old := readStatusState(path)
-	st := old
-
-	fire := 0
-	if remaining >= 0 {
-		fire, st.Fired = statusCrossing(st.Fired, remaining)
-	}
-	if fire > 0 {
-		if err := a.statusIngest(ctx, cfg, in, &st); err != nil {
-			a.logError("statusline: ingest at threshold", err)
-		}
-		pruneStatusStates(filepath.Dir(path))
-	} else if stamp := storeStamp(cfg.DB); stamp != st.Stamp {
-		if err := statusFigures(ctx, cfg, in.SessionID, stamp, &st); err != nil {
-			a.logError("statusline: read store", err)
-		}
-	}
-	if st != old {
-		if err := writeStatusState(path, st); err != nil {
-			a.logError("statusline: save state", err)
-		}
-	}
-
-	if !st.Archived {
-		parts = append(parts, "not archived yet")
-	} else {
-		parts = append(parts, fmt.Sprintf("%d turns archived", st.Turns))
-		if !st.LastCompaction.IsZero() {
-			parts = append(parts, fmt.Sprintf("compacted %s (%s)", ago(time.Since(st.LastCompaction)), cmp.Or(st.Trigger, "?")))
-		}
-	}
-	if fire > 0 {
-		parts = append(parts, fmt.Sprintf("archived at %d%% left", fire))
-	}
-	return strings.Join(parts, " · ")
-}
-
-// statusCrossing decides, from the last threshold fired and the context
-// left, which threshold to act on now (0 for none) and what to remember.
-// A jump past several thresholds acts once, on the lowest; a rise well
-// above the last one (a compaction freed the context) rearms them all.
-func statusCrossing(fired int, remaining float64) (fire, next int) {
-	if fired > 0 && remaining >= float64(fired+statusRearm) {
-		fired = 0
-	}
-	for i := len(statusThresholds) - 1; i >= 0; i-- {
-		t := statusThresholds[i]
-		if remaining <= float64(t) && (fired == 0 || t < fired) {
-			return t, t
-		}
-	}
-	return 0, fired
-}
-
-// statusIngest archives what is new in the transcript and reads the
-// figures from the same store, within the hook deadline.
-func (a *app) statusIngest(ctx context.Context, cfg config, in statusInput, st *statusState) error {
-	if in.TranscriptPath == "" {
-		return errors.New("no transcript_path in payload")
-	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.HookTimeout)
-	defer cancel()
-	s, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{BusyTimeout: cfg.HookTimeout / 2})
-	if err != nil {
-		return err
-	}
-	rep, err := ingest.File(ctx, s, in.TranscriptPath, ingest.Options{SessionID: in.SessionID, Project: in.Cwd})
-	if err == nil {
-		a.ensureLog()
-		a.log.Info("statusline ingest", "session", in.SessionID, "fired", st.Fired, "chunks", rep.Chunks)
-		err = readFigures(ctx, s, in.SessionID, "", st)
-	} else {
-		err = fmt.Errorf("ingest %s: %w", in.TranscriptPath, err)
-	}
-	if cerr := s.Close(); err == nil {
-		err = cerr
-	}
-	// Closing may fold the write-ahead log back: stamp what stays. After a
-	// failure, the next run reads the figures again.
-	st.Stamp = ""
-	if err == nil {
-		st.Stamp = storeStamp(cfg.DB)
-	}
-	return err
-}
-
-// statusFigures reads the session's figures from the store, read only.
-func statusFigures(ctx context.Context, cfg config, sessionID, stamp string, st *statusState) error {
-	st.Stamp = stamp
-	if stamp == "" {
-		st.Archived = false // no store yet
-		return nil
-	}
-	s, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{ReadOnly: true, BusyTimeout: 200 * time.Millisecond})
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return readFigures(ctx, s, sessionID, stamp, st)
-}
-
-func readFigures(ctx context.Context, s carryover.Store, sessionID, stamp string, st *statusState) error {
-	sess, err := s.Session(ctx, sessionID)
-	if errors.Is(err, carryover.ErrNotFound) {
-		st.Stamp, st.Archived = stamp, false
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	st.Stamp, st.Archived, st.Turns, st.Compactions = stamp, true, sess.Turns, sess.Windows
-	st.LastCompaction, st.Trigger = time.Time{}, ""
-	if sess.Windows > 0 {
-		cs, err := s.Compactions(ctx, sessionID)
-		if err != nil {
-			return err
-		}
-		if len(cs) > 0 {
-			st.LastCompaction, st.Trigger = cs[len(cs)-1].Time.UTC(), cs[len(cs)-1].Trigger
-		}
-	}
-	return nil
-}
-
-// storeStamp identifies the store's content by the size and modification
-// time of the database and its write-ahead log; "" when there is no store.
-func storeStamp(db string) string {
-	fi, err := os.Stat(db)
-	if err != nil {
-		return ""
-	}
-	stamp := fmt.Sprintf("%d.%d", fi.Size(), fi.ModTime().UnixNano())
-	if wal, err := os.Stat(db + "-wal"); err == nil {
-		stamp += fmt.Sprintf("/%d.%d", wal.Size(), wal.ModTime().UnixNano())
-	}
-	return stamp
-}
-
-func readStatusState(path string) statusState {
-	var st statusState
-	if data, err := os.ReadFile(path); err == nil {
-		if json.Unmarshal(data, &st) != nil {
-			st = statusState{}
-		}
-	}
-	return st
-}
-
-// writeStatusState replaces the state file atomically, so a concurrent
-// reader never sees half of it.
-func writeStatusState(path string, st statusState) error {
-	data, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".statusline-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
-}
-
-// pruneStatusStates removes the state files of sessions idle for long.
-func pruneStatusStates(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > statusStateAge {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
-}
-
-// ago is a short, rounded age: "just now", "5m ago", "3h ago", "2d ago".
-func ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	return a.log
 }

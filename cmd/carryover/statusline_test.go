@@ -17,37 +17,6 @@ import (
 	"github.com/carryover-dev/carryover/sqlite"
 )
 
-func TestStatusCrossing(t *testing.T) {
-	cases := []struct {
-		name      string
-		remaining []float64
-		fires     []int // the threshold acted on at each step, 0 for none
-	}{
-		{"each once", []float64{80, 40, 30, 29.5, 20, 15, 14, 6, 5, 4, 0},
-			[]int{0, 0, 30, 0, 0, 15, 0, 0, 5, 0, 0}},
-		{"a jump acts once, on the lowest", []float64{50, 10, 9, 4},
-			[]int{0, 15, 0, 5}},
-		{"noise near a threshold", []float64{31, 30, 31, 30, 33, 29},
-			[]int{0, 30, 0, 0, 0, 0}},
-		{"a compaction rearms", []float64{29, 14, 85, 29, 14, 4},
-			[]int{30, 15, 0, 30, 15, 5}},
-		{"a small rise does not", []float64{14, 20, 14, 4},
-			[]int{15, 0, 0, 5}},
-	}
-	for _, c := range cases {
-		fired := 0
-		var got []int
-		for _, r := range c.remaining {
-			var fire int
-			fire, fired = statusCrossing(fired, r)
-			got = append(got, fire)
-		}
-		if !slices.Equal(got, c.fires) {
-			t.Errorf("%s: remaining %v fired %v, want %v", c.name, c.remaining, got, c.fires)
-		}
-	}
-}
-
 // statusEnv runs `carryover statusline` in-process against a temporary
 // store and state directory.
 type statusEnv struct {

@@ -8,7 +8,9 @@ import (
 	"os"
 
 	"github.com/carryover-dev/carryover/internal/progress"
+	"github.com/carryover-dev/carryover/postgres"
 	"github.com/carryover-dev/carryover/replicate"
+	"github.com/carryover-dev/carryover/spool"
 )
 
 // cmdSync pushes what hooks wrote to the local store while the server was
@@ -23,7 +25,10 @@ func (a *app) cmdSync(ctx context.Context, args []string) error {
 	if len(pos) > 0 {
 		return usageErr{"sync takes no arguments"}
 	}
-	cfg := a.loadConfig(cwd())
+	cfg, err := a.loadConfig(cwd())
+	if err != nil {
+		return err
+	}
 	if cfg.DatabaseURL == "" {
 		return hintErr{errors.New("no server configured: there is nothing to sync to"),
 			"set database_url in the config file or CARRYOVER_DATABASE_URL (see docs/sync.md)"}
@@ -31,7 +36,7 @@ func (a *app) cmdSync(ctx context.Context, args []string) error {
 	if err := checkURL(cfg.DatabaseURL); err != nil {
 		return err
 	}
-	marks, err := pendingSessions(cfg.DB)
+	marks, err := spool.Pending(cfg.DB)
 	if err != nil {
 		return fmt.Errorf("pending sessions: %w", err)
 	}
@@ -58,19 +63,19 @@ func (a *app) cmdSync(ctx context.Context, args []string) error {
 			return hintErr{fmt.Errorf("sync: %w", err), resumeHint}
 		}
 		for _, m := range marks {
-			if err := m.clear(); err != nil {
+			if err := m.Clear(); err != nil {
 				return fmt.Errorf("clear pending mark: %w", err)
 			}
 		}
 	} else {
-		var left []pendingMark
-		left, rep, err = a.pushPending(ctx, cfg, server, marks, "", 0, pr.update)
+		var left []spool.Mark
+		left, rep, err = spool.Push(ctx, server, cfg.DB, marks, spool.PushOptions{Progress: pr.update, Log: a.log})
 		pr.finish()
 		if err != nil {
 			return hintErr{fmt.Errorf("sync: %w (%d sessions still pending)", err, len(left)), resumeHint}
 		}
 	}
-	fmt.Fprintf(a.stdout, "carryover: synced %s to %s\n", summary(rep), redactURL(cfg.DatabaseURL))
+	fmt.Fprintf(a.stdout, "carryover: synced %s to %s\n", summary(rep), postgres.RedactURL(cfg.DatabaseURL))
 	return nil
 }
 

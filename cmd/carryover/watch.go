@@ -29,8 +29,11 @@ func (a *app) cmdWatch(ctx context.Context, args []string) error {
 	if *interval < 0 || *interval > 0 && *interval < 100*time.Millisecond {
 		return usageErr{"watch: --interval must be at least 100ms"}
 	}
-	cfg := a.loadConfig("")
-	st, err := a.openStore(ctx, cfg)
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}

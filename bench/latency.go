@@ -1,0 +1,370 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/ingest"
+)
+
+// Timing is one binary's figures for a measurement.
+type Timing struct {
+	MedianMS float64 `json:"median_ms"`
+	P90MS    float64 `json:"p90_ms"`
+	MaxRSSMB float64 `json:"max_rss_mb"`
+}
+
+// LatencyRow is one measurement: this binary's timing and, with a
+// comparison, the other binary's, measured run for run with it.
+type LatencyRow struct {
+	Name string `json:"name"`
+	Runs int    `json:"runs"`
+	Timing
+	Note    string  `json:"note,omitempty"`
+	Compare *Timing `json:"compare,omitempty"`
+}
+
+// LatencyOptions configure Latency.
+type LatencyOptions struct {
+	Exe string // the binary measured
+	// Compare, when set, is a second binary measured interleaved with Exe,
+	// run for run, on stores it builds itself.
+	Compare     string
+	Transcripts string // directory of transcripts (*.jsonl)
+	// Sample is measured when Transcripts holds none; SampleID is its
+	// session id.
+	Sample   []byte
+	SampleID string
+	Runs     int
+	Log      io.Writer // notes for the user (stderr)
+}
+
+// LatencyResult is what Latency measured.
+type LatencyResult struct {
+	Exe, Compare string
+	Runs         int
+	Rows         []LatencyRow
+}
+
+// Latency times whole processes of the binary, as Claude Code runs them:
+// `version` (the process floor), PreCompact's cold ingest of each
+// transcript, an incremental PreCompact (50 new lines), the restore and
+// the recall hooks and `carryover search` on the largest session. Each
+// binary builds its stores with its own hooks (Stop), so two versions
+// with different schemas can be compared.
+func Latency(ctx context.Context, opt LatencyOptions) (*LatencyResult, error) {
+	if opt.Runs < 1 {
+		return nil, fmt.Errorf("bench latency: runs must be at least 1")
+	}
+	tmp, err := os.MkdirTemp("", "carryover-latency-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+
+	// Hooks accept only absolute transcript paths, as Claude Code sends.
+	dir, err := filepath.Abs(opt.Transcripts)
+	if err != nil {
+		return nil, err
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(files) == 0 {
+		if len(opt.Sample) == 0 {
+			return nil, fmt.Errorf("bench latency: no transcripts in %s", dir)
+		}
+		sample := filepath.Join(tmp, opt.SampleID+".jsonl")
+		if err := os.WriteFile(sample, opt.Sample, 0o600); err != nil {
+			return nil, err
+		}
+		files = []string{sample}
+		if opt.Log != nil {
+			fmt.Fprintf(opt.Log, "carryover: no transcripts in %s: measuring the built-in sample\n", dir)
+		}
+	}
+	sort.Strings(files)
+	largest := files[0]
+	for _, f := range files {
+		if fileSize(f) > fileSize(largest) {
+			largest = f
+		}
+	}
+	exes := []string{opt.Exe}
+	if opt.Compare != "" {
+		exes = append(exes, opt.Compare)
+	}
+	b := &latencyBench{exes: exes, tmp: tmp, runs: opt.Runs}
+	res := &LatencyResult{Exe: opt.Exe, Compare: opt.Compare, Runs: opt.Runs}
+	add := func(row LatencyRow, err error) error {
+		if err == nil {
+			res.Rows = append(res.Rows, row)
+		}
+		return err
+	}
+	if err := add(b.measure(measurement{name: "version", argv: func(int, int) []string { return []string{"version"} }})); err != nil {
+		return nil, err
+	}
+
+	for _, f := range files {
+		sid := ingest.SessionIDFromPath(f)
+		payload := hookPayload(sid, f, "PreCompact", `"trigger":"auto","custom_instructions":null`)
+		db := func(bin, i int) string { return filepath.Join(tmp, fmt.Sprintf("cold-%d-%d.db", bin, i)) }
+		row, err := b.measure(measurement{
+			name:  "PreCompact cold ingest " + carryover.ShortID(sid),
+			stdin: func(int) []byte { return payload },
+			argv:  func(bin, i int) []string { return []string{"--db", db(bin, i), "hook", "pre-compact"} },
+			after: func(bin, i int) error { return removeStore(db(bin, i)) },
+			check: nonEmpty,
+		})
+		if err != nil {
+			return nil, err
+		}
+		mb := float64(fileSize(f)) / (1 << 20)
+		row.Note = fmt.Sprintf("%.1f MB, %.0f ms/MB", mb, row.MedianMS/mb)
+		res.Rows = append(res.Rows, row)
+	}
+
+	// Incremental: each binary's store holds all but the last 50 lines.
+	sid := ingest.SessionIDFromPath(largest)
+	lines, err := ReadLines(largest)
+	if err != nil {
+		return nil, err
+	}
+	keep := max(len(lines)-50, 0)
+	incPath := filepath.Join(tmp, "inc", sid+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(incPath), 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(incPath, bytes.Join(lines[:keep], nil), 0o600); err != nil {
+		return nil, err
+	}
+	base := func(bin int) string { return filepath.Join(tmp, fmt.Sprintf("inc-base-%d.db", bin)) }
+	full := func(bin int) string { return filepath.Join(tmp, fmt.Sprintf("full-%d.db", bin)) }
+	for bin := range exes {
+		if err := b.archive(ctx, bin, base(bin), sid, incPath); err != nil {
+			return nil, err
+		}
+		if err := b.archive(ctx, bin, full(bin), sid, largest); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.WriteFile(incPath, bytes.Join(lines, nil), 0o600); err != nil {
+		return nil, err
+	}
+	incPayload := hookPayload(sid, incPath, "PreCompact", `"trigger":"auto","custom_instructions":null`)
+	inc := func(bin, i int) string { return filepath.Join(tmp, fmt.Sprintf("inc-%d-%d.db", bin, i)) }
+	if err := add(b.measure(measurement{
+		name:   fmt.Sprintf("PreCompact incremental (50 lines) %s", carryover.ShortID(sid)),
+		stdin:  func(int) []byte { return incPayload },
+		argv:   func(bin, i int) []string { return []string{"--db", inc(bin, i), "hook", "pre-compact"} },
+		before: func(bin, i int) error { return copyStore(base(bin), inc(bin, i)) },
+		after:  func(bin, i int) error { return removeStore(inc(bin, i)) },
+		check:  nonEmpty,
+	})); err != nil {
+		return nil, err
+	}
+
+	// Restore, recall and search over the whole largest session.
+	restore := hookPayload(sid, largest, "SessionStart", `"source":"compact"`)
+	recall := hookPayload(sid, largest, "UserPromptSubmit", `"prompt":"which command made the failing test pass again?"`)
+	for _, m := range []measurement{
+		{name: "SessionStart(compact) restore " + carryover.ShortID(sid), stdin: func(int) []byte { return restore },
+			argv: func(bin, _ int) []string { return []string{"--db", full(bin), "hook", "session-start"} }, check: nonEmpty},
+		{name: "UserPromptSubmit recall " + carryover.ShortID(sid), stdin: func(int) []byte { return recall },
+			argv: func(bin, _ int) []string { return []string{"--db", full(bin), "hook", "user-prompt-submit"} }},
+		{name: "search",
+			argv: func(bin, _ int) []string {
+				return []string{"--db", full(bin), "search", "test failure error fix", "--json"}
+			}},
+	} {
+		if err := add(b.measure(m)); err != nil {
+			return nil, err
+		}
+	}
+	floor := res.Rows[0]
+	for i := range res.Rows[1:] {
+		r := &res.Rows[i+1]
+		if r.Note == "" {
+			r.Note = fmt.Sprintf("%.1f× version", r.MedianMS/floor.MedianMS)
+		}
+	}
+	return res, nil
+}
+
+// measurement is one row: the arguments and stdin of run i (-1 is the
+// warm-up) of binary bin, what to do before and after it outside the
+// timing, and a check of its output (a hook that failed prints nothing:
+// its time would measure nothing).
+type measurement struct {
+	name          string
+	stdin         func(i int) []byte
+	argv          func(bin, i int) []string
+	before, after func(bin, i int) error
+	check         func(out []byte) error
+}
+
+func nonEmpty(out []byte) error {
+	if len(bytes.TrimSpace(out)) == 0 {
+		return fmt.Errorf("printed nothing (see the log)")
+	}
+	return nil
+}
+
+type latencyBench struct {
+	exes []string // the binary measured, then the one compared
+	tmp  string
+	runs int
+}
+
+// measure runs each binary b.runs times after one warm-up, interleaved
+// run for run, the order alternating so that neither always runs first.
+func (b *latencyBench) measure(m measurement) (LatencyRow, error) {
+	row := LatencyRow{Name: m.name, Runs: b.runs}
+	times := make([][]float64, len(b.exes))
+	rss := make([]float64, len(b.exes))
+	for i := -1; i < b.runs; i++ {
+		for k := range b.exes {
+			bin := k
+			if i%2 != 0 {
+				bin = len(b.exes) - 1 - k
+			}
+			el, maxRSS, err := b.run(m, bin, i)
+			if err != nil {
+				return row, err
+			}
+			if i >= 0 { // the warm-up fills the page cache
+				times[bin] = append(times[bin], el)
+				rss[bin] = max(rss[bin], maxRSS)
+			}
+		}
+	}
+	for bin := range b.exes {
+		t := timing(times[bin], rss[bin])
+		if bin == 0 {
+			row.Timing = t
+		} else {
+			row.Compare = &t
+		}
+	}
+	return row, nil
+}
+
+// run runs binary bin once and returns its time in ms and its peak RSS in MB.
+func (b *latencyBench) run(m measurement, bin, i int) (float64, float64, error) {
+	if m.before != nil {
+		if err := m.before(bin, i); err != nil {
+			return 0, 0, fmt.Errorf("bench %s: %w", m.name, err)
+		}
+	}
+	cmd := exec.Command(b.exes[bin], m.argv(bin, i)...)
+	if m.stdin != nil {
+		cmd.Stdin = bytes.NewReader(m.stdin(i))
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, io.Discard
+	// The deadline is generous: a hook stopped by it would time the
+	// deadline, not the work.
+	cmd.Env = append(os.Environ(), "CARRYOVER_LOG="+filepath.Join(b.tmp, fmt.Sprintf("bench-%d.log", bin)),
+		"CARRYOVER_HOOK_TIMEOUT="+DefaultHookTimeout.String())
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("bench %s: %s: %w", m.name, b.exes[bin], err)
+	}
+	el := time.Since(start)
+	if m.check != nil {
+		if err := m.check(out.Bytes()); err != nil {
+			return 0, 0, fmt.Errorf("bench %s: %s %s", m.name, b.exes[bin], err)
+		}
+	}
+	if m.after != nil {
+		if err := m.after(bin, i); err != nil {
+			return 0, 0, fmt.Errorf("bench %s: %w", m.name, err)
+		}
+	}
+	var maxRSS float64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		maxRSS = float64(ru.Maxrss) / 1024
+	}
+	return float64(el.Microseconds()) / 1000, maxRSS, nil
+}
+
+func timing(ms []float64, rss float64) Timing {
+	sort.Float64s(ms)
+	return Timing{MedianMS: ms[len(ms)/2], P90MS: ms[min(len(ms)-1, len(ms)*9/10)], MaxRSSMB: rss}
+}
+
+// archive builds a store with binary bin's own Stop hook, given all the
+// time it needs.
+func (b *latencyBench) archive(ctx context.Context, bin int, db, sid, path string) error {
+	cmd := exec.CommandContext(ctx, b.exes[bin], "--db", db, "hook", "stop")
+	cmd.Stdin = bytes.NewReader(hookPayload(sid, path, "Stop", `"stop_hook_active":false`))
+	cmd.Env = append(os.Environ(), "CARRYOVER_LOG="+filepath.Join(b.tmp, fmt.Sprintf("bench-%d.log", bin)),
+		"CARRYOVER_HOOK_TIMEOUT="+DefaultHookTimeout.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("bench latency: archive with %s: %w: %s", b.exes[bin], err, out)
+	}
+	if fileSize(db) == 0 {
+		return fmt.Errorf("bench latency: %s archived nothing into %s", b.exes[bin], db)
+	}
+	return nil
+}
+
+// hookPayload is a payload of Claude Code's shape for the transcript at
+// path, its directory standing for the project.
+func hookPayload(sid, path, event, extra string) []byte {
+	p, _ := json.Marshal(map[string]string{"session_id": sid, "transcript_path": path, "cwd": filepath.Dir(path), "hook_event_name": event})
+	return append(p[:len(p)-1], []byte(","+extra+"}")...)
+}
+
+func removeStore(db string) error {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(db + suffix); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// Print writes the table: with a comparison, both binaries' columns and
+// the ratio of the medians.
+func (r *LatencyResult) Print(w io.Writer) error {
+	fmt.Fprintf(w, "whole-process latency, %d runs each (median / p90 / max RSS)\n", r.Runs)
+	if r.Compare != "" {
+		fmt.Fprintf(w, "this: %s\nother: %s (interleaved run for run)\n", r.Exe, r.Compare)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	head := "measurement\tmedian\tp90\tRSS\t"
+	if r.Compare != "" {
+		head = "measurement\tthis median\tp90\tRSS\tother median\tp90\tRSS\tthis/other\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, row := range r.Rows {
+		cols := []string{row.Name, fmt.Sprintf("%.1f ms", row.MedianMS), fmt.Sprintf("%.1f ms", row.P90MS), fmt.Sprintf("%.1f MB", row.MaxRSSMB)}
+		if c := row.Compare; c != nil {
+			cols = append(cols, fmt.Sprintf("%.1f ms", c.MedianMS), fmt.Sprintf("%.1f ms", c.P90MS), fmt.Sprintf("%.1f MB", c.MaxRSSMB),
+				fmt.Sprintf("%.2f", row.MedianMS/c.MedianMS))
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", strings.Join(cols, "\t"), row.Note)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,364 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/retrieve"
+)
+
+// NeededOptions configure Needed.
+type NeededOptions struct {
+	// Paths are transcripts or directories of them (walked; subagent
+	// transcripts are left out).
+	Paths  []string
+	Budget int // characters of restore
+	// Cuts are the fractions of a transcript's lines at which a
+	// transcript without a compaction is cut (default 0.5, 0.7, 0.9).
+	Cuts    []float64
+	Timeout time.Duration
+	// Shares, when not zero, replaces the restore's budget shares (a
+	// sweep).
+	Shares retrieve.RestoreShares
+	// Progress, when set, is told each transcript as it starts.
+	Progress func(path string)
+}
+
+// NeededResult is what Needed measured: one row per compaction (or cut).
+type NeededResult struct {
+	Budget int
+	Rows   []NeededRow
+}
+
+// NeededRow scores one compaction: the restore the hooks injected, and
+// the two baselines, on the identifiers the session needed after it.
+type NeededRow struct {
+	Session    string    `json:"session"`
+	Line       int       `json:"line"` // 1-based line of the boundary (or of the cut)
+	Time       time.Time `json:"time,omitzero"`
+	Simulated  bool      `json:"simulated,omitempty"`
+	Needed     int       `json:"needed"`
+	FromMemory int       `json:"from_memory"`
+	// Restore, Tail and Recent count the needed identifiers each holds,
+	// and of them the ones typed from memory.
+	Restore    Held `json:"restore"`
+	Tail       Held `json:"last_chars"`
+	Recent     Held `json:"recent_identifiers"`
+	RestoreLen int  `json:"restore_chars"`
+	// Missed lists the needed identifiers the restore did not hold, the
+	// ones typed from memory first.
+	Missed []string `json:"missed,omitempty"`
+	// RestoreText is the block itself.
+	RestoreText string `json:"restore_text,omitempty"`
+}
+
+// Held counts the needed identifiers a text held.
+type Held struct {
+	All        int `json:"all"`
+	FromMemory int `json:"from_memory"`
+}
+
+// Needed measures a restore by what the session needed after each
+// compaction (see ../shared/bench/needed/README.md): the specific
+// identifiers the model typed into its tool calls after the compaction,
+// that occur before it and that the summary lacks. Each transcript is
+// replayed through the hooks (Replay); for each compaction the restore
+// SessionStart(compact) injected is scored beside two baselines: the last
+// Budget characters of the transcript, and a recency-weighted list of the
+// identifiers of the model's own tool inputs.
+func Needed(ctx context.Context, opt NeededOptions) (*NeededResult, error) {
+	if opt.Budget <= 0 {
+		return nil, fmt.Errorf("bench needed: budget must be positive")
+	}
+	if opt.Cuts == nil {
+		opt.Cuts = []float64{0.5, 0.7, 0.9}
+	}
+	files, err := NeededTranscripts(opt.Paths)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("bench needed: no transcripts under %s", strings.Join(opt.Paths, ", "))
+	}
+	tmp, err := os.MkdirTemp("", "carryover-needed-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	res := &NeededResult{Budget: opt.Budget}
+	for i, f := range files {
+		if opt.Progress != nil {
+			opt.Progress(f)
+		}
+		rows, err := neededFile(ctx, opt, filepath.Join(tmp, fmt.Sprint(i)), f)
+		if err != nil {
+			return nil, err
+		}
+		res.Rows = append(res.Rows, rows...)
+	}
+	return res, nil
+}
+
+// NeededTranscripts expands paths into main-session transcripts: files as
+// given, directories walked for *.jsonl without subagent transcripts
+// (agent-*.jsonl, subagents/).
+func NeededTranscripts(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("bench needed: %w", err)
+		}
+		if !fi.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == "subagents" {
+				return filepath.SkipDir
+			}
+			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") && !strings.HasPrefix(d.Name(), "agent-") {
+				out = append(out, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("bench needed: %w", err)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// neededFile replays one transcript: through its compactions in order on
+// one store, or each simulated cut on a store of its own.
+func neededFile(ctx context.Context, opt NeededOptions, dir, path string) ([]NeededRow, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	sid := ingest.SessionIDFromPath(path)
+	cases, lines, err := neededCases(path, sid, opt.Cuts)
+	if err != nil {
+		return nil, fmt.Errorf("bench needed: %w", err)
+	}
+	var rows []NeededRow
+	var r *Replay
+	for i, c := range cases {
+		if r == nil || c.Simulated {
+			d := filepath.Join(dir, fmt.Sprint(i))
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				return nil, err
+			}
+			cfg := hookConfig(filepath.Join(d, "store.db"), opt.Budget, opt.Timeout)
+			cfg.RestoreShares = opt.Shares
+			if r, err = NewReplay(cfg, d, sid, lines); err != nil {
+				return nil, err
+			}
+		}
+		p := Cut(c.Boundary)
+		if !c.Simulated {
+			p = Point{Boundary: c.Boundary, Summary: c.Boundary + 1}
+			if c.SummaryAt >= 0 {
+				p.Summary = c.SummaryAt + 1
+			}
+		}
+		comp, err := r.Compact(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("bench needed: %s: %w", c, err)
+		}
+		restore := cut(comp.Restore, opt.Budget)
+		row := NeededRow{Session: sid, Line: c.Boundary + 1, Simulated: c.Simulated, Needed: len(c.Needed),
+			FromMemory: len(c.FromMemory), RestoreLen: len(restore), RestoreText: restore}
+		row.Time = lineTime(lines, c.Boundary)
+		row.Restore.All, row.Restore.FromMemory = c.score(restore)
+		tail := c.Tail
+		if len(tail) > opt.Budget {
+			tail = tail[len(tail)-opt.Budget:]
+		}
+		row.Tail.All, row.Tail.FromMemory = c.score(tail)
+		row.Recent.All, row.Recent.FromMemory = c.score(packList(c.Recent, opt.Budget))
+		for _, mem := range []bool{true, false} {
+			for _, id := range c.Needed {
+				if c.FromMemory[id] == mem && !held(restore, id, c.Cwd) {
+					row.Missed = append(row.Missed, id)
+				}
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// lineTime is the time of the line at i, or of the nearest line before it
+// that has one.
+func lineTime(lines [][]byte, i int) time.Time {
+	var m lineMeta
+	for j := min(i, len(lines)-1); j >= 0 && j >= i-50; j-- {
+		m = lineMeta{}
+		m.merge(lines[j])
+		if m.Timestamp != "" {
+			t, err := time.Parse(time.RFC3339Nano, m.Timestamp)
+			if err == nil {
+				return t
+			}
+		}
+	}
+	return time.Time{}
+}
+
+// NeededSummary aggregates rows of one kind (real or simulated): totals,
+// the mean of the sessions' rates and the worst session's.
+type NeededSummary struct {
+	Cases, Sessions    int
+	Needed, FromMemory int
+	Restore, Tail      Held
+	Recent             Held
+	// Mean and Worst are per-session rates (held / needed) of the
+	// restore; WorstSession names the worst by from-memory rate.
+	MeanAll, MeanFromMemory   float64
+	WorstAll, WorstFromMemory float64
+	WorstSession              string
+}
+
+// Summary aggregates the real compactions (simulated false) or the cuts.
+func (r *NeededResult) Summary(simulated bool) NeededSummary {
+	var s NeededSummary
+	type agg struct{ needed, mem, held, heldMem int }
+	per := map[string]*agg{}
+	var order []string
+	for _, row := range r.Rows {
+		if row.Simulated != simulated {
+			continue
+		}
+		s.Cases++
+		s.Needed += row.Needed
+		s.FromMemory += row.FromMemory
+		s.Restore = addHeld(s.Restore, row.Restore)
+		s.Tail = addHeld(s.Tail, row.Tail)
+		s.Recent = addHeld(s.Recent, row.Recent)
+		a := per[row.Session]
+		if a == nil {
+			a = &agg{}
+			per[row.Session] = a
+			order = append(order, row.Session)
+		}
+		a.needed += row.Needed
+		a.mem += row.FromMemory
+		a.held += row.Restore.All
+		a.heldMem += row.Restore.FromMemory
+	}
+	s.WorstAll, s.WorstFromMemory = 1, 1
+	n, nm := 0, 0
+	for _, id := range order {
+		a := per[id]
+		if a.needed > 0 {
+			rate := float64(a.held) / float64(a.needed)
+			s.MeanAll += rate
+			s.WorstAll = min(s.WorstAll, rate)
+			n++
+		}
+		if a.mem > 0 {
+			rate := float64(a.heldMem) / float64(a.mem)
+			s.MeanFromMemory += rate
+			if rate < s.WorstFromMemory {
+				s.WorstFromMemory, s.WorstSession = rate, id
+			}
+			nm++
+		}
+	}
+	s.Sessions = len(order)
+	if n > 0 {
+		s.MeanAll /= float64(n)
+	} else {
+		s.WorstAll = 0
+	}
+	if nm > 0 {
+		s.MeanFromMemory /= float64(nm)
+	} else {
+		s.WorstFromMemory = 0
+	}
+	return s
+}
+
+func addHeld(a, b Held) Held { return Held{a.All + b.All, a.FromMemory + b.FromMemory} }
+
+func rate(n, d int) string {
+	if d == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f %%", 100*float64(n)/float64(d))
+}
+
+// Print writes one row per compaction, then the totals, the mean and the
+// worst session, for real compactions and simulated cuts apart. With show,
+// the identifiers each restore missed follow its row.
+func (r *NeededResult) Print(w io.Writer, show bool) error {
+	fmt.Fprintf(w, "What the session needed after each compaction: specific identifiers the model typed into its tool calls\n"+
+		"afterwards, that occur before the compaction and that the summary lacks (\"from memory\": typed before anything\n"+
+		"in the new window showed them again). Restore: what SessionStart(compact) injected, %d chars; beside it the last\n"+
+		"%d chars of the transcript and a recency-weighted list of the model's own tool-input identifiers.\n\n", r.Budget, r.Budget)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tAT\tWHEN\tNEEDED\tRESTORE\t\tFROM MEMORY\tRESTORE\t\tLAST CHARS\tRECENT IDS\t")
+	for _, row := range r.Rows {
+		at := fmt.Sprintf("L%d", row.Line)
+		if row.Simulated {
+			at += " (cut)"
+		}
+		when := ""
+		if !row.Time.IsZero() {
+			when = row.Time.Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%d\t%d\t%s\t%s / %s\t%s / %s\t\n", shortID(row.Session), at, when,
+			row.Needed, row.Restore.All, rate(row.Restore.All, row.Needed),
+			row.FromMemory, row.Restore.FromMemory, rate(row.Restore.FromMemory, row.FromMemory),
+			rate(row.Tail.All, row.Needed), rate(row.Tail.FromMemory, row.FromMemory),
+			rate(row.Recent.All, row.Needed), rate(row.Recent.FromMemory, row.FromMemory))
+		if show {
+			tw.Flush()
+			if len(row.Missed) > 0 {
+				fmt.Fprintf(w, "    missed: %s\n", strings.Join(row.Missed, " "))
+			}
+			fmt.Fprintf(w, "    restore:\n      %s\n", strings.ReplaceAll(strings.TrimRight(row.RestoreText, "\n"), "\n", "\n      "))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, sim := range []bool{false, true} {
+		s := r.Summary(sim)
+		if s.Cases == 0 {
+			continue
+		}
+		kind := "real compactions"
+		if sim {
+			kind = "simulated cuts (no summary)"
+		}
+		fmt.Fprintf(w, "\n%s: %d in %d sessions\n", kind, s.Cases, s.Sessions)
+		fmt.Fprintf(w, "  restore             all needed %d/%d (%s), from memory %d/%d (%s)\n", s.Restore.All, s.Needed,
+			rate(s.Restore.All, s.Needed), s.Restore.FromMemory, s.FromMemory, rate(s.Restore.FromMemory, s.FromMemory))
+		fmt.Fprintf(w, "  per session         mean %.0f %% / %.0f %%, worst %.0f %% / %.0f %% (from memory: %s)\n",
+			100*s.MeanAll, 100*s.MeanFromMemory, 100*s.WorstAll, 100*s.WorstFromMemory, shortID(s.WorstSession))
+		fmt.Fprintf(w, "  last %d chars     %s / %s\n", r.Budget, rate(s.Tail.All, s.Needed), rate(s.Tail.FromMemory, s.FromMemory))
+		fmt.Fprintf(w, "  recent identifiers  %s / %s\n", rate(s.Recent.All, s.Needed), rate(s.Recent.FromMemory, s.FromMemory))
+	}
+	return nil
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}

@@ -1,0 +1,99 @@
+package hook
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/retrieve"
+	"github.com/carryover-dev/carryover/sqlite"
+)
+
+// do does the work of the event on the open store.
+func (r *run) do(ctx context.Context) error {
+	// A forgotten session gets nothing: no archiving, no injection, no
+	// audit row that names it. Apply checks again, for a forget racing
+	// this hook.
+	if gone, err := r.st.Forgotten(ctx, r.in.SessionID); err != nil {
+		return fmt.Errorf("forgotten: %w", err)
+	} else if gone {
+		return carryover.ErrForgotten
+	}
+	switch r.ev {
+	case SessionStart:
+		return r.sessionStart(ctx)
+	case UserPromptSubmit:
+		return r.userPrompt(ctx)
+	case PreCompact:
+		return r.preCompact(ctx)
+	case PostCompact:
+		return r.postCompact(ctx)
+	case SessionEnd:
+		return r.sessionEnd(ctx)
+	default: // Stop, PostToolUse
+		return r.stop(ctx)
+	}
+}
+
+// archive archives what is new in the session's transcript.
+func (r *run) archive(ctx context.Context) (ingest.Report, error) {
+	if r.in.TranscriptPath == "" {
+		return ingest.Report{}, errors.New("no transcript_path in payload")
+	}
+	a := ingest.Archiver{Store: r.st, Redactor: r.h.Redactor}
+	rep, err := a.File(ctx, r.in.TranscriptPath, ingest.Options{SessionID: r.in.SessionID, Project: r.in.Cwd})
+	if err != nil {
+		return rep, fmt.Errorf("ingest %s: %w", r.in.TranscriptPath, err)
+	}
+	return rep, nil
+}
+
+// archiveLogged archives what is new and logs a failure: the restore or
+// the instructions that follow are still worth giving from what is
+// stored. It fails only when the session was forgotten meanwhile: then
+// nothing follows.
+func (r *run) archiveLogged(ctx context.Context) (ingest.Report, error) {
+	rep, err := r.archive(ctx)
+	if errors.Is(err, carryover.ErrForgotten) {
+		return rep, err
+	}
+	if err != nil {
+		r.h.log().Error("hook ingest", "session", r.in.SessionID, "err", err)
+		r.corrupt = r.corrupt || errors.Is(err, sqlite.ErrCorrupt)
+	}
+	return rep, nil
+}
+
+// inject writes a context block and records it in the audit log.
+func (r *run) inject(ctx context.Context, event, project string, window int, blk retrieve.Block) error {
+	if blk.Text == "" {
+		return nil
+	}
+	// Defence in depth: the store holds masked text already, but notes and
+	// older archives may not.
+	blk.Text = r.h.redact(blk.Text)
+	if err := WriteContext(r.out, r.ev, blk.Text); err != nil {
+		return err
+	}
+	_, err := r.st.RecordInjection(ctx, carryover.Injection{
+		Time: time.Now(), SessionID: r.in.SessionID, Project: project, Event: event, Window: window,
+		Chars: len(blk.Text), Tokens: carryover.TokenEstimate(blk.Text), ChunkIDs: blk.ChunkIDs, ItemIDs: blk.ItemIDs,
+		Hash: hashText(blk.Text), Latency: time.Since(r.h.Start),
+	})
+	if err != nil {
+		// The block is still worth injecting; the audit row is lost.
+		r.h.log().Error("record injection", "err", err)
+		r.corrupt = r.corrupt || errors.Is(err, sqlite.ErrCorrupt)
+	}
+	return nil
+}
+
+func hashText(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:8])
+}

@@ -1,0 +1,74 @@
+package hook
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/carryover-dev/carryover/retrieve"
+)
+
+// SessionStart runs when a session starts, resumes, or continues after a
+// compaction. After a compaction (source "compact") it archives the
+// boundary and the summary Claude Code just wrote and injects the restore:
+// what the summary most likely lost, within the budget. On a resume it
+// injects the restore of the current window unless the transcript already
+// holds it (Claude Code re-sends it). On startup, when enabled, it injects
+// a brief of the project's last session.
+func (r *run) sessionStart(ctx context.Context) error {
+	in, cfg := r.in, r.h.Config
+	if in.Source == "startup" && cfg.StartupBrief {
+		blk, err := retrieve.StartupBrief(ctx, r.st, retrieve.BriefRequest{Project: in.Cwd, SessionID: in.SessionID})
+		if err != nil {
+			return fmt.Errorf("startup brief: %w", err)
+		}
+		return r.inject(ctx, "SessionStart:startup", in.Cwd, 0, blk)
+	}
+	if in.Source != "compact" && in.Source != "resume" {
+		return nil
+	}
+	// The compaction's boundary and summary are in the transcript by now.
+	if _, err := r.archiveLogged(ctx); err != nil {
+		return err
+	}
+	sess, err := r.st.Session(ctx, in.SessionID)
+	if err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	window := sess.Windows
+	if in.Source == "compact" && window == 0 {
+		window = 1 // the boundary is not written yet: everything archived is before it
+	}
+	if window == 0 {
+		return nil // a resume of a session that never compacted
+	}
+	if in.Source == "resume" {
+		// The restore of this window is in the transcript already and is
+		// re-sent on resume.
+		prev, err := r.st.Injections(ctx, in.SessionID, 50)
+		if err != nil {
+			return err
+		}
+		for _, p := range prev {
+			if strings.HasPrefix(p.Event, "SessionStart") && p.Window == window {
+				return nil
+			}
+		}
+	}
+	summary := ""
+	if cs, err := r.st.Compactions(ctx, in.SessionID); err == nil {
+		for _, c := range cs {
+			if c.Window == window {
+				summary = c.Summary
+			}
+		}
+	}
+	blk, err := retrieve.Restore(ctx, r.st, retrieve.RestoreRequest{
+		SessionID: in.SessionID, Project: sess.Project, Window: window, Summary: summary, Budget: cfg.Budget,
+		Shares: cfg.RestoreShares,
+	})
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	return r.inject(ctx, "SessionStart:"+in.Source, sess.Project, window, blk)
+}

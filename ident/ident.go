@@ -1,0 +1,170 @@
+// Package ident finds the specific identifiers in a text: paths, names with
+// digits or underscores, ids, values and long names — the details a
+// session types into its tool calls and that a compaction summary tends to
+// drop. `carryover bench needed` measures a restore by them, and the
+// restore's working set is built from them.
+package ident
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// token is a candidate identifier: 6 or more characters that start and end
+// with a letter, digit or underscore (or start with ~), with path, URL and
+// assignment punctuation inside.
+var token = regexp.MustCompile(`[A-Za-z0-9_~][A-Za-z0-9_./:@#=+-]{4,}[A-Za-z0-9_]`)
+
+// stopwords are common English words long enough to be tokens.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`about above across actually after again against almost already although always among
+		another anyone anything around because become before behind being believe below besides better between beyond
+		cannot change during either enough especially everything example except finally following further however
+		instead itself little might myself neither nothing number others otherwise perhaps please probably rather really
+		second should simply something sometimes statement though through together toward towards under unless until
+		usually whatever whether which within without would yourself`) {
+		stopwords[w] = true
+	}
+}
+
+// All returns the identifiers of text in order, repeats included: tokens
+// that are not a plain lowercase word, a capitalised word, a number of
+// four digits or fewer, or a common English word.
+func All(text string) []string {
+	var out []string
+	for _, t := range token.FindAllString(text, -1) {
+		if isIdent(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Rooted is All, but an identifier that follows a slash keeps it: an
+// absolute path stays absolute ("/home/u/x.go", which All gives as
+// "home/u/x.go"), so that it can be shown relative to a project root.
+func Rooted(text string) []string {
+	var out []string
+	for _, loc := range token.FindAllStringIndex(text, -1) {
+		t := text[loc[0]:loc[1]]
+		if !isIdent(t) {
+			continue
+		}
+		if loc[0] > 0 && text[loc[0]-1] == '/' {
+			t = "/" + t
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func isIdent(t string) bool {
+	lower, capital, digits := true, true, true
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c < 'a' || c > 'z' {
+			lower = false
+		}
+		if i == 0 && (c < 'A' || c > 'Z') || i > 0 && (c < 'a' || c > 'z') {
+			capital = false
+		}
+		if c < '0' || c > '9' {
+			digits = false
+		}
+	}
+	switch {
+	case lower, capital:
+		return false
+	case digits && len(t) <= 4:
+		return false
+	case stopwords[strings.ToLower(t)]:
+		return false
+	}
+	return true
+}
+
+// Specific reports whether an identifier is specific enough to be worth
+// remembering: a path (a slash and 8 characters or more), an id or value
+// with a digit (6 or more), a name with two underscores or more, or
+// anything of 14 characters or more — and not boilerplate every commit or
+// tool carries.
+func Specific(t string) bool {
+	if Boilerplate(t) {
+		return false
+	}
+	switch {
+	case strings.Contains(t, "/") && len(t) >= 8:
+		return true
+	case strings.ContainsAny(t, "0123456789") && len(t) >= 6:
+		return true
+	case strings.Count(t, "_") >= 2:
+		return true
+	}
+	return len(t) >= 14
+}
+
+// Boilerplate reports identifiers every session carries: co-author lines,
+// redaction placeholders, /dev/null.
+func Boilerplate(t string) bool {
+	l := strings.ToLower(t)
+	switch {
+	case strings.Contains(l, "dev/null"),
+		strings.HasPrefix(l, "redacted"), strings.Contains(l, "redacted:"),
+		strings.Contains(l, "noreply@anthropic.com"), strings.Contains(l, "co-authored-by"),
+		strings.Contains(l, "claude.com/claude-code"), strings.Contains(l, "claude.ai/code"):
+		return true
+	}
+	return false
+}
+
+// Specifics returns the specific identifiers of text, in order of first
+// appearance, each once.
+func Specifics(text string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range All(text) {
+		if !seen[t] && Specific(t) {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// InputStrings returns every string value of a tool call's JSON input, in
+// order, recursively: what the model typed.
+func InputStrings(input json.RawMessage) []string {
+	var v any
+	if len(input) == 0 || json.Unmarshal(input, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			// Map order is random: inputs are walked in key order so that
+			// the result is deterministic.
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				walk(x[k])
+			}
+		}
+	}
+	walk(v)
+	return out
+}

@@ -1,0 +1,40 @@
+package ingest_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/sqlite"
+)
+
+// BenchmarkFileCold archives the largest real session into a fresh store,
+// as a cold PreCompact does: transcript decoding, redaction, chunking,
+// embedding and the store's inserts. It needs the shared data folder
+// beside the repository.
+func BenchmarkFileCold(b *testing.B) {
+	path := filepath.Join("..", "..", "shared", "data", "transcripts", "spotter", "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl")
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Skipf("no shared transcripts beside the repository: %v", err)
+	}
+	b.SetBytes(fi.Size())
+	ctx := context.Background()
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		st, err := sqlite.Open(ctx, filepath.Join(dir, "s.db"), sqlite.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		st.Close()
+		b.StartTimer()
+	}
+}
