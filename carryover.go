@@ -213,8 +213,9 @@ type Hit struct {
 	Chunk Chunk
 	// Score ranks the hits: BM25 fused with the vector similarity.
 	Score float64
-	// BM25 is the full-text part alone (the negated bm25, higher is
-	// better): a relevance scale that does not depend on the other hits.
+	// BM25 is the full-text part alone (FTS5's bm25, negated: higher is
+	// better, on the scale package rank defines for every store): a
+	// relevance scale that does not depend on the other hits.
 	BM25 float64
 }
 

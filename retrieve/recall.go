@@ -14,13 +14,15 @@ import (
 // against prompts whose answer is not in the archive.
 const (
 	DefaultRecallBudget = 2000
-	// RecallMinScore is the lowest full-text score (Hit.BM25, higher is
-	// better) a hit needs: the fused Hit.Score also carries the vector and
-	// parent-turn parts, which lift weak matches. BM25 grows with the
-	// archive's size (idf), so it is kept low: a young archive scores its
-	// answers at 2-3; coverage does the calibrated cut. On `bench recall`
-	// 2 (from 1) drops a sixth of the false injections and no answer; 4
-	// drops a third, but misses answers in small archives.
+	// RecallMinScore is the lowest full-text score a hit needs: Hit.BM25,
+	// on package rank's scale (FTS5's bm25 over the SQLite index's tokens,
+	// the same in every store; higher is better). The fused Hit.Score also
+	// carries the vector and parent-turn parts, which lift weak matches.
+	// BM25 grows with the archive's size (idf), so it is kept low: a young
+	// archive scores its answers at 2-3; coverage does the calibrated cut.
+	// On `bench recall` 2 (from 1) drops a sixth of the false injections
+	// and no answer; 4 drops a third, but misses answers in small
+	// archives.
 	RecallMinScore = 2.0
 	// RecallMinTerms is how many distinct informative prompt words (three
 	// letters or more, not stop words) a hit's chunk must contain, unless
