@@ -100,8 +100,9 @@ const (
 	KindInputs ItemKind = "inputs"
 )
 
-// ItemKinds lists every kind extracted from transcripts.
-var ItemKinds = []ItemKind{KindGoal, KindTodo, KindDecision, KindConstraint, KindError, KindFix, KindFileEdit, KindCommand, KindMarker, KindValue, KindInputs}
+// ItemKinds lists the kinds of facts extracted from transcripts, those a
+// search can filter by (KindInputs is the working set, not a fact).
+var ItemKinds = []ItemKind{KindGoal, KindTodo, KindDecision, KindConstraint, KindError, KindFix, KindFileEdit, KindCommand, KindMarker, KindValue}
 
 // Item is a classified fact extracted from a chunk.
 type Item struct {
