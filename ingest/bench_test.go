@@ -15,7 +15,11 @@ import (
 // embedding and the store's inserts. It needs the shared data folder
 // beside the repository.
 func BenchmarkFileCold(b *testing.B) {
-	path := filepath.Join("..", "..", "shared", "data", "transcripts", "spotter", "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl")
+	// Absolute, as Claude Code gives it: the Archiver refuses relative paths.
+	path, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "transcripts", "spotter", "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		b.Skipf("no shared transcripts beside the repository: %v", err)
