@@ -34,13 +34,18 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) error {
 		return fmt.Errorf("apply: %w", err)
 	}
 	b = cleanBatch(b)
-	// Embed before the transaction: it is the slow part.
+	// Embed and compress before the transaction: they are the slow part.
+	raw := s.prepareRaw(ctx, b)
 	vecs := s.embedChunks(b.Chunks)
+	rw, err := raw()
+	if err != nil {
+		return err
+	}
 	// Rows are written in key order, so concurrent batches wait for each
 	// other rather than deadlock; a deadlock the server still detects (with
 	// a writer that orders otherwise) is retried.
 	for attempt := 0; ; attempt++ {
-		err := s.apply(ctx, b, vecs)
+		err := s.apply(ctx, b, vecs, rw)
 		if attempt < 3 && (isCode(err, "40P01") || isCode(err, "40001")) {
 			continue
 		}
@@ -48,7 +53,7 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) error {
 	}
 }
 
-func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32) (err error) {
+func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32, raw *rawWrite) (err error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return wrap("apply: begin", err)
@@ -83,6 +88,9 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32) 
 		return err
 	}
 	if err := s.upsertCompactions(ctx, tx, sess, b.Compactions); err != nil {
+		return err
+	}
+	if err := s.writeRaw(ctx, tx, sess, b, raw); err != nil {
 		return err
 	}
 	kinds := make([]string, 0, len(b.Redactions))
@@ -153,7 +161,7 @@ func (s *Store) upsertSession(ctx context.Context, tx pgx.Tx, ss carryover.Sessi
 		return out, wrap("apply: session", err)
 	}
 	if oldTeam != nil && *oldTeam != out.team {
-		for _, table := range []string{"chunks", "items", "compactions"} {
+		for _, table := range []string{"chunks", "items", "compactions", "raw_blocks"} {
 			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET team = $1 WHERE session_id = $2 AND owner = $3`, out.team, ss.ID, s.owner); err != nil {
 				return out, wrap("apply: share "+table, err)
 			}
