@@ -42,3 +42,29 @@ func BenchmarkFileCold(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkFileHugeLine archives a transcript of one 7.3 MB line (see
+// hugeLine) into a fresh store, raw line included, as a cold hook does: a
+// hook must do it within its deadline, 2 s by default
+// (config.Defaults().HookTimeout).
+func BenchmarkFileHugeLine(b *testing.B) {
+	path := filepath.Join(b.TempDir(), sid+".jsonl")
+	huge := hugeLine()
+	writeLines(b, path, []string{string(huge)}, 0)
+	b.SetBytes(int64(len(huge)))
+	ctx := context.Background()
+	for b.Loop() {
+		b.StopTimer()
+		st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "s.db"), sqlite.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		st.Close()
+		b.StartTimer()
+	}
+}

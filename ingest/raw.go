@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/redact"
@@ -17,7 +18,7 @@ import (
 
 // rawReadAhead is how many confirmed bytes wake the raw reader: it reads
 // and masks in stretches rather than a line at a time.
-const rawReadAhead = 256 << 10
+const rawReadAhead = 64 << 10
 
 // rawReader reads the transcript's lines for the raw archive and masks
 // them, in a goroutine that follows the entry reader: it reads only whole
@@ -102,7 +103,7 @@ func (r *rawReader) stop() {
 }
 
 func (r *rawReader) run() {
-	r.br = bufio.NewReaderSize(nil, 256<<10)
+	r.br = bufio.NewReaderSize(nil, 64<<10)
 	for {
 		select {
 		case <-r.quit:
@@ -152,7 +153,13 @@ func (r *rawReader) readTo(end int64) {
 			return
 		}
 		r.line++
-		text, counts := r.red.RedactJSON(buf)
+		text, counts := buf, map[string]int(nil)
+		// Most lines hold no secret: look without copying the line into a
+		// string, as RedactJSON does first (megabytes of garbage per
+		// transcript, which a hook pays for in page faults).
+		if len(buf) > 0 && r.red.Contains(unsafe.String(&buf[0], len(buf))) {
+			text, counts = r.red.RedactJSON(buf)
+		}
 		l := carryover.RawLine{Line: r.line, Offset: r.pos, Size: size}
 		if len(text) > 0 {
 			l.Text = bytes.Clone(text)

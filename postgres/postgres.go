@@ -35,6 +35,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	cembed "github.com/carryover-dev/carryover/embedding"
+	"github.com/carryover-dev/carryover/internal/rawblock"
 )
 
 var _ carryover.Store = (*Store)(nil)
@@ -80,6 +81,8 @@ type Store struct {
 	// (decided when the schema was created), dim is that column's size.
 	pgvector bool
 	dim      int
+	// codecs compress and read the raw lines' blocks.
+	codecs rawblock.Pool
 }
 
 // Open connects to the server at dsn (a postgres:// URL or key=value

@@ -52,8 +52,8 @@ func (s *Store) planRaw(ctx context.Context, q querier, b carryover.Batch) (*raw
 	if err != nil {
 		return nil, err
 	}
-	var c rawblock.Codec
-	defer c.Close()
+	c := s.codecs.Get()
+	defer s.codecs.Put(c)
 	plan, err := c.Prepare(b.Raw, b.RawReplace, tail)
 	if err != nil {
 		return nil, wrap("apply: raw lines", err)
@@ -144,8 +144,8 @@ func (s *Store) RawLines(ctx context.Context, sessionID string, from, to int) ([
 		return nil, wrap("raw lines", err)
 	}
 	defer rows.Close()
-	var c rawblock.Codec
-	defer c.Close()
+	c := s.codecs.Get()
+	defer s.codecs.Put(c)
 	var out []carryover.RawLine
 	for rows.Next() {
 		var b rawblock.Block

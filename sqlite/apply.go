@@ -98,7 +98,7 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte, raw
 	if err := upsertCompactions(ctx, tx, b.Session.ID, b.Compactions); err != nil {
 		return err
 	}
-	if err := writeRaw(ctx, tx, b, raw); err != nil {
+	if err := s.writeRaw(ctx, tx, b, raw); err != nil {
 		return err
 	}
 	for kind, n := range b.Redactions {

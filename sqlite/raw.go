@@ -25,7 +25,7 @@ func (s *Store) prepareRaw(ctx context.Context, b carryover.Batch) func() (*rawW
 		return func() (*rawWrite, error) { return nil, nil }
 	}
 	if len(b.Chunks) == 0 {
-		w, err := planRaw(ctx, s.db, b)
+		w, err := s.planRaw(ctx, s.db, b)
 		return func() (*rawWrite, error) { return w, err }
 	}
 	type result struct {
@@ -34,7 +34,7 @@ func (s *Store) prepareRaw(ctx context.Context, b carryover.Batch) func() (*rawW
 	}
 	done := make(chan result, 1)
 	go func() {
-		w, err := planRaw(ctx, s.db, b)
+		w, err := s.planRaw(ctx, s.db, b)
 		done <- result{w, err}
 	}()
 	return func() (*rawWrite, error) {
@@ -50,14 +50,14 @@ type rowQueryer interface {
 
 // planRaw reads the session's tail block and plans the batch's raw lines
 // after it (see rawblock.Prepare).
-func planRaw(ctx context.Context, q rowQueryer, b carryover.Batch) (*rawWrite, error) {
+func (s *Store) planRaw(ctx context.Context, q rowQueryer, b carryover.Batch) (*rawWrite, error) {
 	from := rawblock.TailFrom(b.Raw, b.RawReplace)
 	tail, err := rawTail(ctx, q, b.Session.ID, from, true)
 	if err != nil {
 		return nil, err
 	}
-	var c rawblock.Codec
-	defer c.Close()
+	c := s.codecs.Get()
+	defer s.codecs.Put(c)
 	plan, err := c.Prepare(b.Raw, b.RawReplace, tail)
 	if err != nil {
 		return nil, wrapErr("apply: raw lines", err)
@@ -95,7 +95,7 @@ func rawTail(ctx context.Context, q rowQueryer, sessionID string, from int, with
 // writeRaw stores the planned blocks in the batch's transaction. When
 // another writer changed the session's tail since the plan was made, it
 // plans again on what the transaction sees.
-func writeRaw(ctx context.Context, tx *sql.Tx, b carryover.Batch, w *rawWrite) error {
+func (s *Store) writeRaw(ctx context.Context, tx *sql.Tx, b carryover.Batch, w *rawWrite) error {
 	if w == nil {
 		return nil
 	}
@@ -104,7 +104,7 @@ func writeRaw(ctx context.Context, tx *sql.Tx, b carryover.Batch, w *rawWrite) e
 		return err
 	}
 	if !rawblock.Same(now, w.tail) {
-		if w, err = planRaw(ctx, tx, b); err != nil {
+		if w, err = s.planRaw(ctx, tx, b); err != nil {
 			return err
 		}
 	}
@@ -145,8 +145,8 @@ func (s *Store) RawLines(ctx context.Context, sessionID string, from, to int) ([
 		return nil, wrapErr("raw lines", err)
 	}
 	defer rows.Close()
-	var c rawblock.Codec
-	defer c.Close()
+	c := s.codecs.Get()
+	defer s.codecs.Put(c)
 	var out []carryover.RawLine
 	for rows.Next() {
 		var b rawblock.Block

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,7 +58,6 @@ func unpack(t *testing.T, c *rawblock.Codec, blocks []rawblock.Block) []carryove
 
 func TestRoundTrip(t *testing.T) {
 	var c rawblock.Codec
-	defer c.Close()
 	in := lines("a", 5, 3, 200, 1000)
 	in = append(in,
 		carryover.RawLine{Line: 8, Offset: in[2].Offset + int64(in[2].Size), Size: 1},                                    // blank
@@ -82,7 +83,6 @@ func TestRoundTrip(t *testing.T) {
 
 func TestPackSizes(t *testing.T) {
 	var c rawblock.Codec
-	defer c.Close()
 	in := lines("p", 1, 2000, 500, 0)
 	in = append(in[:1000], append(lines("huge", 1001, 1, 3*rawblock.TargetBytes, in[1000].Offset), lines("p", 1002, 999, 500, 0)...)...)
 	for i := 1001; i < len(in); i++ {
@@ -114,7 +114,6 @@ func TestPackSizes(t *testing.T) {
 
 func TestDecodeDamaged(t *testing.T) {
 	var c rawblock.Codec
-	defer c.Close()
 	b, err := c.Encode(lines("d", 1, 50, 300, 0))
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +174,6 @@ func (s *store) apply(t *testing.T, c *rawblock.Codec, ls []carryover.RawLine, r
 
 func TestPrepare(t *testing.T) {
 	var c rawblock.Codec
-	defer c.Close()
 	var s store
 	all := lines("a", 1, 3000, 300, 0)
 	// Hooks append a few lines at a time: the small tail is rewritten
@@ -241,4 +239,38 @@ func TestSelect(t *testing.T) {
 	if got := rawblock.Select(append([]carryover.RawLine(nil), in...), 17, 0); len(got) != 3 || got[2].Line != 19 {
 		t.Errorf("Select 17-: %d lines", len(got))
 	}
+}
+
+// BenchmarkPack compresses the largest real session's lines into blocks,
+// as a cold ingest does (3.4 MB). It needs the shared data folder beside
+// the repository.
+func BenchmarkPack(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "data", "transcripts", "spotter", "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"))
+	if err != nil {
+		b.Skipf("no shared transcripts beside the repository: %v", err)
+	}
+	var in []carryover.RawLine
+	off := 0
+	for n := 1; off < len(data); n++ {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			break
+		}
+		in = append(in, carryover.RawLine{Line: n, Offset: int64(off), Size: i + 1, Text: data[off : off+i]})
+		off += i + 1
+	}
+	b.SetBytes(int64(len(data)))
+	var c rawblock.Codec
+	var size int
+	for b.Loop() {
+		blocks, err := c.Pack(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = 0
+		for _, bl := range blocks {
+			size += len(bl.Data)
+		}
+	}
+	b.ReportMetric(float64(len(data))/float64(size), "ratio")
 }
