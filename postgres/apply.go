@@ -20,7 +20,9 @@ import (
 // not stored again (the batch's items point at the stored row); an item
 // per (session, kind, key) is merged (a later line replaces it and adds its
 // count; Resolved is sticky, Weight the maximum); a compaction per
-// (session, window) keeps non-empty fields; the ingest state is replaced.
+// (session, window) keeps non-empty fields; the ingest state is replaced;
+// raw lines are added (or replaced) as carryover.Batch.Raw says, compressed
+// before the transaction.
 //
 // New rows get the store's owner and the session's team (the batch's, else
 // the store's); when a batch changes a session's team, its chunks, items

@@ -29,6 +29,9 @@ import (
 //   - compactions: one per (session, window); the new row's non-empty
 //     fields win, so a summary is kept when a later write has none.
 //   - ingest state: replaced.
+//   - raw lines: added after the session's last stored line, or replacing
+//     those from the batch's first (see carryover.Batch.Raw), compressed
+//     before the transaction (see prepareRaw).
 //
 // Each new chunk's vector (the store's Embedder over embed.ChunkText) is computed
 // before the transaction and stored with it. A batch with chunks then
