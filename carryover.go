@@ -8,6 +8,7 @@
 package carryover
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -261,6 +262,13 @@ type Batch struct {
 	// Redactions counts the secrets masked in this batch, by detector kind
 	// (added to the store's running totals).
 	Redactions map[string]int
+	// Raw holds transcript lines for the raw archive (see RawLine):
+	// consecutive, in order. Apply stores them after the session's last
+	// stored line, leaving stored lines alone; with RawReplace it replaces
+	// every stored line from Raw[0].Line on instead (an ingest that read the
+	// transcript again from the start).
+	Raw        []RawLine
+	RawReplace bool
 }
 
 // HookRun records one hook invocation: what ran, how long it took and how
@@ -374,6 +382,17 @@ func (b Batch) Validate() error {
 	for i := range b.Compactions {
 		if err := same(fmt.Sprintf("compaction %d", b.Compactions[i].Window), b.Compactions[i].SessionID); err != nil {
 			return err
+		}
+	}
+	for i := range b.Raw {
+		l := &b.Raw[i]
+		switch {
+		case l.Line < 1:
+			return fmt.Errorf("raw line %d: lines are numbered from 1", l.Line)
+		case i > 0 && l.Line != b.Raw[i-1].Line+1:
+			return fmt.Errorf("raw line %d follows line %d: raw lines must be consecutive", l.Line, b.Raw[i-1].Line)
+		case bytes.IndexByte(l.Text, '\n') >= 0:
+			return fmt.Errorf("raw line %d holds a newline", l.Line)
 		}
 	}
 	return same("ingest state", b.State.SessionID)

@@ -27,6 +27,15 @@ type Store interface {
 	Items(ctx context.Context, f ItemFilter) ([]Item, error)
 	// Compactions lists a session's compactions in order.
 	Compactions(ctx context.Context, sessionID string) ([]Compaction, error)
+	// RawLines returns the session's raw lines numbered from to to
+	// (inclusive; to <= 0 reads to the last), in order. Lines the archive
+	// never received (a session archived before it kept raw lines, a line
+	// range past the end) are absent: the result may be shorter or have
+	// gaps, and is empty, without error, for an unknown session.
+	RawLines(ctx context.Context, sessionID string, from, to int) ([]RawLine, error)
+	// RawRange returns the numbers of the first and last raw lines stored
+	// for the session (0, 0 when there are none).
+	RawRange(ctx context.Context, sessionID string) (first, last int, err error)
 
 	// Search ranks chunks by full-text relevance. Any text is a valid query:
 	// it never fails on syntax. Scores are higher-is-better.
@@ -54,7 +63,7 @@ type Store interface {
 
 	// Prune removes the sessions f selects and everything that belongs to
 	// them: chunks (with their full-text and vector rows), items,
-	// compactions, injections and notes. With f.DryRun it only reports;
+	// compactions, raw lines, injections and notes. With f.DryRun it only reports;
 	// with f.Forget it also records the session as forgotten.
 	Prune(ctx context.Context, f PruneFilter) (PruneReport, error)
 	// Forgotten reports whether a session is recorded as forgotten.

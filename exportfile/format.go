@@ -10,15 +10,18 @@ import "time"
 
 // The export format: JSON Lines, one record per line, each with a "type".
 // The first line is the header; then, per session, its session record,
-// chunks, items, compactions, injections and notes; then audit records and
-// notes of sessions that were never archived. Ids are the exporting
-// store's: import maps them to its own.
+// chunks, items, compactions, raw lines, injections and notes; then audit
+// records and notes of sessions that were never archived. Ids are the
+// exporting store's: import maps them to its own.
+//
+// Version 2 added the raw lines ("raw" records); version 1 files, which
+// have none, are still read.
 const (
 	// Format names the file format in its header.
 	Format = "carryover-export"
 	// Version is the newest format version this package writes and reads.
-	// Version 2 added the text and reason of injections; version 1 files
-	// are still read (their injections have neither).
+	// Version 2 added the text and reason of injections, and raw lines;
+	// version 1 files are still read.
 	Version = 2
 )
 
@@ -142,4 +145,18 @@ type NoteRecord struct {
 	Project string    `json:"project"`
 	Kind    string    `json:"kind"`
 	Text    string    `json:"text"`
+}
+
+// RawRecord is one line of a session's raw archive (format 2): the
+// transcript line's JSON after masking, with its place in the transcript.
+// Text holds it when it is valid UTF-8 (a JSON string cannot hold other
+// bytes); Data, base64, otherwise.
+type RawRecord struct {
+	Type    string `json:"type"` // "raw"
+	Session string `json:"session"`
+	Line    int    `json:"line"`
+	Offset  int64  `json:"offset"`
+	Size    int    `json:"size"`
+	Text    string `json:"text,omitempty"`
+	Data    []byte `json:"data,omitempty"`
 }

@@ -18,6 +18,10 @@ import (
 // importBatch bounds the chunks written per transaction.
 const importBatch = 500
 
+// importRawBytes bounds the raw lines' text written per transaction, as
+// an ingest batch does.
+const importRawBytes = 1 << 20
+
 // maxLine caps one record; chunks are a few kilobytes, compaction
 // summaries tens.
 const maxLine = 16 << 20
@@ -55,8 +59,8 @@ func Read(ctx context.Context, r io.Reader, st carryover.Store, opt ReadOptions)
 	}
 	err := im.read(ctx, r)
 	rep := ReadReport{Header: im.header, Read: Counts{Sessions: im.sessions, Chunks: im.chunks, Items: im.items,
-		Compactions: im.compactions}, NewInjections: im.newInjections, NewNotes: im.newNotes, Present: im.present,
-		Skipped: im.skipped}
+		Compactions: im.compactions, RawLines: im.rawLines}, NewInjections: im.newInjections, NewNotes: im.newNotes,
+		Present: im.present, Skipped: im.skipped}
 	return rep, err
 }
 
@@ -91,6 +95,9 @@ type importer struct {
 
 	sessions, chunks, items, compactions int
 	newInjections, newNotes, present     int
+	// rawLines counts the raw lines read, rawBytes the text of those in
+	// the batch.
+	rawLines, rawBytes int
 	// gone caches whether the store forgot a session; skipped counts the
 	// export's sessions left out for it.
 	gone    map[string]bool
@@ -239,6 +246,18 @@ func (im *importer) record(ctx context.Context, line int, data []byte) error {
 		im.batch.Compactions = append(im.batch.Compactions, carryover.Compaction{SessionID: c.Session, Window: c.Window,
 			Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens, Line: c.Line, Time: c.Time, Summary: c.Summary})
 		im.compactions++
+	case "raw":
+		if im.header.Version < 2 {
+			return errors.New(`a "raw" record in a version 1 export`)
+		}
+		var rec RawRecord
+		if err := strictUnmarshal(data, &rec); err != nil {
+			return err
+		}
+		if err := im.belongs(rec.Session); err != nil || im.skipping() {
+			return err
+		}
+		return im.raw(ctx, rec)
 	case "injection":
 		var in InjectionRecord
 		if err := strictUnmarshal(data, &in); err != nil {
@@ -264,6 +283,36 @@ func (im *importer) record(ctx context.Context, line int, data []byte) error {
 		return errors.New("a second header")
 	default:
 		return fmt.Errorf("unknown record type %q", head.Type)
+	}
+	return nil
+}
+
+// raw adds one raw line to the session's batch. The batch adds only the
+// lines after those the store has (Batch.RawReplace is off): an import
+// never rewrites or rewinds a session's raw archive.
+func (im *importer) raw(ctx context.Context, rec RawRecord) error {
+	if rec.Line < 1 || rec.Size < 0 || rec.Offset < 0 {
+		return fmt.Errorf("raw line %d: bad line number, offset or size", rec.Line)
+	}
+	text := []byte(rec.Text)
+	if len(rec.Data) > 0 {
+		// Not UTF-8, so not JSON: masked as text.
+		text, _ = im.r.RedactJSON(rec.Data)
+	}
+	if bytes.IndexByte(text, '\n') >= 0 {
+		return fmt.Errorf("raw line %d holds a newline", rec.Line)
+	}
+	// A batch holds consecutive lines: a gap starts the next one.
+	if n := len(im.batch.Raw); n > 0 && im.batch.Raw[n-1].Line+1 != rec.Line {
+		if err := im.flush(ctx); err != nil {
+			return err
+		}
+	}
+	im.batch.Raw = append(im.batch.Raw, carryover.RawLine{Line: rec.Line, Offset: rec.Offset, Size: rec.Size, Text: text})
+	im.rawLines++
+	im.rawBytes += len(text) + 1
+	if im.rawBytes >= importRawBytes {
+		return im.flush(ctx)
 	}
 	return nil
 }
@@ -387,7 +436,7 @@ func (im *importer) flush(ctx context.Context) error {
 	} else if err != nil {
 		return fmt.Errorf("session %s: %w", im.batch.Session.ID, err)
 	}
-	im.batch.Chunks, im.batch.Items, im.batch.Compactions = nil, nil, nil
+	im.batch.Chunks, im.batch.Items, im.batch.Compactions, im.batch.Raw, im.rawBytes = nil, nil, nil, nil, 0
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"time"
+	"unicode/utf8"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/redact"
@@ -32,6 +33,7 @@ type WriteOptions struct {
 // Counts says what was written (or read).
 type Counts struct {
 	Sessions, Chunks, Items, Compactions, Injections, Notes int
+	RawLines                                                int
 	// Masked counts the secrets masked, by kind.
 	Masked map[string]int
 }
@@ -153,6 +155,9 @@ func (e *writer) session(ctx context.Context, s carryover.Session) error {
 		}
 		e.n.Compactions++
 	}
+	if err := e.raw(ctx, s.ID); err != nil {
+		return err
+	}
 	ins, err := e.st.Injections(ctx, s.ID, 0)
 	if err != nil {
 		return err
@@ -165,6 +170,41 @@ func (e *writer) session(ctx context.Context, s carryover.Session) error {
 		return err
 	}
 	return e.notes(notes)
+}
+
+// rawPage is how many raw lines one read of the store returns: a
+// session's archive is read a stretch at a time, not held whole.
+const rawPage = 1000
+
+// raw writes the session's raw lines, masked again.
+func (e *writer) raw(ctx context.Context, session string) error {
+	first, last, err := e.st.RawRange(ctx, session)
+	if err != nil || last == 0 {
+		return err
+	}
+	for from := first; from <= last; from += rawPage {
+		lines, err := e.st.RawLines(ctx, session, from, min(from+rawPage-1, last))
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			text, counts := e.r.RedactJSON(l.Text)
+			for k, n := range counts {
+				e.n.Masked[k] += n
+			}
+			rec := RawRecord{Type: "raw", Session: session, Line: l.Line, Offset: l.Offset, Size: l.Size}
+			if utf8.Valid(text) {
+				rec.Text = string(text)
+			} else {
+				rec.Data = text
+			}
+			if err := e.enc.Encode(rec); err != nil {
+				return err
+			}
+			e.n.RawLines++
+		}
+	}
+	return nil
 }
 
 // orphans writes the injections and notes of sessions not in done (of the

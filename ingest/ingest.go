@@ -1,7 +1,7 @@
 // Package ingest archives transcripts into a Store: the one recipe — read
 // the transcript incrementally, redact, chunk, extract items, store (the
-// store embeds) — used by every hook, `carryover ingest`, the status line
-// and the demo. It resumes at the byte offset of the last ingest, detects
+// store embeds) with the masked raw lines — used by every hook, `carryover
+// ingest`, the status line and the demo. It resumes at the byte offset of the last ingest, detects
 // rewritten or truncated files, and commits in bounded batches so that a
 // hook stopped by its deadline keeps the progress it made.
 package ingest
@@ -200,6 +200,11 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		return rep, fmt.Errorf("seek transcript: %w", err)
 	}
 	r := transcript.NewReader(f, state.Offset, state.Line)
+	raw := newRawReader(f, state.Offset, state.Line, red)
+	defer raw.stop()
+	// A transcript read again from the start replaces the session's raw
+	// lines; otherwise a batch adds those after the stored ones.
+	replaceRaw := rep.Restarted
 	for {
 		if err := ctx.Err(); err != nil {
 			return rep, err
@@ -217,6 +222,7 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 				return rep, err
 			}
 			entries = append(entries, e)
+			raw.advance(r.Offset())
 		}
 		if r.Offset() == start {
 			rep.Complete = true
@@ -230,7 +236,7 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		}
 		// Masked before chunking: chunks, items, summaries, titles and
 		// content hashes are all built from the masked text.
-		masked := redactEntries(stream, entries)
+		masked, maskedLines := redactEntries(stream, entries)
 		res := chunk.Build(rep.SessionID, sess.Project, entries, cur, a.Chunk)
 		cur = res.Cursor
 		cursor, err := json.Marshal(savedCursor{Cursor: cur, Redact: stream.Carry()})
@@ -242,6 +248,11 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 			return rep, err
 		}
 		updateSession(&sess, entries, res, cur)
+		rawRes, err := raw.take(ctx, r.Offset())
+		if err != nil {
+			return rep, err
+		}
+		redact.AddCounts(&masked, rawBatch(red, rawRes, maskedLines))
 		b := carryover.Batch{
 			Session:     sess,
 			Chunks:      res.Chunks,
@@ -252,10 +263,13 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 				Offset: r.Offset(), Line: r.Line(), Cursor: cursor,
 			},
 			Redactions: masked,
+			Raw:        rawRes.lines,
+			RawReplace: replaceRaw,
 		}
 		if err := st.Apply(ctx, b); err != nil {
 			return rep, fmt.Errorf("store batch: %w", err)
 		}
+		replaceRaw = false
 		rep.Lines = r.Line() - state.Line
 		rep.Bytes = r.Offset() - state.Offset
 		rep.Chunks += len(res.Chunks)
@@ -352,9 +366,12 @@ type savedCursor struct {
 }
 
 // redactEntries masks the secrets in every field of the entries that
-// chunking reads, in order, and counts them by kind.
-func redactEntries(r *redact.Stream, entries []transcript.Entry) map[string]int {
+// chunking reads, in order, counts them by kind, and notes the lines that
+// held some.
+func redactEntries(r *redact.Stream, entries []transcript.Entry) (map[string]int, map[int]bool) {
 	var counts map[string]int
+	var lines map[int]bool
+	found := false
 	text := func(s *string) {
 		if *s == "" {
 			return
@@ -362,6 +379,7 @@ func redactEntries(r *redact.Stream, entries []transcript.Entry) map[string]int 
 		if out, c := r.Redact(*s); c != nil {
 			*s = out
 			redact.AddCounts(&counts, c)
+			found = true
 		}
 	}
 	raw := func(m *json.RawMessage) {
@@ -371,16 +389,24 @@ func redactEntries(r *redact.Stream, entries []transcript.Entry) map[string]int 
 		if out, c := r.RedactJSON(*m); c != nil {
 			*m = out
 			redact.AddCounts(&counts, c)
+			found = true
 		}
 	}
 	for i := range entries {
 		e := &entries[i]
+		found = false
 		text(&e.Content)
 		for k := range e.Blocks {
 			text(&e.Blocks[k].Text)
 			raw(&e.Blocks[k].Input)
 		}
 		raw(&e.ToolUseResult)
+		if found {
+			if lines == nil {
+				lines = map[int]bool{}
+			}
+			lines[e.Line] = true
+		}
 	}
-	return counts
+	return counts, lines
 }

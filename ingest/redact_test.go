@@ -126,6 +126,18 @@ func TestNoSecretStored(t *testing.T) {
 	for _, c := range comps {
 		stored = append(stored, c.Summary)
 	}
+	// The raw archive is compressed: its lines are checked as read back,
+	// not in the file's bytes.
+	raw, err := st.RawLines(ctx, sid, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(secretTranscript(sec)); len(raw) != n {
+		t.Errorf("%d raw lines stored, want %d", len(raw), n)
+	}
+	for _, l := range raw {
+		stored = append(stored, string(l.Text))
+	}
 	all := strings.Join(stored, "\n")
 	for name, s := range sec {
 		probe := s

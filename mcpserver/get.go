@@ -10,6 +10,7 @@ import (
 )
 
 const getDescription = `Read archived transcript text in full: the chunks whose ids a search returned (chunk_ids), or a stretch of one session's transcript (session with from_line and to_line, or one turn). Use it when a search snippet is cut short, or to see what happened around a hit: the exact command, its output, the edit, the error.
+A line range gives the transcript's exact lines as archived (each line's JSON, untruncated, secrets masked) when the archive holds them, else the archived chunks; raw false asks for the chunks.
 The result holds at most budget characters; when more was selected it says what was cut and how to get the rest.`
 
 type getIn struct {
@@ -18,6 +19,7 @@ type getIn struct {
 	Turn     *int    `json:"turn,omitempty" jsonschema:"only this turn of the session (turn numbers are in search results and the timeline)"`
 	FromLine int     `json:"from_line,omitempty" jsonschema:"first transcript line of the range (1-based, as in search results)"`
 	ToLine   int     `json:"to_line,omitempty" jsonschema:"last transcript line of the range"`
+	Raw      *bool   `json:"raw,omitempty" jsonschema:"for a line range: true (the default) gives the exact transcript lines when the archive holds them, false the archived chunks' text"`
 	Budget   int     `json:"budget,omitempty" jsonschema:"characters of the result, 500 to 30000 (default 8000)"`
 }
 
@@ -33,10 +35,14 @@ func (s *server) get(ctx context.Context, in getIn) (string, error) {
 		return "", err
 	}
 	if len(in.ChunkIDs) > 0 {
-		if in.Session != "" || in.Turn != nil || in.FromLine != 0 || in.ToLine != 0 {
-			return "", fmt.Errorf("give either chunk_ids or a session range (session, turn, from_line, to_line), not both")
+		if in.Session != "" || in.Turn != nil || in.FromLine != 0 || in.ToLine != 0 || in.Raw != nil {
+			return "", fmt.Errorf("give either chunk_ids or a session range (session, turn, from_line, to_line, raw), not both")
 		}
 		return s.getChunks(ctx, in.ChunkIDs, budget)
+	}
+	lineRange := in.Turn == nil && (in.FromLine > 0 || in.ToLine > 0)
+	if in.Raw != nil && *in.Raw && !lineRange {
+		return "", fmt.Errorf("raw reads a line range: give from_line or to_line (and no turn)")
 	}
 	if in.FromLine < 0 || in.ToLine < 0 {
 		return "", fmt.Errorf("from_line and to_line are 1-based line numbers, not negative")
@@ -50,6 +56,13 @@ func (s *server) get(ctx context.Context, in getIn) (string, error) {
 	sess, err := s.resolveSession(ctx, in.Session)
 	if err != nil {
 		return "", err
+	}
+	if lineRange && (in.Raw == nil || *in.Raw) {
+		if out, err := s.getRaw(ctx, sess, in.FromLine, in.ToLine, budget); err != nil || out != "" {
+			return out, err
+		}
+		// No raw lines there (archived before the raw archive existed):
+		// the chunks.
 	}
 	f := carryover.ChunkFilter{SessionID: sess.ID, Turn: -1, FromLine: in.FromLine, ToLine: in.ToLine}
 	what := "session " + carryover.ShortID(sess.ID)
@@ -76,6 +89,94 @@ func (s *server) get(ctx context.Context, in getIn) (string, error) {
 		return fmt.Sprintf(`get {"session": %q, "from_line": %d%s}`, sess.ID, line, toLineArg(in.ToLine))
 	}
 	return s.renderChunks(head, chunks, comps, budget, continueAt), nil
+}
+
+// maxRawRead bounds the lines one get reads from the raw archive: more
+// than the largest budget shows.
+const maxRawRead = 400
+
+// getRaw renders the session's raw lines from..to (to <= 0: to the last)
+// as archived, as many whole lines as fit the budget (the head of the
+// first when it alone does not fit), then how to get the rest; "" when the
+// raw archive has no line there.
+func (s *server) getRaw(ctx context.Context, sess carryover.Session, from, to, budget int) (string, error) {
+	from = max(from, 1)
+	end := to
+	if end <= 0 {
+		_, last, err := s.st.RawRange(ctx, sess.ID)
+		if err != nil {
+			return "", fmt.Errorf("raw lines: %w", err)
+		}
+		end = last
+	}
+	if end < from {
+		return "", nil
+	}
+	lines, err := s.st.RawLines(ctx, sess.ID, from, min(end, from+maxRawRead-1))
+	if err != nil {
+		return "", fmt.Errorf("raw lines: %w", err)
+	}
+	if len(lines) == 0 {
+		return "", nil
+	}
+	id := carryover.ShortID(sess.ID)
+	head := fmt.Sprintf("Transcript of session %s, lines %d-%d, as archived: each line's JSON, untruncated, secrets masked.\n", id, from, end)
+	if lines[0].Line > from {
+		head += fmt.Sprintf("Lines %d-%d are not in the raw archive (archived before it kept raw lines): get with raw false shows their chunks.\n",
+			from, lines[0].Line-1)
+	}
+	parts := make([]string, len(lines))
+	for i, l := range lines {
+		text := string(l.Text)
+		if text == "" {
+			text = "(blank, or longer than the archive keeps)"
+		}
+		parts[i] = fmt.Sprintf("\n── line %d\n%s\n", l.Line, text)
+	}
+	// footer says which lines from line on are not shown and how to get
+	// them.
+	footer := func(line int) string {
+		if line > end {
+			return ""
+		}
+		return fmt.Sprintf("\n[Lines %d-%d not shown (budget %d characters). Continue with get {\"session\": %q, \"from_line\": %d, \"to_line\": %d}, or a larger budget (max %d).]\n",
+			line, end, budget, sess.ID, line, end, s.opt.GetBudgetMax)
+	}
+	next := func(k int) int {
+		if k < len(lines) {
+			return lines[k].Line
+		}
+		return lines[len(lines)-1].Line + 1
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	k := 0
+	for k < len(parts) && b.Len()+len(parts[k])+len(footer(next(k+1))) <= budget {
+		b.WriteString(parts[k])
+		k++
+	}
+	if k == len(parts) {
+		b.WriteString(footer(next(k)))
+		return capText(b.String(), budget, fmt.Sprintf("the budget of %d characters is reached", budget)), nil
+	}
+	// Line k does not fit whole: the next page starts with it, unless it
+	// alone is longer than the budget: then its head is shown.
+	l := lines[k]
+	rest := footer(l.Line + 1)
+	if k == 0 {
+		left := budget - b.Len() - len(rest) - 1
+		more := fmt.Sprintf("line %d continues (%d characters); get {\"session\": %q, \"from_line\": %d, \"to_line\": %d, \"budget\": %d} shows more of it",
+			l.Line, len(l.Text), sess.ID, l.Line, l.Line, min(s.opt.GetBudgetMax, max(2*len(parts[k]), minGetBudget)))
+		if budget >= s.opt.GetBudgetMax {
+			more = fmt.Sprintf("line %d continues (%d characters): get shows at most %d", l.Line, len(l.Text), s.opt.GetBudgetMax)
+		}
+		b.WriteString(capText(parts[k], max(left, 0), more))
+		b.WriteString("\n")
+		b.WriteString(rest)
+	} else {
+		b.WriteString(footer(l.Line))
+	}
+	return capText(b.String(), budget, fmt.Sprintf("the budget of %d characters is reached", budget)), nil
 }
 
 func lineOrEnd(n int, def string) string {

@@ -113,7 +113,7 @@ func TestNullArguments(t *testing.T) {
 		args, null map[string]any
 	}{
 		{"search", map[string]any{"query": "fpdf NewA4"}, map[string]any{"scope": nil, "kind": nil, "file": nil, "since": nil, "limit": nil, "budget": nil}},
-		{"get", map[string]any{}, map[string]any{"chunk_ids": nil, "session": nil, "turn": nil, "from_line": nil, "budget": nil}},
+		{"get", map[string]any{}, map[string]any{"chunk_ids": nil, "session": nil, "turn": nil, "from_line": nil, "raw": nil, "budget": nil}},
 		{"timeline", map[string]any{}, map[string]any{"session": nil}},
 		{"sessions", map[string]any{}, map[string]any{"project": nil, "limit": nil}},
 	} {

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -158,8 +159,8 @@ func TestGet(t *testing.T) {
 		t.Errorf("get does not name the missing chunk:\n%s", text)
 	}
 
-	// A line range, with the compaction between its chunks.
-	text = mustCall(t, cs, "get", map[string]any{"session": "7f3c", "from_line": 60, "to_line": 89})
+	// A line range as chunks, with the compaction between them.
+	text = mustCall(t, cs, "get", map[string]any{"session": "7f3c", "from_line": 60, "to_line": 89, "raw": false})
 	for _, want := range []string{"turn 1", "turn 2", "compaction 1 (auto) at line 85", "PDF_FONT_DIR"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("get lines 60-89 lacks %q:\n%s", want, text)
@@ -172,6 +173,84 @@ func TestGet(t *testing.T) {
 	text = mustCall(t, cs, "get", map[string]any{"turn": 0})
 	if strings.Contains(text, "turn 1 ·") || !strings.Contains(text, "turn 0 ·") {
 		t.Errorf("get turn 0:\n%s", text)
+	}
+}
+
+// TestGetRaw reads a line range from the raw archive, following the
+// continuation hints: every line comes back exactly as archived, each page
+// within its budget.
+func TestGetRaw(t *testing.T) {
+	ctx := context.Background()
+	st := demoStore(t)
+	cs := connect(t, st, mcpserver.Options{Project: demoProject, SessionID: demoSession})
+	want, err := st.RawLines(ctx, demoSession, 60, 89)
+	if err != nil || len(want) != 30 {
+		t.Fatalf("raw lines 60-89: %d, %v", len(want), err)
+	}
+	lineRE := regexp.MustCompile(`(?m)^── line (\d+)\n(.*)(\n\[… cut:)?`)
+	cont := regexp.MustCompile(`Continue with get (\{[^}]*\})`)
+	got := map[int]string{}
+	args := map[string]any{"session": "7f3c", "from_line": 60, "to_line": 89, "budget": 4000}
+	for page := 0; ; page++ {
+		if page > 30 {
+			t.Fatal("paging does not end")
+		}
+		text := mustCall(t, cs, "get", args)
+		if len(text) > 4000 {
+			t.Fatalf("page %d is %d characters, budget 4000", page, len(text))
+		}
+		if page == 0 && !strings.Contains(text, "lines 60-89, as archived") {
+			t.Errorf("first page does not say what it shows:\n%s", text[:min(len(text), 300)])
+		}
+		for _, m := range lineRE.FindAllStringSubmatch(text, -1) {
+			n, _ := strconv.Atoi(m[1])
+			if m[3] == "" { // a line cut at the page's end comes whole later
+				got[n] = m[2]
+			}
+		}
+		m := cont.FindStringSubmatch(text)
+		if m == nil {
+			break
+		}
+		args = map[string]any{}
+		if err := json.Unmarshal([]byte(m[1]), &args); err != nil {
+			t.Fatalf("continuation %s: %v", m[1], err)
+		}
+		args["budget"] = 4000
+	}
+	for _, l := range want {
+		if g, ok := got[l.Line]; ok && g != string(l.Text) {
+			i := 0
+			for i < len(g) && i < len(l.Text) && g[i] == l.Text[i] {
+				i++
+			}
+			t.Errorf("line %d differs from the archive at byte %d:\n got %.200s\nwant %.200s", l.Line, i, g[max(i-80, 0):], l.Text[max(i-80, 0):])
+		} else if !ok && len(l.Text) < 3000 {
+			t.Errorf("paging never showed line %d whole", l.Line)
+		}
+	}
+	// A line longer than the budget is cut, with how to read more of it.
+	long := want[0]
+	for _, l := range want {
+		if len(l.Text) > len(long.Text) {
+			long = l
+		}
+	}
+	text := mustCall(t, cs, "get", map[string]any{"from_line": long.Line, "to_line": long.Line, "budget": 500})
+	if len(text) > 500 || !strings.Contains(text, fmt.Sprintf("line %d continues (%d characters)", long.Line, len(long.Text))) {
+		t.Errorf("a line longer than the budget:\n%s", text)
+	}
+	// No range, or chunk ids: raw is refused.
+	for _, args := range []map[string]any{{"raw": true}, {"raw": true, "turn": 0, "from_line": 3}, {"chunk_ids": []int64{1}, "raw": true}} {
+		if text, isErr := call(t, cs, "get", args); !isErr {
+			t.Errorf("get %v: no error:\n%s", args, text)
+		}
+	}
+	// Without raw lines there, the chunks.
+	bigSession(t, st, "9a9e0000-0000-4000-8000-00000000000a", demoProject, 5, 300)
+	text = mustCall(t, cs, "get", map[string]any{"session": "9a9e0000-0000-4000-8000-00000000000a", "from_line": 1, "to_line": 30})
+	if len(chunkIDs(t, text)) == 0 || strings.Contains(text, "as archived") {
+		t.Errorf("a session without raw lines does not fall back to its chunks:\n%s", text)
 	}
 }
 

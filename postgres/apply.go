@@ -20,7 +20,9 @@ import (
 // not stored again (the batch's items point at the stored row); an item
 // per (session, kind, key) is merged (a later line replaces it and adds its
 // count; Resolved is sticky, Weight the maximum); a compaction per
-// (session, window) keeps non-empty fields; the ingest state is replaced.
+// (session, window) keeps non-empty fields; the ingest state is replaced;
+// raw lines are added (or replaced) as carryover.Batch.Raw says, compressed
+// before the transaction.
 //
 // New rows get the store's owner and the session's team (the batch's, else
 // the store's); when a batch changes a session's team, its chunks, items
@@ -35,13 +37,18 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) error {
 		return fmt.Errorf("apply: %w", err)
 	}
 	b = cleanBatch(b)
-	// Embed before the transaction: it is the slow part.
+	// Embed and compress before the transaction: they are the slow part.
+	raw := s.prepareRaw(ctx, b)
 	vecs := s.embedChunks(b.Chunks)
+	rw, err := raw()
+	if err != nil {
+		return err
+	}
 	// Rows are written in key order, so concurrent batches wait for each
 	// other rather than deadlock; a deadlock the server still detects (with
 	// a writer that orders otherwise) is retried.
 	for attempt := 0; ; attempt++ {
-		err := s.apply(ctx, b, vecs)
+		err := s.apply(ctx, b, vecs, rw)
 		if attempt < 3 && (isCode(err, "40P01") || isCode(err, "40001")) {
 			continue
 		}
@@ -59,7 +66,7 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) error {
 	return nil
 }
 
-func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32) (err error) {
+func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32, raw *rawWrite) (err error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return wrap("apply: begin", err)
@@ -94,6 +101,9 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32) 
 		return err
 	}
 	if err := s.upsertCompactions(ctx, tx, sess, b.Compactions); err != nil {
+		return err
+	}
+	if err := s.writeRaw(ctx, tx, sess, b, raw); err != nil {
 		return err
 	}
 	kinds := make([]string, 0, len(b.Redactions))
@@ -164,7 +174,7 @@ func (s *Store) upsertSession(ctx context.Context, tx pgx.Tx, ss carryover.Sessi
 		return out, wrap("apply: session", err)
 	}
 	if oldTeam != nil && *oldTeam != out.team {
-		for _, table := range []string{"chunks", "items", "compactions"} {
+		for _, table := range []string{"chunks", "items", "compactions", "raw_blocks"} {
 			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET team = $1 WHERE session_id = $2 AND owner = $3`, out.team, ss.ID, s.owner); err != nil {
 				return out, wrap("apply: share "+table, err)
 			}

@@ -36,6 +36,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	cembed "github.com/carryover-dev/carryover/embedding"
+	"github.com/carryover-dev/carryover/internal/rawblock"
 )
 
 var _ carryover.Store = (*Store)(nil)
@@ -92,6 +93,8 @@ type Store struct {
 	// indexed is set once Backfill found none of this role's chunks left
 	// to index again.
 	indexed atomic.Bool
+	// codecs compress and read the raw lines' blocks.
+	codecs rawblock.Pool
 }
 
 // Open connects to the server at dsn (a postgres:// URL or key=value

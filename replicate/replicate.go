@@ -31,6 +31,11 @@
 //
 // Redaction counts are per-project running totals without history, so the
 // copy only raises the destination's count of a kind to the source's.
+//
+// Raw lines are only ever appended to a session's archive (or replaced
+// from the first line by an ingest that found the transcript rewritten),
+// so the copy adds the source's lines after the destination's last one,
+// and leaves the destination's own alone.
 package replicate
 
 import (
@@ -76,6 +81,7 @@ type Report struct {
 	Notes       int
 	Injections  int
 	HookRuns    int
+	RawLines    int
 	// Unmapped counts chunk and item ids of injections that have no
 	// counterpart in the destination; they are left out of the copy.
 	Unmapped int
@@ -88,7 +94,8 @@ type Report struct {
 func (r Report) Add(o Report) Report {
 	return Report{Sessions: r.Sessions + o.Sessions, Chunks: r.Chunks + o.Chunks, Items: r.Items + o.Items,
 		Compactions: r.Compactions + o.Compactions, Notes: r.Notes + o.Notes, Injections: r.Injections + o.Injections,
-		HookRuns: r.HookRuns + o.HookRuns, Unmapped: r.Unmapped + o.Unmapped, Forgotten: r.Forgotten + o.Forgotten}
+		HookRuns: r.HookRuns + o.HookRuns, RawLines: r.RawLines + o.RawLines, Unmapped: r.Unmapped + o.Unmapped,
+		Forgotten: r.Forgotten + o.Forgotten}
 }
 
 // Copy copies src into dst (see the package documentation for the rules).
@@ -287,7 +294,11 @@ func (c *copier) copySession(ctx context.Context, s carryover.Session) ([]carryo
 	if exists {
 		if sameState(dstState, srcState) && dstSess.Chunks >= s.Chunks {
 			// Copied completely before (the state is written last):
-			// only the session row may have news.
+			// only the session row, and raw lines archived before the
+			// destination kept them, may have news.
+			if err := c.copyRaw(ctx, s, dstState, exists); err != nil {
+				return nil, srcState, err
+			}
 			return nil, srcState, c.apply(ctx, carryover.Batch{Session: row(s), State: dstState})
 		}
 		if err := c.eachChunk(ctx, c.dst, s.ID, func(ch []carryover.Chunk) error {
@@ -330,6 +341,9 @@ func (c *copier) copySession(ctx context.Context, s carryover.Session) ([]carryo
 		return nil
 	})
 	if err != nil {
+		return nil, srcState, err
+	}
+	if err := c.copyRaw(ctx, s, dstState, exists); err != nil {
 		return nil, srcState, err
 	}
 	// Then items in the source's order, each finding its chunk by sequence
@@ -413,6 +427,60 @@ func (c *copier) apply(ctx context.Context, b carryover.Batch) error {
 		c.progress(b.Session.ID)
 	}
 	return nil
+}
+
+// rawPage is how many raw lines one read of the source returns, and
+// rawBatchBytes bounds the text one transaction writes.
+const (
+	rawPage       = 1000
+	rawBatchBytes = 1 << 20
+)
+
+// copyRaw adds the source's raw lines of the session after the last one
+// the destination has (none when it has no session of its own: a
+// teammate's of that id is not it). Apply itself leaves out lines the
+// destination has, so a writer racing the copy loses nothing.
+func (c *copier) copyRaw(ctx context.Context, s carryover.Session, state carryover.IngestState, exists bool) error {
+	_, srcLast, err := c.src.RawRange(ctx, s.ID)
+	if err != nil {
+		return fmt.Errorf("source raw lines: %w", err)
+	}
+	dstLast := 0
+	if exists {
+		if _, dstLast, err = c.dst.RawRange(ctx, s.ID); err != nil {
+			return fmt.Errorf("destination raw lines: %w", err)
+		}
+	}
+	var batch []carryover.RawLine
+	size := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := c.dst.Apply(ctx, carryover.Batch{Session: row(s), State: state, Raw: batch}); err != nil {
+			return err
+		}
+		c.rep.RawLines += len(batch)
+		batch, size = nil, 0
+		return nil
+	}
+	for from := dstLast + 1; from <= srcLast; from += rawPage {
+		lines, err := c.src.RawLines(ctx, s.ID, from, min(from+rawPage-1, srcLast))
+		if err != nil {
+			return fmt.Errorf("source raw lines: %w", err)
+		}
+		for _, l := range lines {
+			// A batch holds consecutive lines.
+			if n := len(batch); n > 0 && batch[n-1].Line+1 != l.Line || size >= rawBatchBytes {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			batch = append(batch, l)
+			size += len(l.Text) + 1
+		}
+	}
+	return flush()
 }
 
 // eachChunk calls fn with the session's chunks in sequence order, a page at

@@ -161,7 +161,16 @@ func dump(t *testing.T, st carryover.Store) map[string]any {
 		if err != nil {
 			t.Fatal(err)
 		}
+		raw, err := st.RawLines(ctx, s.ID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, l := range raw {
+			lines = append(lines, fmt.Sprintf("%d %d %d %q", l.Line, l.Offset, l.Size, l.Text))
+		}
 		out["session "+s.ID] = s
+		out["raw "+s.ID] = lines
 		out["chunks "+s.ID] = chunks
 		out["compactions "+s.ID] = comps
 		out["state "+s.ID] = state
@@ -298,7 +307,8 @@ func TestCopyIsExactAndIdempotent(t *testing.T) {
 	if got, w := searches(t, dst), searches(t, src); !reflect.DeepEqual(got, w) || len(w) == 0 {
 		t.Errorf("searches differ:\n got  %q\n want %q", got, w)
 	}
-	if rep.Sessions != 3 || rep.Chunks == 0 || rep.Notes != 9 || rep.Injections != 3 || rep.HookRuns != 6 || rep.Unmapped != 0 {
+	if rep.Sessions != 3 || rep.Chunks == 0 || rep.Notes != 9 || rep.Injections != 3 || rep.HookRuns != 6 || rep.Unmapped != 0 ||
+		rep.RawLines == 0 {
 		t.Errorf("report %+v", rep)
 	}
 	last := calls[len(calls)-1]
@@ -310,7 +320,7 @@ func TestCopyIsExactAndIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Chunks != 0 || again.Notes != 0 || again.Injections != 0 || again.HookRuns != 0 {
+	if again.Chunks != 0 || again.Notes != 0 || again.Injections != 0 || again.HookRuns != 0 || again.RawLines != 0 {
 		t.Errorf("second copy wrote %+v", again)
 	}
 	equalDumps(t, dump(t, dst), want)
@@ -467,7 +477,7 @@ func TestCopyThroughPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Chunks != 0 || again.Notes != 0 || again.Injections != 0 || again.HookRuns != 0 {
+	if again.Chunks != 0 || again.Notes != 0 || again.Injections != 0 || again.HookRuns != 0 || again.RawLines != 0 {
 		t.Errorf("second copy to the server wrote %+v", again)
 	}
 	back := openSQLite(t, "back.db")

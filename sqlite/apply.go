@@ -29,6 +29,9 @@ import (
 //   - compactions: one per (session, window); the new row's non-empty
 //     fields win, so a summary is kept when a later write has none.
 //   - ingest state: replaced.
+//   - raw lines: added after the session's last stored line, or replacing
+//     those from the batch's first (see carryover.Batch.Raw), compressed
+//     before the transaction (see prepareRaw).
 //
 // Each new chunk's vector (the store's Embedder over embed.ChunkText) is computed
 // before the transaction and stored with it. A batch with chunks then
@@ -38,9 +41,15 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) (err error) {
 	if err := b.Validate(); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
-	// Embed before taking the write lock: it is the slow part.
+	// Embed and compress before taking the write lock: they are the slow
+	// part.
+	raw := s.prepareRaw(ctx, b)
 	vecs := s.embedChunks(b.Chunks)
-	if err := s.apply(ctx, b, vecs); err != nil {
+	rw, err := raw()
+	if err != nil {
+		return err
+	}
+	if err := s.apply(ctx, b, vecs, rw); err != nil {
 		return err
 	}
 	if len(b.Chunks) > 0 {
@@ -51,7 +60,7 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) (err error) {
 	return nil
 }
 
-func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte) (err error) {
+func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte, raw *rawWrite) (err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return wrapErr("apply: begin", err)
@@ -90,6 +99,9 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte) (er
 		return err
 	}
 	if err := upsertCompactions(ctx, tx, b.Session.ID, b.Compactions); err != nil {
+		return err
+	}
+	if err := s.writeRaw(ctx, tx, b, raw); err != nil {
 		return err
 	}
 	for kind, n := range b.Redactions {

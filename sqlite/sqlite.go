@@ -24,6 +24,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	cembed "github.com/carryover-dev/carryover/embedding"
+	"github.com/carryover-dev/carryover/internal/rawblock"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -68,6 +69,8 @@ type Store struct {
 	db   *sql.DB
 	path string
 	emb  carryover.Embedder
+	// codecs compress and read the raw lines' blocks.
+	codecs rawblock.Pool
 }
 
 // Open opens the store at path, creating its directory (0700) and file

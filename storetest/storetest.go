@@ -3,8 +3,8 @@
 // server. It checks behaviour through the Store interface alone (ingest,
 // incremental ingest, deduplication, merge rules, search with any text,
 // the reads a restore makes, the audit trail, notes, hook runs,
-// redactions, prune, forget and concurrent writers), so that the backends cannot
-// drift apart.
+// redactions, prune, forget, concurrent writers and the raw archive with
+// its export), so that the backends cannot drift apart.
 package storetest
 
 import (
@@ -56,6 +56,12 @@ func Run(t *testing.T, open Open) {
 		{"Forget", testForget},
 		{"ForgetRacingWriters", testForgetRacingWriters},
 		{"ConcurrentWriters", testConcurrentWriters},
+		{"RawLines", testRawLines},
+		{"RawRestart", testRawRestart},
+		{"RawAppendOnly", testRawAppendOnly},
+		{"RawConcurrentWriters", testRawConcurrentWriters},
+		{"RawPruneForget", testRawPruneForget},
+		{"RawExportImport", testRawExportImport},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -65,7 +65,7 @@ Commands:
   ingest PATH... | --all       archive transcripts (.jsonl files or directories)
   search QUERY                 search the archive (--session, --project, --budget, --limit, --json)
   sessions                     list archived sessions (--project, --json)
-  show SESSION                 print an archived session (--turn N)
+  show SESSION                 print an archived session (--turn N, --lines A-B; --raw: its transcript lines as archived)
   note TEXT [--kind K]         remember a decision, constraint or note in every later restore (--session, --project)
   state TEXT                   replace the session's current state (task, next step), shown first in restores
   sync [--all]                 push what hooks stored locally while the server was unreachable (--all: the whole local archive)

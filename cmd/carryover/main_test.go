@@ -50,6 +50,8 @@ func TestScripts(t *testing.T) {
 			"installbin": cmdInstallBin,
 			"nobytes":    cmdNoBytes,
 			"ftscount":   cmdFTSCount,
+			"rawprobe":   cmdRawProbe,
+			"noprobe":    cmdNoProbe,
 		},
 	})
 }

@@ -168,7 +168,7 @@ func TestMCPStdio(t *testing.T) {
 	}
 	wantProps := map[string][]string{
 		"search":   {"query", "scope", "kind", "file", "since", "limit", "budget"},
-		"get":      {"chunk_ids", "session", "turn", "from_line", "to_line", "budget"},
+		"get":      {"chunk_ids", "session", "turn", "from_line", "to_line", "raw", "budget"},
 		"timeline": {"session"},
 		"sessions": {"project", "limit"},
 		"remember": {"text", "kind"},

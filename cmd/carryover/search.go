@@ -1,19 +1,23 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
+	"github.com/carryover-dev/carryover/internal/progress"
 	"github.com/carryover-dev/carryover/retrieve"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/termsafe"
 )
 
 type jsonHit struct {
@@ -193,12 +197,21 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 func (a *app) cmdShow(ctx context.Context, args []string) error {
 	fl := a.newFlags("show")
 	turn := fl.Int("turn", -1, "only this turn")
+	raw := fl.Bool("raw", false, "print the transcript's lines as archived (JSON Lines, secrets masked; escaped on a terminal)")
+	lineRange := fl.String("lines", "", "only these transcript lines: A-B, A- or A")
 	pos, err := parseInterspersed(fl, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usageErr{"show: give one session id (or a unique prefix)"}
+	}
+	from, to, err := parseLines(*lineRange)
+	if err != nil {
+		return usageErr{"show: --lines: " + err.Error()}
+	}
+	if *raw && *turn >= 0 {
+		return usageErr{"show: --raw takes --lines, not --turn"}
 	}
 	cfg, err := a.loadConfig("")
 	if err != nil {
@@ -213,7 +226,10 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	chunks, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: s.ID, Turn: *turn})
+	if *raw {
+		return a.showRaw(ctx, st, s, from, to)
+	}
+	chunks, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: s.ID, Turn: *turn, FromLine: from, ToLine: to})
 	if err != nil {
 		return err
 	}
@@ -225,6 +241,9 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 		s.ID, s.Project, s.TranscriptPath, s.Turns, s.Windows, s.Chunks)
 	if *turn >= 0 && len(chunks) == 0 {
 		return fmt.Errorf("session %s has no turn %d", carryover.ShortID(s.ID), *turn)
+	}
+	if (from > 0 || to > 0) && len(chunks) == 0 {
+		return fmt.Errorf("session %s has no chunk in lines %s", carryover.ShortID(s.ID), *lineRange)
 	}
 	lastTurn, lastWindow := -1, 0
 	for _, c := range chunks {
@@ -238,11 +257,95 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 		}
 		if c.Turn != lastTurn {
 			lastTurn = c.Turn
-			fmt.Fprintf(a.stdout, "\n━━ turn %d (window %d) %s\n", c.Turn, c.Window, truncate(c.Prompt, 100))
+			fmt.Fprintf(a.stdout, "\n━━ turn %d (window %d) %s\n", c.Turn, c.Window, termsafe.Line(truncate(c.Prompt, 100)))
 		}
-		fmt.Fprintf(a.stdout, "\n── chunk %d, lines %d-%d\n%s\n", c.Seq, c.FirstLine, c.LastLine, c.Text)
+		fmt.Fprintf(a.stdout, "\n── chunk %d, lines %d-%d\n%s\n", c.Seq, c.FirstLine, c.LastLine, termsafe.String(c.Text))
 	}
 	return nil
+}
+
+// parseLines reads a line range: "A-B", "A-" (to the last line) or "A"
+// (that line); "" is every line (0, 0).
+func parseLines(s string) (from, to int, err error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, isRange := strings.Cut(s, "-")
+	num := func(v string) (int, error) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("want a range of line numbers such as 120-180, got %q", s)
+		}
+		return n, nil
+	}
+	if from, err = num(a); err != nil {
+		return 0, 0, err
+	}
+	switch {
+	case !isRange:
+		to = from
+	case strings.TrimSpace(b) != "":
+		if to, err = num(b); err != nil {
+			return 0, 0, err
+		}
+		if to < from {
+			return 0, 0, fmt.Errorf("%q ends before it starts", s)
+		}
+	}
+	return from, to, nil
+}
+
+// rawPage is how many raw lines show reads at a time.
+const rawPage = 1000
+
+// showRaw prints the session's raw lines from..to (0: every line), one
+// per line. On a terminal they are escaped (see termsafe): the archive
+// holds whatever tools printed, and a terminal acts on escape sequences.
+// Anywhere else, for jq or a file, they are the exact bytes archived.
+func (a *app) showRaw(ctx context.Context, st carryover.Store, s carryover.Session, from, to int) error {
+	first, last, err := st.RawRange(ctx, s.ID)
+	if err != nil {
+		return err
+	}
+	if last == 0 {
+		return hintErr{fmt.Errorf("session %s has no raw lines: it was archived before carryover kept them", carryover.ShortID(s.ID)),
+			"'carryover show " + carryover.ShortID(s.ID) + "' without --raw prints its chunks"}
+	}
+	from = max(from, first)
+	if to <= 0 || to > last {
+		to = last
+	}
+	if from > to {
+		return fmt.Errorf("session %s has raw lines %d-%d only", carryover.ShortID(s.ID), first, last)
+	}
+	tty := progress.IsTerminal(a.stdout)
+	w := bufio.NewWriterSize(a.stdout, 64<<10)
+	for p := from; p <= to; p += rawPage {
+		lines, err := st.RawLines(ctx, s.ID, p, min(p+rawPage-1, to))
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			text := l.Text
+			if tty {
+				text = forTerminal(text)
+			}
+			w.Write(text)
+			w.WriteByte('\n')
+		}
+	}
+	return w.Flush()
+}
+
+// forTerminal escapes a raw line for a terminal: valid JSON stays valid
+// (its control characters are escapes already; termsafe.JSON escapes the
+// others), anything else is shown with every control character escaped.
+func forTerminal(line []byte) []byte {
+	if json.Valid(line) && !slices.ContainsFunc(line, func(c byte) bool { return c < 0x20 }) {
+		return termsafe.JSON(line)
+	}
+	return []byte(termsafe.Line(string(line)))
 }
 
 func truncate(s string, n int) string {

@@ -1,0 +1,170 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/rawblock"
+)
+
+// rawWrite is a batch's raw lines compressed into blocks, and the stored
+// tail block the plan was made on.
+type rawWrite struct {
+	plan rawblock.Plan
+	tail *rawblock.Block
+	from int
+}
+
+// prepareRaw compresses the batch's raw lines before the transaction, in
+// a goroutine when the batch has chunks to embed meanwhile, and returns a
+// function that waits for the result.
+func (s *Store) prepareRaw(ctx context.Context, b carryover.Batch) func() (*rawWrite, error) {
+	if len(b.Raw) == 0 {
+		return func() (*rawWrite, error) { return nil, nil }
+	}
+	if len(b.Chunks) == 0 {
+		w, err := s.planRaw(ctx, s.pool, b)
+		return func() (*rawWrite, error) { return w, err }
+	}
+	type result struct {
+		w   *rawWrite
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		w, err := s.planRaw(ctx, s.pool, b)
+		done <- result{w, err}
+	}()
+	return func() (*rawWrite, error) {
+		r := <-done
+		return r.w, r.err
+	}
+}
+
+// planRaw reads the owner's tail block of the session and plans the
+// batch's raw lines after it (see rawblock.Prepare).
+func (s *Store) planRaw(ctx context.Context, q querier, b carryover.Batch) (*rawWrite, error) {
+	from := rawblock.TailFrom(b.Raw, b.RawReplace)
+	tail, err := s.rawTail(ctx, q, b.Session.ID, from, true)
+	if err != nil {
+		return nil, err
+	}
+	c := s.codecs.Get()
+	defer s.codecs.Put(c)
+	plan, err := c.Prepare(b.Raw, b.RawReplace, tail)
+	if err != nil {
+		return nil, wrap("apply: raw lines", err)
+	}
+	return &rawWrite{plan: plan, tail: tail, from: from}, nil
+}
+
+// rawTail reads the owner's last block of the session starting before
+// line from (the last block for 0), with its data when withData is set;
+// nil when there is none.
+func (s *Store) rawTail(ctx context.Context, q querier, sessionID string, from int, withData bool) (*rawblock.Block, error) {
+	data := "NULL::bytea"
+	if withData {
+		data = "data"
+	}
+	query := `SELECT id, first_line, last_line, first_offset, end_offset, text_bytes, ` + data + `
+		FROM raw_blocks WHERE session_id = $1 AND owner = $2`
+	args := []any{sessionID, s.owner}
+	if from > 0 {
+		query += ` AND first_line < $3`
+		args = append(args, from)
+	}
+	var b rawblock.Block
+	err := q.QueryRow(ctx, query+` ORDER BY first_line DESC LIMIT 1`, args...).Scan(
+		&b.ID, &b.FirstLine, &b.LastLine, &b.FirstOffset, &b.EndOffset, &b.TextBytes, &b.Data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, wrap("raw lines: tail", err)
+	}
+	return &b, nil
+}
+
+// writeRaw stores the planned blocks in the batch's transaction, after the
+// session's row, which it locks: no other Apply of the session changes its
+// blocks until commit. When one did before, since the plan was made, it
+// plans again on what the transaction sees.
+func (s *Store) writeRaw(ctx context.Context, tx pgx.Tx, sess session, b carryover.Batch, w *rawWrite) error {
+	if w == nil {
+		return nil
+	}
+	now, err := s.rawTail(ctx, tx, sess.id, w.from, false)
+	if err != nil {
+		return err
+	}
+	if !rawblock.Same(now, w.tail) {
+		if w, err = s.planRaw(ctx, tx, b); err != nil {
+			return err
+		}
+	}
+	p := w.plan
+	batch := &pgx.Batch{}
+	if p.DeleteFrom > 0 {
+		batch.Queue(`DELETE FROM raw_blocks WHERE session_id = $1 AND owner = $2 AND first_line >= $3`, sess.id, s.owner, p.DeleteFrom)
+	}
+	if p.DeleteID > 0 {
+		batch.Queue(`DELETE FROM raw_blocks WHERE id = $1 AND owner = $2`, p.DeleteID, s.owner)
+	}
+	for _, bl := range p.Blocks {
+		batch.Queue(`INSERT INTO raw_blocks (owner, team, session_id, first_line, last_line, first_offset, end_offset, text_bytes, data)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			s.owner, sess.team, sess.id, bl.FirstLine, bl.LastLine, bl.FirstOffset, bl.EndOffset, bl.TextBytes, bl.Data)
+	}
+	if batch.Len() == 0 {
+		return nil
+	}
+	return wrap("apply: raw lines", tx.SendBatch(ctx, batch).Close())
+}
+
+// rawOwner picks the session's owner as Session does: the store's owner
+// when it has a session of that id, else a team's.
+const rawOwner = `(SELECT owner FROM sessions WHERE id = $1 ORDER BY owner = $2 DESC, owner LIMIT 1)`
+
+// RawLines returns the session's raw lines numbered from to to (to <= 0:
+// to the last), in order; lines never stored are absent.
+func (s *Store) RawLines(ctx context.Context, sessionID string, from, to int) ([]carryover.RawLine, error) {
+	from = max(from, 1)
+	query := `SELECT id, first_line, last_line, first_offset, end_offset, text_bytes, data
+		FROM raw_blocks WHERE session_id = $1 AND owner = ` + rawOwner + ` AND last_line >= $3`
+	args := []any{sessionID, s.owner, from}
+	if to > 0 {
+		query += ` AND first_line <= $4`
+		args = append(args, to)
+	}
+	rows, err := s.pool.Query(ctx, query+` ORDER BY first_line`, args...)
+	if err != nil {
+		return nil, wrap("raw lines", err)
+	}
+	defer rows.Close()
+	c := s.codecs.Get()
+	defer s.codecs.Put(c)
+	var out []carryover.RawLine
+	for rows.Next() {
+		var b rawblock.Block
+		if err := rows.Scan(&b.ID, &b.FirstLine, &b.LastLine, &b.FirstOffset, &b.EndOffset, &b.TextBytes, &b.Data); err != nil {
+			return nil, wrap("raw lines", err)
+		}
+		lines, err := c.Decode(b)
+		if err != nil {
+			return nil, wrap("raw lines of session "+sessionID, err)
+		}
+		out = append(out, rawblock.Select(lines, from, to)...)
+	}
+	return out, wrap("raw lines", rows.Err())
+}
+
+// RawRange returns the first and last raw line numbers stored for the
+// session (0, 0 when none).
+func (s *Store) RawRange(ctx context.Context, sessionID string) (first, last int, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT coalesce(min(first_line), 0), coalesce(max(last_line), 0)
+		FROM raw_blocks WHERE session_id = $1 AND owner = `+rawOwner, sessionID, s.owner).Scan(&first, &last)
+	return first, last, wrap("raw range", err)
+}

@@ -1,0 +1,171 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/rawblock"
+)
+
+// rawWrite is a batch's raw lines compressed into blocks, and the stored
+// tail block the plan was made on.
+type rawWrite struct {
+	plan rawblock.Plan
+	tail *rawblock.Block
+	from int
+}
+
+// prepareRaw compresses the batch's raw lines before the write
+// transaction, in a goroutine when the batch has chunks to embed
+// meanwhile, and returns a function that waits for the result.
+func (s *Store) prepareRaw(ctx context.Context, b carryover.Batch) func() (*rawWrite, error) {
+	if len(b.Raw) == 0 {
+		return func() (*rawWrite, error) { return nil, nil }
+	}
+	if len(b.Chunks) == 0 {
+		w, err := s.planRaw(ctx, s.db, b)
+		return func() (*rawWrite, error) { return w, err }
+	}
+	type result struct {
+		w   *rawWrite
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		w, err := s.planRaw(ctx, s.db, b)
+		done <- result{w, err}
+	}()
+	return func() (*rawWrite, error) {
+		r := <-done
+		return r.w, r.err
+	}
+}
+
+// rowQueryer is what the raw reads need of the pool or a transaction.
+type rowQueryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// planRaw reads the session's tail block and plans the batch's raw lines
+// after it (see rawblock.Prepare).
+func (s *Store) planRaw(ctx context.Context, q rowQueryer, b carryover.Batch) (*rawWrite, error) {
+	from := rawblock.TailFrom(b.Raw, b.RawReplace)
+	tail, err := rawTail(ctx, q, b.Session.ID, from, true)
+	if err != nil {
+		return nil, err
+	}
+	c := s.codecs.Get()
+	defer s.codecs.Put(c)
+	plan, err := c.Prepare(b.Raw, b.RawReplace, tail)
+	if err != nil {
+		return nil, wrapErr("apply: raw lines", err)
+	}
+	return &rawWrite{plan: plan, tail: tail, from: from}, nil
+}
+
+// rawTail reads the session's last block starting before line from (its
+// last block for 0), with its data when withData is set; nil when there is
+// none.
+func rawTail(ctx context.Context, q rowQueryer, sessionID string, from int, withData bool) (*rawblock.Block, error) {
+	data := "NULL"
+	if withData {
+		data = "data"
+	}
+	query := `SELECT id, first_line, last_line, first_offset, end_offset, text_bytes, ` + data + `
+		FROM raw_blocks WHERE session_id = ?`
+	args := []any{sessionID}
+	if from > 0 {
+		query += ` AND first_line < ?`
+		args = append(args, from)
+	}
+	var b rawblock.Block
+	err := q.QueryRowContext(ctx, query+` ORDER BY first_line DESC LIMIT 1`, args...).Scan(
+		&b.ID, &b.FirstLine, &b.LastLine, &b.FirstOffset, &b.EndOffset, &b.TextBytes, &b.Data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, wrapErr("raw lines: tail", err)
+	}
+	return &b, nil
+}
+
+// writeRaw stores the planned blocks in the batch's transaction. When
+// another writer changed the session's tail since the plan was made, it
+// plans again on what the transaction sees.
+func (s *Store) writeRaw(ctx context.Context, tx *sql.Tx, b carryover.Batch, w *rawWrite) error {
+	if w == nil {
+		return nil
+	}
+	now, err := rawTail(ctx, tx, b.Session.ID, w.from, false)
+	if err != nil {
+		return err
+	}
+	if !rawblock.Same(now, w.tail) {
+		if w, err = s.planRaw(ctx, tx, b); err != nil {
+			return err
+		}
+	}
+	p := w.plan
+	if p.DeleteFrom > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM raw_blocks WHERE session_id = ? AND first_line >= ?`, b.Session.ID, p.DeleteFrom); err != nil {
+			return wrapErr("apply: raw lines", err)
+		}
+	}
+	if p.DeleteID > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM raw_blocks WHERE id = ?`, p.DeleteID); err != nil {
+			return wrapErr("apply: raw lines", err)
+		}
+	}
+	for _, bl := range p.Blocks {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO raw_blocks
+			(session_id, first_line, last_line, first_offset, end_offset, text_bytes, data) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			b.Session.ID, bl.FirstLine, bl.LastLine, bl.FirstOffset, bl.EndOffset, bl.TextBytes, bl.Data); err != nil {
+			return wrapErr("apply: raw lines", err)
+		}
+	}
+	return nil
+}
+
+// RawLines returns the session's raw lines numbered from to to (to <= 0:
+// to the last), in order; lines never stored are absent.
+func (s *Store) RawLines(ctx context.Context, sessionID string, from, to int) ([]carryover.RawLine, error) {
+	from = max(from, 1)
+	query := `SELECT id, first_line, last_line, first_offset, end_offset, text_bytes, data
+		FROM raw_blocks WHERE session_id = ? AND last_line >= ?`
+	args := []any{sessionID, from}
+	if to > 0 {
+		query += ` AND first_line <= ?`
+		args = append(args, to)
+	}
+	rows, err := s.db.QueryContext(ctx, query+` ORDER BY first_line`, args...)
+	if err != nil {
+		return nil, wrapErr("raw lines", err)
+	}
+	defer rows.Close()
+	c := s.codecs.Get()
+	defer s.codecs.Put(c)
+	var out []carryover.RawLine
+	for rows.Next() {
+		var b rawblock.Block
+		if err := rows.Scan(&b.ID, &b.FirstLine, &b.LastLine, &b.FirstOffset, &b.EndOffset, &b.TextBytes, &b.Data); err != nil {
+			return nil, wrapErr("raw lines", err)
+		}
+		lines, err := c.Decode(b)
+		if err != nil {
+			return nil, wrapErr("raw lines of session "+sessionID, err)
+		}
+		out = append(out, rawblock.Select(lines, from, to)...)
+	}
+	return out, wrapErr("raw lines", rows.Err())
+}
+
+// RawRange returns the first and last raw line numbers stored for the
+// session (0, 0 when none).
+func (s *Store) RawRange(ctx context.Context, sessionID string) (first, last int, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT coalesce(min(first_line), 0), coalesce(max(last_line), 0)
+		FROM raw_blocks WHERE session_id = ?`, sessionID).Scan(&first, &last)
+	return first, last, wrapErr("raw range", err)
+}
