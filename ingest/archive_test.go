@@ -1,0 +1,192 @@
+package ingest_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"hash"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/sqlite"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/archive.golden")
+
+// archiveTables are the tables an ingest writes, each with the order its
+// rows are dumped in. The full-text indexes are left out: triggers derive
+// them from the chunks and items, and their segment layout depends on how
+// the rows were batched, not on what was archived.
+var archiveTables = []struct{ name, order string }{
+	{"projects", "id"},
+	{"sessions", "id"},
+	{"chunks", "id"},
+	{"chunk_vecs", "id"},
+	{"items", "id"},
+	{"compactions", "session_id, win"},
+	{"redactions", "project, kind"},
+	{"meta", "key"},
+}
+
+// TestArchiveGolden archives every real transcript of the shared data
+// folder, each into a fresh store, and compares a digest of every row of
+// every table the ingest wrote (chunk text, metadata, hash, terms, items,
+// compactions, redaction counts, ingest state and the stored vectors, byte
+// for byte) with testdata/archive.golden. Speeding up decoding, chunking,
+// embedding or the inserts must not change what is archived; a deliberate
+// change rewrites the file with -update, and its diff shows which session
+// and table moved.
+func TestArchiveGolden(t *testing.T) {
+	data := filepath.Join("..", "..", "shared", "data", "transcripts")
+	if _, err := os.Stat(data); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the shared data folder is missing under CI: %v", err)
+		}
+		t.Skipf("no shared transcripts beside the repository: %v", err)
+	}
+	abs, err := filepath.Abs(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	err = filepath.WalkDir(data, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no transcripts in the shared data folder")
+	}
+	slices.Sort(files)
+
+	ctx := context.Background()
+	var got strings.Builder
+	for _, path := range files {
+		rel, _ := filepath.Rel(data, path)
+		rel = filepath.ToSlash(rel)
+		dir := t.TempDir()
+		db := filepath.Join(dir, "a.db")
+		st, err := sqlite.Open(ctx, db, sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		absPath, _ := filepath.Abs(path)
+		if _, err := ingest.File(ctx, st, absPath, ingest.Options{}); err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, tab := range archiveTables {
+			n, sum := digestTable(t, db, tab.name, tab.order, abs)
+			fmt.Fprintf(&got, "%s %s %d %s\n", rel, tab.name, n, sum)
+		}
+	}
+
+	golden := filepath.Join("testdata", "archive.golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	wantLines := strings.Split(strings.TrimSuffix(string(want), "\n"), "\n")
+	gotLines := strings.Split(strings.TrimSuffix(got.String(), "\n"), "\n")
+	if len(wantLines) != len(gotLines) {
+		t.Errorf("%d digests, golden has %d", len(gotLines), len(wantLines))
+	}
+	for i := range min(len(wantLines), len(gotLines)) {
+		if wantLines[i] != gotLines[i] {
+			t.Errorf("archive differs:\n got %s\nwant %s", gotLines[i], wantLines[i])
+		}
+	}
+}
+
+// digestTable returns the number of rows of table in the store at db and a
+// SHA-256 of all of them, every value rendered exactly (floats by their
+// bits, blobs in hex), with the machine's path to the data folder replaced.
+func digestTable(t *testing.T, db, table, order, dataDir string) (int, string) {
+	t.Helper()
+	conn, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rows, err := conn.Query(`SELECT * FROM ` + table + ` ORDER BY ` + order)
+	if err != nil {
+		t.Fatalf("dump %s: %v", table, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	w := bufio.NewWriter(h)
+	fmt.Fprintf(w, "%q\n", cols)
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vals {
+			writeValue(w, v, dataDir)
+		}
+		w.WriteByte('\n')
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return n, shortSum(h)
+}
+
+func writeValue(w *bufio.Writer, v any, dataDir string) {
+	switch v := v.(type) {
+	case nil:
+		w.WriteString("NULL")
+	case int64:
+		w.WriteString(strconv.FormatInt(v, 10))
+	case float64:
+		w.WriteString("f" + strconv.FormatUint(math.Float64bits(v), 16))
+	case string:
+		w.WriteString(strconv.Quote(strings.ReplaceAll(v, dataDir, "<data>")))
+	case []byte:
+		w.WriteString("x" + hex.EncodeToString([]byte(strings.ReplaceAll(string(v), dataDir, "<data>"))))
+	default:
+		fmt.Fprintf(w, "%T:%v", v, v)
+	}
+	w.WriteByte('\t')
+}
+
+func shortSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)[:16]) }
