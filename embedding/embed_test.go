@@ -1,6 +1,7 @@
 package embedding
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -226,5 +227,21 @@ func TestQuantizeRoundTrip(t *testing.T) {
 		if x != 0 {
 			t.Fatal("the zero vector did not round-trip to zero")
 		}
+	}
+}
+
+// BenchmarkHashedBatch embeds 64 texts of about 2 KB in one call, as a
+// store embeds a batch of chunks (the scratch space is reused).
+func BenchmarkHashedBatch(b *testing.B) {
+	h := DefaultHashed()
+	texts := make([]string, 64)
+	size := 0
+	for i := range texts {
+		texts[i] = strings.Repeat(fmt.Sprintf("chunk %d of the batch: ", i), 3) + text1K + samples[i%len(samples)]
+		size += len(texts[i])
+	}
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		h.Embed(texts)
 	}
 }
