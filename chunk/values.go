@@ -103,14 +103,20 @@ func editValues(file, old, new string) []string {
 			}
 		}
 		// Deeper definitions are locals and closures, not part of an API.
-		if m := defRE().FindStringSubmatch(l); m != nil && len(m[1]) >= minName && indent <= maxDefIndent {
-			names = append(names, m[1])
+		if indent <= maxDefIndent && mayDefine(l) {
+			if m := defRE().FindStringSubmatch(l); m != nil && len(m[1]) >= minName {
+				names = append(names, m[1])
+			}
 		}
-		if m := sqlNameRE().FindStringSubmatch(l); m != nil {
-			names = append(names, m[1])
+		if containsFold(l, "create") {
+			if m := sqlNameRE().FindStringSubmatch(l); m != nil {
+				names = append(names, m[1])
+			}
 		}
-		for _, m := range namedRE().FindAllStringSubmatch(l, -1) {
-			names = append(names, m[1])
+		if strings.Contains(l, "name") {
+			for _, m := range namedRE().FindAllStringSubmatch(l, -1) {
+				names = append(names, m[1])
+			}
 		}
 		texts = append(texts, uiTexts(l)...)
 	}
@@ -143,9 +149,11 @@ func setting(l string) string {
 // like text for people: a capital letter, then at least two words.
 func uiTexts(l string) []string {
 	var out []string
-	for _, m := range quotedRE().FindAllStringSubmatch(l, -1) {
-		if s := m[1] + m[2]; humanText(s) {
-			out = append(out, s)
+	if quotesCapital(l) {
+		for _, m := range quotedRE().FindAllStringSubmatch(l, -1) {
+			if s := m[1] + m[2]; humanText(s) {
+				out = append(out, s)
+			}
 		}
 	}
 	// A line of prose inside markup (between tags).
@@ -175,11 +183,15 @@ func humanText(s string) bool {
 // may need: the commits it created and the test tally.
 func outputValues(out string) []string {
 	var vs []string
-	for _, m := range commitRE().FindAllStringSubmatch(out, maxValues) {
-		vs = addValue(vs, "commit "+m[2]+" ("+m[1]+"): "+m[3])
+	if strings.HasPrefix(out, "[") || strings.Contains(out, "\n[") {
+		for _, m := range commitRE().FindAllStringSubmatch(out, maxValues) {
+			vs = addValue(vs, "commit "+m[2]+" ("+m[1]+"): "+m[3])
+		}
 	}
-	if ms := tallyRE().FindAllStringSubmatch(out, -1); len(ms) > 0 {
-		vs = addValue(vs, ms[len(ms)-1][1]) // the final tally
+	if mayTally(out) {
+		if ms := tallyRE().FindAllStringSubmatch(out, -1); len(ms) > 0 {
+			vs = addValue(vs, ms[len(ms)-1][1]) // the final tally
+		}
 	}
 	return vs
 }
@@ -187,11 +199,68 @@ func outputValues(out string) []string {
 // reportedIDs returns the ids a tool's result names for later use, such as
 // the id to resume a subagent with.
 func reportedIDs(out string) []string {
+	if !strings.Contains(out, "id: ") && !strings.Contains(out, "Id: ") {
+		return nil
+	}
 	var vs []string
 	for _, m := range reportedIDRE().FindAllStringSubmatch(out, maxValues) {
 		vs = addValue(vs, m[1]+": "+m[2])
 	}
 	return vs
+}
+
+// The regular expressions above are slow next to a substring search, and
+// most lines and outputs cannot match them. The checks below hold for
+// every text a regular expression matches (values_test.go checks that),
+// so they decide when it is worth running.
+
+// defStarts are the words a line matched by defRE can start with (a
+// modifier or the keyword; "def" covers "default" and "defp", "pub"
+// covers "public", "func" covers "function").
+var defStarts = []string{"export", "pub", "private", "static", "async", "def", "func", "fn", "class", "struct",
+	"interface", "enum", "trait", "type", "const", "module", "impl"}
+
+// mayDefine reports whether defRE may match l.
+func mayDefine(l string) bool {
+	if l == "" || l[0] < 'a' || l[0] > 'z' {
+		return false
+	}
+	for _, w := range defStarts {
+		if strings.HasPrefix(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds word (lower-case ASCII letters
+// without k or s, which alone among ASCII letters fold to non-ASCII ones)
+// in any case, as (?i) matches it.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+len(word)], word) {
+			return true
+		}
+	}
+	return false
+}
+
+// quotesCapital reports whether a quote in l is followed by a capital
+// letter: the only matches of quotedRE that uiTexts keeps start so.
+func quotesCapital(l string) bool {
+	for i := 0; i+1 < len(l); i++ {
+		if (l[i] == '"' || l[i] == '\'') && l[i+1] >= 'A' && l[i+1] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// mayTally reports whether tallyRE may match out: each of its words holds
+// one of these.
+func mayTally(out string) bool {
+	return strings.Contains(out, "test") || strings.Contains(out, "pass") ||
+		strings.Contains(out, "example") || strings.Contains(out, "spec")
 }
 
 // addValue appends v, shortened, unless the list is full or holds it.

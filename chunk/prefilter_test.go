@@ -1,0 +1,92 @@
+package chunk
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkPrefilters checks, on one line or output, that each cheap check
+// that skips a regular expression only says no where it cannot match (or
+// where no match would be kept).
+func checkPrefilters(t *testing.T, s string) {
+	t.Helper()
+	if !mayDefine(s) && defRE().MatchString(s) {
+		t.Fatalf("mayDefine is false but defRE matches %q", s)
+	}
+	if !containsFold(s, "create") && sqlNameRE().MatchString(s) {
+		t.Fatalf("containsFold(create) is false but sqlNameRE matches %q", s)
+	}
+	if !strings.Contains(s, "name") && namedRE().MatchString(s) {
+		t.Fatalf("no name but namedRE matches %q", s)
+	}
+	if !quotesCapital(s) {
+		for _, m := range quotedRE().FindAllStringSubmatch(s, -1) {
+			if humanText(m[1] + m[2]) {
+				t.Fatalf("quotesCapital is false but quotedRE finds %q in %q", m[0], s)
+			}
+		}
+	}
+	if !strings.HasPrefix(s, "[") && !strings.Contains(s, "\n[") && commitRE().MatchString(s) {
+		t.Fatalf("no [ at a line start but commitRE matches %q", s)
+	}
+	if !mayTally(s) && tallyRE().MatchString(s) {
+		t.Fatalf("mayTally is false but tallyRE matches %q", s)
+	}
+	if !strings.Contains(s, "id: ") && !strings.Contains(s, "Id: ") && reportedIDRE().MatchString(s) {
+		t.Fatalf("no id: but reportedIDRE matches %q", s)
+	}
+}
+
+var prefilterCases = []string{
+	"func parseHeader(s string) error {", "pub(crate) async fn fetch_rows() {", "export default class Widget",
+	"defmodule App.Repo do", "  function  x", "CREATE UNIQUE INDEX IF NOT EXISTS users_email_idx ON users(email);",
+	"CrEaTe TABLE t", `create index(:posts, [:user_id], name: "posts_user_id_index")`, `setError("Could not save the draft");`,
+	`x = 'Hello there world'`, "[main 1a2b3c4] fix: handle empty input", "log\n[main 1a2b3c4] fix", "59 tests, 0 failures",
+	"Tests: 3 passed, 3 total", "===== 5 passed in 0.12s =====", "3 specs, 0 failures", "2 examples, 0 failures", "10 passing", "agentId: a2898e3", "task_id: abcdef1",
+	"", "[", "id:", `"`, `'A`,
+}
+
+func TestPrefiltersNeverSkipAMatch(t *testing.T) {
+	for _, c := range prefilterCases {
+		checkPrefilters(t, c)
+	}
+	dir := filepath.Join("..", "..", "shared", "data", "transcripts")
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the shared data folder is missing under CI: %v", err)
+		}
+		t.Skipf("no shared transcripts beside the repository: %v", err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.jsonl"))
+	n := 0
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Lines of the files and of the text inside their JSON strings:
+		// code, edits, command outputs.
+		for i, l := range strings.Split(strings.ReplaceAll(string(data), `\n`, "\n"), "\n") {
+			if i%8 != 0 {
+				continue // a sample keeps this quick; the fuzzer does the rest
+			}
+			if len(l) > 400 {
+				l = l[:400]
+			}
+			checkPrefilters(t, strings.TrimSpace(l))
+			n++
+		}
+	}
+	t.Logf("%d lines checked", n)
+}
+
+func FuzzPrefilters(f *testing.F) {
+	for _, c := range prefilterCases {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkPrefilters(t, s)
+	})
+}
