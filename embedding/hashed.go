@@ -91,6 +91,7 @@ type features struct {
 	acc                   []float64
 	fold                  foldScratch
 	gram                  []byte // "<word>" for charGrams
+	text                  analysis
 }
 
 // feature is one occurrence of a hashed feature with its term weight.
@@ -114,7 +115,8 @@ func (h Hashed) embed(text string, fs *features) []float32 {
 }
 
 func (h Hashed) embedWeighted(text string, fs *features, idf func(string) float64) []float32 {
-	a := analyze(text)
+	a := &fs.text
+	a.analyze(text)
 	weight := func(t string) float64 {
 		if idf == nil {
 			return 1

@@ -16,7 +16,7 @@ import (
 // the same vectors bit for bit, or stored vectors would stop comparing with
 // new ones under the same Name.
 func referenceEmbed(h Hashed, text string, idf func(string) float64) []float32 {
-	a := analyze(text)
+	a := referenceAnalyze(text)
 	weight := func(t string) float64 {
 		if idf == nil {
 			return 1

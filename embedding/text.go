@@ -1,9 +1,10 @@
 package embedding
 
 import (
-	"github.com/carryover-dev/carryover/internal/words"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/carryover-dev/carryover/internal/words"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -18,39 +19,132 @@ import (
 type analysis struct {
 	tokens []string // content words and identifier parts, lowercased, in order
 	wholes []string // whole words.IsCompound identifiers and connector-joined words.Compounds, lowercased
+	ws     []string // scratch: the words of one compound
 }
 
 // analyze splits text into lowercased content tokens (words.Stopwords and
 // one-rune tokens dropped) and the whole forms of its words.Compounds.
 func analyze(text string) analysis {
-	if !norm.NFKC.IsNormalString(text) {
-		text = norm.NFKC.String(text)
-	}
 	var a analysis
-	keep := func(t string) (string, bool) {
-		t = strings.ToLower(t)
-		return t, utf8.RuneCountInString(t) >= 2 && !words.Stopwords[t]
+	a.analyze(text)
+	return a
+}
+
+// analyze fills a from text, reusing its memory. It gives what
+// words.Compounds and words.SplitIdent give (analyze_test.go compares them)
+// while allocating only for the tokens it must lowercase: every text of
+// every chunk stored goes through it.
+func (a *analysis) analyze(text string) {
+	a.tokens, a.wholes = a.tokens[:0], a.wholes[:0]
+	if !isASCII(text) && !norm.NFKC.IsNormalString(text) {
+		text = norm.NFKC.String(text) // ASCII text is NFKC already
 	}
-	word := func(w string) {
+	// words.Compounds: runs of word runes joined by single connectors.
+	ws := a.ws[:0]
+	start, end := -1, -1 // byte range of the current compound
+	wstart := -1         // start of the current word
+	prevConnector := false
+	flush := func() {
+		if len(ws) > 0 {
+			a.compound(text[start:end], ws)
+		}
+		ws, start, end = ws[:0], -1, -1
+	}
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		word := false
+		if r < utf8.RuneSelf {
+			word = asciiWord(byte(r))
+		} else {
+			r, size = utf8.DecodeRuneInString(text[i:])
+			word = words.IsWordRune(r)
+		}
+		if word {
+			if wstart < 0 {
+				wstart = i
+				if start < 0 {
+					start = i
+				}
+			}
+			prevConnector = false
+			i += size
+			continue
+		}
+		if wstart >= 0 {
+			ws = append(ws, text[wstart:i])
+			end = i
+			wstart = -1
+		}
+		if words.IsConnector(r) && !prevConnector && len(ws) > 0 && end == i {
+			prevConnector = true
+			i += size
+			continue
+		}
+		prevConnector = false
+		flush()
+		i += size
+	}
+	if wstart >= 0 {
+		ws = append(ws, text[wstart:])
+		end = len(text)
+	}
+	flush()
+	a.ws = ws
+}
+
+// compound adds one compound c made of the words ws.
+func (a *analysis) compound(c string, ws []string) {
+	if len(ws) > 1 {
+		a.wholes = append(a.wholes, strings.ToLower(c))
+	}
+	for _, w := range ws {
+		if !words.IsCompound(w) {
+			a.keep(&a.tokens, w) // its only part: no need to split it
+			continue
+		}
 		parts := words.SplitIdent(w)
 		if len(parts) > 1 {
-			if t, ok := keep(w); ok {
-				a.wholes = append(a.wholes, t)
-			}
+			a.keep(&a.wholes, w)
 		}
 		for _, p := range parts {
-			if t, ok := keep(p); ok {
-				a.tokens = append(a.tokens, t)
-			}
+			a.keep(&a.tokens, p)
 		}
 	}
-	words.Compounds(text, func(c string, ws []string) {
-		if len(ws) > 1 {
-			a.wholes = append(a.wholes, strings.ToLower(c))
+}
+
+// keep appends t lowercased to *dst unless it is one rune or a stopword.
+func (a *analysis) keep(dst *[]string, t string) {
+	t = strings.ToLower(t) // allocates only when t has upper case
+	if len(t) < 2 || len(t) <= maxStopword && words.Stopwords[t] || utf8.RuneCountInString(t) < 2 {
+		return
+	}
+	*dst = append(*dst, t)
+}
+
+// maxStopword is the length of the longest words.Stopwords entry: longer
+// tokens skip the map lookup (analyze_test.go checks it).
+const maxStopword = 7
+
+// asciiWord reports whether words.IsWordRune accepts the ASCII byte c
+// (analyze_test.go checks that it agrees).
+func asciiWord(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z'
+}
+
+// isASCII reports whether s is all ASCII, eight bytes at a time.
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if x&0x8080808080808080 != 0 {
+			return false
 		}
-		for _, w := range ws {
-			word(w)
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
 		}
-	})
-	return a
+	}
+	return true
 }
