@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strings"
 	"time"
@@ -487,11 +488,15 @@ func (s *scanner) stringEnd() (end int, escaped, ok bool) {
 	d := s.data
 	i := s.pos + 1
 	for i < len(d) {
-		c := d[i]
-		if !stringSpecial[c] {
-			i++
-			continue
+		// Skip eight plain bytes at a time: most of a transcript is the
+		// inside of strings.
+		for i+8 <= len(d) && !hasSpecial(binary.LittleEndian.Uint64(d[i:])) {
+			i += 8
 		}
+		if i >= len(d) {
+			break
+		}
+		c := d[i]
 		switch {
 		case c == '"':
 			s.pos = i + 1
@@ -512,21 +517,24 @@ func (s *scanner) stringEnd() (end int, escaped, ok bool) {
 			default:
 				return 0, false, false
 			}
-		default: // a control character
+		case c < 0x20: // a control character
 			return 0, false, false
+		default:
+			i++
 		}
 	}
 	return 0, false, false
 }
 
-// stringSpecial marks the bytes that end a run of plain string bytes.
-var stringSpecial = func() (t [256]bool) {
-	for c := range 0x20 {
-		t[c] = true
-	}
-	t['"'], t['\\'] = true, true
-	return t
-}()
+// hasSpecial reports whether one of the eight bytes of x may be a quote, a
+// backslash or a control character (a byte below 0x20); it may say yes
+// for a plain byte that follows one of those, never no for one of them.
+func hasSpecial(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := x ^ ('"' * ones)
+	backslash := x ^ ('\\' * ones)
+	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(x-0x20*ones)&^x)&highs != 0
+}
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -158,4 +159,25 @@ func FuzzDecodeFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkFast(t, line)
 	})
+}
+
+// TestHasSpecial checks the eight-byte test against a byte by byte one,
+// for every byte value at every position among plain and special bytes.
+func TestHasSpecial(t *testing.T) {
+	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
+	for _, fill := range []byte{'a', 0x7f, 0x80, 0xff, ' ', '!', '#', '[', ']'} {
+		for pos := range 8 {
+			for c := range 256 {
+				var b [8]byte
+				for i := range b {
+					b[i] = fill
+				}
+				b[pos] = byte(c)
+				want := special(byte(c)) || special(fill)
+				if got := hasSpecial(binary.LittleEndian.Uint64(b[:])); got != want {
+					t.Fatalf("hasSpecial(%q) = %v", b, got)
+				}
+			}
+		}
+	}
 }
