@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strings"
 	"time"
 	"unicode/utf16"
@@ -487,17 +488,20 @@ func (s *scanner) number() bool {
 func (s *scanner) stringEnd() (end int, escaped, ok bool) {
 	d := s.data
 	i := s.pos + 1
-	for i < len(d) {
-		// Skip eight plain bytes at a time: most of a transcript is the
-		// inside of strings.
-		for i+8 <= len(d) && !hasSpecial(binary.LittleEndian.Uint64(d[i:])) {
-			i += 8
+	for {
+		// Eight bytes at a time: most of a transcript is the inside of
+		// strings. The lowest byte specials flags is the first special one.
+		if i+8 <= len(d) {
+			m := specials(binary.LittleEndian.Uint64(d[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8
+		} else if i >= len(d) {
+			return 0, false, false
 		}
-		if i >= len(d) {
-			break
-		}
-		c := d[i]
-		switch {
+		switch c := d[i]; {
 		case c == '"':
 			s.pos = i + 1
 			return i + 1, escaped, true
@@ -519,21 +523,20 @@ func (s *scanner) stringEnd() (end int, escaped, ok bool) {
 			}
 		case c < 0x20: // a control character
 			return 0, false, false
-		default:
+		default: // a plain byte of the last few
 			i++
 		}
 	}
-	return 0, false, false
 }
 
-// hasSpecial reports whether one of the eight bytes of x may be a quote, a
-// backslash or a control character (a byte below 0x20); it may say yes
-// for a plain byte that follows one of those, never no for one of them.
-func hasSpecial(x uint64) bool {
+// specials flags (with its high bit) each byte of x that is a quote, a
+// backslash or a control character (below 0x20). The flag of the lowest
+// such byte is exact; a byte above it may be flagged wrongly (a borrow).
+func specials(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := x ^ ('"' * ones)
 	backslash := x ^ ('\\' * ones)
-	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(x-0x20*ones)&^x)&highs != 0
+	return ((quote-ones)&^quote | (backslash-ones)&^backslash | (x-0x20*ones)&^x) & highs
 }
 
 func isHex(c byte) bool {

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -161,11 +162,12 @@ func FuzzDecodeFast(f *testing.F) {
 	})
 }
 
-// TestHasSpecial checks the eight-byte test against a byte by byte one,
-// for every byte value at every position among plain and special bytes.
-func TestHasSpecial(t *testing.T) {
+// TestSpecials checks the eight-byte test against a byte by byte one, for
+// every byte value at every position among plain and special bytes: the
+// lowest flagged byte must be the first special one.
+func TestSpecials(t *testing.T) {
 	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
-	for _, fill := range []byte{'a', 0x7f, 0x80, 0xff, ' ', '!', '#', '[', ']'} {
+	for _, fill := range []byte{'a', 0x7f, 0x80, 0xa0, 0xff, ' ', '!', '#', '[', ']', '"', 0x1f} {
 		for pos := range 8 {
 			for c := range 256 {
 				var b [8]byte
@@ -173,10 +175,35 @@ func TestHasSpecial(t *testing.T) {
 					b[i] = fill
 				}
 				b[pos] = byte(c)
-				want := special(byte(c)) || special(fill)
-				if got := hasSpecial(binary.LittleEndian.Uint64(b[:])); got != want {
-					t.Fatalf("hasSpecial(%q) = %v", b, got)
+				want := 8
+				for i := range b {
+					if special(b[i]) {
+						want = i
+						break
+					}
 				}
+				got := bits.TrailingZeros64(specials(binary.LittleEndian.Uint64(b[:]))) / 8
+				if got != want {
+					t.Fatalf("first special of %q at %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkReadSession reads the largest real session with a Reader, as a
+// cold ingest does.
+func BenchmarkReadSession(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "shared", "data", "transcripts", "spotter", "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"))
+	if err != nil {
+		b.Skipf("no shared transcripts beside the repository: %v", err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		r := NewReader(bytes.NewReader(data), 0, 0)
+		for {
+			if _, err := r.Next(); err != nil {
+				break
 			}
 		}
 	}
