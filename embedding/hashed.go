@@ -92,12 +92,23 @@ type features struct {
 	fold                  foldScratch
 	gram                  []byte // "<word>" for charGrams
 	text                  analysis
+	// The distinct tokens of a text, with their weight and count: a
+	// token's character n-grams are hashed once, not per occurrence.
+	distinct map[string]int
+	tokens   []tokenCount
 }
 
-// feature is one occurrence of a hashed feature with its term weight.
+type tokenCount struct {
+	t string
+	w float64
+	n int
+}
+
+// feature is n occurrences of a hashed feature with its term weight.
 type feature struct {
 	hash uint64
 	w    float64
+	n    int
 }
 
 // EmbedQuery embeds a query with each word's features weighted by idf(word)
@@ -124,20 +135,34 @@ func (h Hashed) embedWeighted(text string, fs *features, idf func(string) float6
 		return idf(t)
 	}
 	fs.words, fs.bigrams, fs.chars = fs.words[:0], fs.bigrams[:0], fs.chars[:0]
+	fs.tokens = fs.tokens[:0]
+	if fs.distinct == nil {
+		fs.distinct = map[string]int{}
+	}
+	clear(fs.distinct)
 	prevW := 0.0
 	for i, t := range a.tokens {
 		w := weight(t)
-		fs.words = append(fs.words, feature{hashString(tagWord, t), w})
+		fs.words = append(fs.words, feature{hashString(tagWord, t), w, 1})
 		if i > 0 {
-			fs.bigrams = append(fs.bigrams, feature{hashPair(a.tokens[i-1], t), (prevW + w) / 2})
+			fs.bigrams = append(fs.bigrams, feature{hashPair(a.tokens[i-1], t), (prevW + w) / 2, 1})
 		}
 		if h.charW > 0 {
-			fs.chars = h.charGrams(fs.chars, t, w, &fs.gram)
+			// idf is a function of the word: a repeat has the same weight.
+			if k, ok := fs.distinct[t]; ok {
+				fs.tokens[k].n++
+			} else {
+				fs.distinct[t] = len(fs.tokens)
+				fs.tokens = append(fs.tokens, tokenCount{t, w, 1})
+			}
 		}
 		prevW = w
 	}
+	for _, tc := range fs.tokens {
+		fs.chars = h.charGrams(fs.chars, tc.t, tc.w, tc.n, &fs.gram)
+	}
 	for _, t := range a.wholes {
-		fs.words = append(fs.words, feature{hashString(tagWord, t), weight(t)})
+		fs.words = append(fs.words, feature{hashString(tagWord, t), weight(t), 1})
 	}
 	if cap(fs.acc) < h.dim {
 		fs.acc = make([]float64, h.dim)
@@ -151,11 +176,12 @@ func (h Hashed) embedWeighted(text string, fs *features, idf func(string) float6
 }
 
 // charGrams appends the minN..maxN-rune n-grams of "<t>", the brackets
-// marking the word's start and end, with weight w. Words shorter than minN
-// runes have none (the word feature covers them). The n-grams starting at
+// marking the word's start and end, with weight w, each counted count
+// times. Words shorter than minN runes have none (the word feature covers
+// them). The n-grams starting at
 // one position are hashed as one growing hash (FNV-1a extends byte by
 // byte), over "<t>" built in buf.
-func (h Hashed) charGrams(dst []feature, t string, w float64, buf *[]byte) []feature {
+func (h Hashed) charGrams(dst []feature, t string, w float64, count int, buf *[]byte) []feature {
 	g := append(append(append((*buf)[:0], '<'), t...), '>')
 	*buf = g
 	n := utf8.RuneCountInString(t)
@@ -170,7 +196,7 @@ func (h Hashed) charGrams(dst []feature, t string, w float64, buf *[]byte) []fea
 			for q, end := p, min(p+h.maxN, len(g)); q < end; q++ {
 				x = fnvByte(x, g[q])
 				if q-p+1 >= h.minN {
-					dst = append(dst, feature{mix(x), w})
+					dst = append(dst, feature{mix(x), w, count})
 				}
 			}
 		}
@@ -190,7 +216,7 @@ func (h Hashed) charGrams(dst []feature, t string, w float64, buf *[]byte) []fea
 				x = fnvByte(x, g[k])
 			}
 			if q-p+1 >= h.minN {
-				dst = append(dst, feature{mix(x), w})
+				dst = append(dst, feature{mix(x), w, count})
 			}
 		}
 	}

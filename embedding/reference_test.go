@@ -27,9 +27,9 @@ func referenceEmbed(h Hashed, text string, idf func(string) float64) []float32 {
 	prevW := 0.0
 	for i, t := range a.tokens {
 		w := weight(t)
-		words = append(words, feature{hashString(tagWord, t), w})
+		words = append(words, feature{hashString(tagWord, t), w, 1})
 		if i > 0 {
-			bigrams = append(bigrams, feature{hashPair(a.tokens[i-1], t), (prevW + w) / 2})
+			bigrams = append(bigrams, feature{hashPair(a.tokens[i-1], t), (prevW + w) / 2, 1})
 		}
 		if h.charW > 0 {
 			chars = referenceCharGrams(h, chars, t, w)
@@ -37,7 +37,7 @@ func referenceEmbed(h Hashed, text string, idf func(string) float64) []float32 {
 		prevW = w
 	}
 	for _, t := range a.wholes {
-		words = append(words, feature{hashString(tagWord, t), weight(t)})
+		words = append(words, feature{hashString(tagWord, t), weight(t), 1})
 	}
 	acc := make([]float64, h.dim)
 	referenceAdd(h, acc, words, h.wordW)
@@ -69,7 +69,7 @@ func referenceCharGrams(h Hashed, dst []feature, t string, w float64) []feature 
 			if p+size == n+2 {
 				x = fnvByte(x, '>')
 			}
-			dst = append(dst, feature{mix(x), w})
+			dst = append(dst, feature{mix(x), w, 1})
 		}
 	}
 	return dst
@@ -87,7 +87,7 @@ func referenceAdd(h Hashed, acc []float64, fs []feature, gw float64) {
 			w = max(w, fs[j].w)
 			j++
 		}
-		out = append(out, feature{fs[i].hash, (1 + math.Log(float64(j-i))) * w})
+		out = append(out, feature{fs[i].hash, (1 + math.Log(float64(j-i))) * w, 1})
 		i = j
 	}
 	var sum float64

@@ -65,7 +65,7 @@ func fold(fs []feature, sc *foldScratch) []feature {
 	for _, end := range bounds[:nb] {
 		switch bucket := tmp[start:end]; {
 		case len(bucket) == 1:
-			out = append(out, feature{bucket[0].hash, bucket[0].w})
+			out = append(out, foldOne(bucket[0]))
 		case len(bucket) > smallBucket:
 			slices.SortFunc(bucket, func(a, b feature) int { return cmp.Compare(a.hash, b.hash) })
 			out = foldRuns(bucket, out)
@@ -82,18 +82,26 @@ func fold(fs []feature, sc *foldScratch) []feature {
 // feature; out may share fs's memory up to fs's start.
 func foldRuns(fs, out []feature) []feature {
 	for i := 0; i < len(fs); {
-		j, w := i+1, fs[i].w
-		for j < len(fs) && fs[j].hash == fs[i].hash {
-			w = max(w, fs[j].w)
-			j++
+		f := fs[i]
+		j := i + 1
+		for ; j < len(fs) && fs[j].hash == f.hash; j++ {
+			f.w = max(f.w, fs[j].w)
+			f.n += fs[j].n
 		}
-		if j-i > 1 {
-			w *= 1 + math.Log(float64(j-i))
-		}
-		out = append(out, feature{fs[i].hash, w})
+		out = append(out, foldOne(f))
 		i = j
 	}
 	return out
+}
+
+// foldOne weights a feature seen f.n times: 1 + ln tf times its weight
+// (the multiplication by 1 + ln 1 = 1 skipped).
+func foldOne(f feature) feature {
+	if f.n > 1 {
+		f.w *= 1 + math.Log(float64(f.n))
+	}
+	f.n = 1
+	return f
 }
 
 func insertionSort(fs []feature) {
