@@ -45,6 +45,9 @@ func indexTerms(fields ...string) string {
 			if !normal {
 				add(w)
 			}
+			if !words.IsCompound(w) {
+				return // SplitIdent would allocate to return w alone
+			}
 			if parts := words.SplitIdent(w); len(parts) > 1 {
 				for _, p := range parts {
 					add(p)
