@@ -3,6 +3,7 @@ package chunk
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,8 +35,12 @@ func checkPrefilters(t *testing.T, s string) {
 	if !mayTally(s) && tallyRE().MatchString(s) {
 		t.Fatalf("mayTally is false but tallyRE matches %q", s)
 	}
-	if !strings.Contains(s, "id: ") && !strings.Contains(s, "Id: ") && reportedIDRE().MatchString(s) {
-		t.Fatalf("no id: but reportedIDRE matches %q", s)
+	var ids []string
+	for _, m := range reportedIDRE().FindAllStringSubmatch(s, maxValues) {
+		ids = addValue(ids, m[1]+": "+m[2])
+	}
+	if got := reportedIDs(s); !slices.Equal(got, ids) {
+		t.Fatalf("reportedIDs(%q) = %q, the expression on all of it finds %q", s, got, ids)
 	}
 }
 
@@ -44,7 +49,7 @@ var prefilterCases = []string{
 	"defmodule App.Repo do", "  function  x", "CREATE UNIQUE INDEX IF NOT EXISTS users_email_idx ON users(email);",
 	"CrEaTe TABLE t", `create index(:posts, [:user_id], name: "posts_user_id_index")`, `setError("Could not save the draft");`,
 	`x = 'Hello there world'`, "[main 1a2b3c4] fix: handle empty input", "log\n[main 1a2b3c4] fix", "59 tests, 0 failures",
-	"Tests: 3 passed, 3 total", "===== 5 passed in 0.12s =====", "3 specs, 0 failures", "2 examples, 0 failures", "10 passing", "agentId: a2898e3", "task_id: abcdef1",
+	"Tests: 3 passed, 3 total", "xsession_id: abcdefgh id: 1234567", "zsession_id: abcdefgh", "é agentId: abcdefg", "a_taskId: abcdef1 run_id: 123456", "===== 5 passed in 0.12s =====", "3 specs, 0 failures", "2 examples, 0 failures", "10 passing", "agentId: a2898e3", "task_id: abcdef1",
 	"", "[", "id:", `"`, `'A`,
 }
 

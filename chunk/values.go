@@ -199,14 +199,31 @@ func outputValues(out string) []string {
 // reportedIDs returns the ids a tool's result names for later use, such as
 // the id to resume a subagent with.
 func reportedIDs(out string) []string {
-	if !strings.Contains(out, "id: ") && !strings.Contains(out, "Id: ") {
+	// A match holds "id: " or "Id: ", at most 8 bytes after its start
+	// ("session_id: "): none starts before k. A subagent's result names
+	// its id at the end, after all its text, which the expression, having
+	// no literal prefix, would otherwise walk position by position.
+	c := strings.Index(out, "id: ")
+	if i := strings.Index(out, "Id: "); i >= 0 && (c < 0 || i < c) {
+		c = i
+	}
+	if c < 0 {
 		return nil
 	}
+	k := max(c-8, 0)
+	for k > 0 && isWordByte(out[k-1]) {
+		k-- // \b at k must see the byte before it, as in out
+	}
 	var vs []string
-	for _, m := range reportedIDRE().FindAllStringSubmatch(out, maxValues) {
+	for _, m := range reportedIDRE().FindAllStringSubmatch(out[k:], maxValues) {
 		vs = addValue(vs, m[1]+": "+m[2])
 	}
 	return vs
+}
+
+// isWordByte reports whether c is an ASCII word character, as \b sees it.
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // The regular expressions above are slow next to a substring search, and
