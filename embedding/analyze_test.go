@@ -108,6 +108,23 @@ func TestAnalyzeHelpers(t *testing.T) {
 	}
 }
 
+func checkSplitIdent(t *testing.T, w string) {
+	t.Helper()
+	if !utf8.ValidString(w) || !words.IsCompound(w) {
+		return // analyze splits only such words
+	}
+	if got, want := splitIdent(w, nil), words.SplitIdent(w); !slices.Equal(got, want) {
+		t.Fatalf("splitIdent(%q) = %q, words.SplitIdent gives %q", w, got, want)
+	}
+}
+
+func TestSplitIdent(t *testing.T) {
+	for _, w := range []string{"parseHTTPResponse_v2", "HTTPServer", "getX", "XMLHttpRequest", "a__b", "_x_", "__init__",
+		"A_B", "snake_case_name", "ÉcoleNormale", "iOS", "ABc", "AbC", "x1Y2z3", "ǅungla", "ΣίσυφοςΑ", "aB_", "B"} {
+		checkSplitIdent(t, w)
+	}
+}
+
 func FuzzAnalyze(f *testing.F) {
 	for _, s := range samples {
 		f.Add(s)
@@ -117,5 +134,6 @@ func FuzzAnalyze(f *testing.F) {
 		var a analysis
 		checkAnalyze(t, &a, text)
 		checkAnalyze(t, &a, text+" "+text) // reused memory
+		checkSplitIdent(t, text)
 	})
 }

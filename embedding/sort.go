@@ -11,6 +11,7 @@ import (
 type foldScratch struct {
 	tmp    []feature
 	bounds []int32
+	tf     [64]float64 // 1 + ln n by n, filled on first use (1 + ln n > 0)
 }
 
 // smallBucket is the largest bucket fold sorts by insertion; a larger one
@@ -35,7 +36,7 @@ func fold(fs []feature, sc *foldScratch) []feature {
 	if n <= smallBucket {
 		copy(tmp, fs)
 		insertionSort(tmp)
-		return foldRuns(tmp, tmp[:0])
+		return sc.foldRuns(tmp, tmp[:0])
 	}
 	b := min(bits.Len(uint(n-1))-1, 16) // n/2 ≤ 2^b < n buckets, at most 65,536
 	shift := 64 - b
@@ -65,13 +66,13 @@ func fold(fs []feature, sc *foldScratch) []feature {
 	for _, end := range bounds[:nb] {
 		switch bucket := tmp[start:end]; {
 		case len(bucket) == 1:
-			out = append(out, foldOne(bucket[0]))
+			out = append(out, sc.weight(bucket[0]))
 		case len(bucket) > smallBucket:
 			slices.SortFunc(bucket, func(a, b feature) int { return cmp.Compare(a.hash, b.hash) })
-			out = foldRuns(bucket, out)
+			out = sc.foldRuns(bucket, out)
 		case len(bucket) > 1:
 			insertionSort(bucket)
-			out = foldRuns(bucket, out)
+			out = sc.foldRuns(bucket, out)
 		}
 		start = end
 	}
@@ -80,7 +81,7 @@ func fold(fs []feature, sc *foldScratch) []feature {
 
 // foldRuns appends each run of equal hashes of the sorted fs to out as one
 // feature; out may share fs's memory up to fs's start.
-func foldRuns(fs, out []feature) []feature {
+func (sc *foldScratch) foldRuns(fs, out []feature) []feature {
 	for i := 0; i < len(fs); {
 		f := fs[i]
 		j := i + 1
@@ -88,17 +89,24 @@ func foldRuns(fs, out []feature) []feature {
 			f.w = max(f.w, fs[j].w)
 			f.n += fs[j].n
 		}
-		out = append(out, foldOne(f))
+		out = append(out, sc.weight(f))
 		i = j
 	}
 	return out
 }
 
-// foldOne weights a feature seen f.n times: 1 + ln tf times its weight
+// weight weights a feature seen f.n times: 1 + ln tf times its weight
 // (the multiplication by 1 + ln 1 = 1 skipped).
-func foldOne(f feature) feature {
+func (sc *foldScratch) weight(f feature) feature {
 	if f.n > 1 {
-		f.w *= 1 + math.Log(float64(f.n))
+		if f.n < len(sc.tf) {
+			if sc.tf[f.n] == 0 {
+				sc.tf[f.n] = 1 + math.Log(float64(f.n))
+			}
+			f.w *= sc.tf[f.n]
+		} else {
+			f.w *= 1 + math.Log(float64(f.n))
+		}
 	}
 	f.n = 1
 	return f

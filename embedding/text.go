@@ -1,7 +1,9 @@
 package embedding
 
 import (
+	"encoding/binary"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/carryover-dev/carryover/internal/words"
@@ -20,6 +22,7 @@ type analysis struct {
 	tokens []string // content words and identifier parts, lowercased, in order
 	wholes []string // whole words.IsCompound identifiers and connector-joined words.Compounds, lowercased
 	ws     []string // scratch: the words of one compound
+	parts  []string // scratch: the parts of one identifier
 }
 
 // analyze splits text into lowercased content tokens (words.Stopwords and
@@ -102,7 +105,8 @@ func (a *analysis) compound(c string, ws []string) {
 			a.keep(&a.tokens, w) // its only part: no need to split it
 			continue
 		}
-		parts := words.SplitIdent(w)
+		parts := splitIdent(w, a.parts[:0])
+		a.parts = parts
 		if len(parts) > 1 {
 			a.keep(&a.wholes, w)
 		}
@@ -110,6 +114,46 @@ func (a *analysis) compound(c string, ws []string) {
 			a.keep(&a.tokens, p)
 		}
 	}
+}
+
+// splitIdent appends to parts what words.SplitIdent returns for a compound
+// word (split at '_', then at case changes), as substrings of w: a word
+// holds no invalid UTF-8, so they are the bytes SplitIdent re-encodes.
+func splitIdent(w string, parts []string) []string {
+	for {
+		seg, rest, more := strings.Cut(w, "_")
+		parts = splitCase(seg, parts)
+		if !more {
+			return parts
+		}
+		w = rest
+	}
+}
+
+// splitCase splits seg before an upper-case letter that follows a
+// lower-case letter or a digit, and before the last capital of a run of
+// capitals followed by a lower-case letter (HTTPResponse: HTTP, Response).
+func splitCase(seg string, parts []string) []string {
+	if seg == "" {
+		return parts
+	}
+	start := 0
+	prev, i := utf8.DecodeRuneInString(seg)
+	for i < len(seg) {
+		cur, n := utf8.DecodeRuneInString(seg[i:])
+		split := (unicode.IsLower(prev) || unicode.IsDigit(prev)) && unicode.IsUpper(cur)
+		if !split && unicode.IsUpper(prev) && unicode.IsUpper(cur) && i+n < len(seg) {
+			next, _ := utf8.DecodeRuneInString(seg[i+n:])
+			split = unicode.IsLower(next)
+		}
+		if split {
+			parts = append(parts, seg[start:i])
+			start = i
+		}
+		prev = cur
+		i += n
+	}
+	return append(parts, seg[start:])
 }
 
 // keep appends t lowercased to *dst unless it is one rune or a stopword.
@@ -135,9 +179,7 @@ func asciiWord(c byte) bool {
 func isASCII(s string) bool {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if x&0x8080808080808080 != 0 {
+		if binary.LittleEndian.Uint64([]byte(s[i:i+8]))&0x8080808080808080 != 0 {
 			return false
 		}
 	}
