@@ -740,7 +740,7 @@ func (b *builder) flush() {
 	if len(b.open) == 0 {
 		return
 	}
-	parts := b.open
+	parts, size := b.open, b.openSize
 	b.open, b.openSize = nil, 0
 	c := carryover.Chunk{
 		SessionID: b.session,
@@ -758,6 +758,7 @@ func (b *builder) flush() {
 	}
 	b.cur.Seq++
 	var text strings.Builder
+	text.Grow(size) // the parts and the newlines between them
 	answer := ""
 	for i, p := range parts {
 		if i > 0 {
