@@ -185,12 +185,14 @@ func File(ctx context.Context, st carryover.Store, path string, opt Options) (Re
 		return rep, fmt.Errorf("seek transcript: %w", err)
 	}
 	r := transcript.NewReader(f, state.Offset, state.Line)
+	var entries []transcript.Entry // reused: nothing keeps a batch's entries
 	for {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
 		start := r.Offset()
-		var entries []transcript.Entry
+		clear(entries)
+		entries = entries[:0]
 		eof := false
 		for r.Offset()-start < batchBytes {
 			e, err := r.Next()
