@@ -29,11 +29,15 @@ func checkPrefilters(t *testing.T, s string) {
 			}
 		}
 	}
-	if !strings.HasPrefix(s, "[") && !strings.Contains(s, "\n[") && commitRE().MatchString(s) {
-		t.Fatalf("no [ at a line start but commitRE matches %q", s)
+	var vs []string
+	for _, m := range commitRE().FindAllStringSubmatch(s, maxValues) {
+		vs = addValue(vs, "commit "+m[2]+" ("+m[1]+"): "+m[3])
 	}
-	if !mayTally(s) && tallyRE().MatchString(s) {
-		t.Fatalf("mayTally is false but tallyRE matches %q", s)
+	if ms := tallyRE().FindAllStringSubmatch(s, -1); len(ms) > 0 {
+		vs = addValue(vs, ms[len(ms)-1][1])
+	}
+	if got := outputValues(s); !slices.Equal(got, vs) {
+		t.Fatalf("outputValues(%q) = %q, the expressions on all of it find %q", s, got, vs)
 	}
 	var ids []string
 	for _, m := range reportedIDRE().FindAllStringSubmatch(s, maxValues) {
@@ -49,7 +53,8 @@ var prefilterCases = []string{
 	"defmodule App.Repo do", "  function  x", "CREATE UNIQUE INDEX IF NOT EXISTS users_email_idx ON users(email);",
 	"CrEaTe TABLE t", `create index(:posts, [:user_id], name: "posts_user_id_index")`, `setError("Could not save the draft");`,
 	`x = 'Hello there world'`, "[main 1a2b3c4] fix: handle empty input", "log\n[main 1a2b3c4] fix", "59 tests, 0 failures",
-	"Tests: 3 passed, 3 total", "xsession_id: abcdefgh id: 1234567", "zsession_id: abcdefgh", "é agentId: abcdefg", "a_taskId: abcdef1 run_id: 123456", "===== 5 passed in 0.12s =====", "3 specs, 0 failures", "2 examples, 0 failures", "10 passing", "agentId: a2898e3", "task_id: abcdef1",
+	"Tests: 3 passed, 3 total", "x\n\n  \n== 4 tests, 0 failures\n5 passing (2s)", "Tests:\n  3 passed, 3 total", "a\n-- \n*\n7 specs",
+	"[main 1a2b3c4] one\n[dev 2b3c4d5] two", "x [a 1234567] no\n[b 7654321] yes", "xsession_id: abcdefgh id: 1234567", "zsession_id: abcdefgh", "é agentId: abcdefg", "a_taskId: abcdef1 run_id: 123456", "===== 5 passed in 0.12s =====", "3 specs, 0 failures", "2 examples, 0 failures", "10 passing", "agentId: a2898e3", "task_id: abcdef1",
 	"", "[", "id:", `"`, `'A`,
 }
 
@@ -93,5 +98,29 @@ func FuzzPrefilters(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		checkPrefilters(t, s)
+	})
+}
+
+func checkShortLine(t *testing.T, s string) {
+	t.Helper()
+	for _, n := range []int{4, 5, 10, 80, 120, 160, 300} {
+		if got, want := shortLine(s, n), shorten(oneLine(s), n); got != want {
+			t.Fatalf("shortLine(%q, %d) = %q, shorten(oneLine) = %q", s, n, got, want)
+		}
+	}
+}
+
+func TestShortLine(t *testing.T) {
+	for _, s := range append(prefilterCases, "  a\tb\n\nc  ", "\u00a0x\u0085y\u2028z\u3000", "é\xffé  \xfe", strings.Repeat("word ", 100),
+		strings.Repeat("日本語 ", 60), strings.Repeat("x", 500)) {
+		checkShortLine(t, s)
+	}
+}
+
+func FuzzShortLine(f *testing.F) {
+	f.Add("  a\tb\n\nc  ")
+	f.Add(strings.Repeat("é ", 90))
+	f.Fuzz(func(t *testing.T, s string) {
+		checkShortLine(t, s)
 	})
 }

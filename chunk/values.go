@@ -182,14 +182,16 @@ func humanText(s string) bool {
 // outputValues returns what a command's output reports that a later step
 // may need: the commits it created and the test tally.
 func outputValues(out string) []string {
+	// Both expressions match from a line start, the same at any line
+	// start; each search starts at the first line that may hold a match.
 	var vs []string
-	if strings.HasPrefix(out, "[") || strings.Contains(out, "\n[") {
-		for _, m := range commitRE().FindAllStringSubmatch(out, maxValues) {
+	if at := commitStart(out); at >= 0 {
+		for _, m := range commitRE().FindAllStringSubmatch(out[at:], maxValues) {
 			vs = addValue(vs, "commit "+m[2]+" ("+m[1]+"): "+m[3])
 		}
 	}
-	if mayTally(out) {
-		if ms := tallyRE().FindAllStringSubmatch(out, -1); len(ms) > 0 {
+	if at := tallyStart(out); at >= 0 {
+		if ms := tallyRE().FindAllStringSubmatch(out[at:], -1); len(ms) > 0 {
 			vs = addValue(vs, ms[len(ms)-1][1]) // the final tally
 		}
 	}
@@ -273,16 +275,41 @@ func quotesCapital(l string) bool {
 	return false
 }
 
-// mayTally reports whether tallyRE may match out: each of its words holds
-// one of these.
-func mayTally(out string) bool {
-	return strings.Contains(out, "test") || strings.Contains(out, "pass") ||
-		strings.Contains(out, "example") || strings.Contains(out, "spec")
+// commitStart returns where the first line starting with '[' starts, or
+// -1: commitRE matches nothing before.
+func commitStart(out string) int {
+	if strings.HasPrefix(out, "[") {
+		return 0
+	}
+	if i := strings.Index(out, "\n["); i >= 0 {
+		return i + 1
+	}
+	return -1
+}
+
+// tallyWords holds, for each word of tallyRE's tally, a part of it.
+var tallyWords = []string{"test", "pass", "example", "spec"}
+
+// tallyStart returns where the line holding the first of tallyWords
+// starts, or -1 when out holds none. A match of tallyRE may start at an
+// earlier line (blank or decorated lines, "Tests:"), but then its tally,
+// which holds one of the words, is the one the search from here finds.
+func tallyStart(out string) int {
+	first := -1
+	for _, w := range tallyWords {
+		if i := strings.Index(out, w); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	if first < 0 {
+		return -1
+	}
+	return strings.LastIndexByte(out[:first], '\n') + 1
 }
 
 // addValue appends v, shortened, unless the list is full or holds it.
 func addValue(vs []string, v string) []string {
-	v = shorten(oneLine(v), valueCap)
+	v = shortLine(v, valueCap)
 	if len(vs) >= maxValues || v == "" {
 		return vs
 	}
