@@ -77,6 +77,15 @@ func TestArchiveGolden(t *testing.T) {
 		t.Fatal("no transcripts in the shared data folder")
 	}
 	slices.Sort(files)
+	// Under the race detector (ten times slower) or -short, the sessions
+	// of up to 256 KB only: eighteen of the thirty, of every kind.
+	partial := raceBuild || testing.Short()
+	if partial {
+		files = slices.DeleteFunc(files, func(path string) bool {
+			fi, err := os.Stat(path)
+			return err != nil || fi.Size() > 256<<10
+		})
+	}
 
 	ctx := context.Background()
 	var got strings.Builder
@@ -116,14 +125,20 @@ func TestArchiveGolden(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
-	wantLines := strings.Split(strings.TrimSuffix(string(want), "\n"), "\n")
+	// A line is "<session> <table> <rows> <digest>".
+	wantLines := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSuffix(string(want), "\n"), "\n") {
+		f := strings.Fields(l)
+		wantLines[f[0]+" "+f[1]] = l
+	}
 	gotLines := strings.Split(strings.TrimSuffix(got.String(), "\n"), "\n")
-	if len(wantLines) != len(gotLines) {
+	if !partial && len(gotLines) != len(wantLines) {
 		t.Errorf("%d digests, golden has %d", len(gotLines), len(wantLines))
 	}
-	for i := range min(len(wantLines), len(gotLines)) {
-		if wantLines[i] != gotLines[i] {
-			t.Errorf("archive differs:\n got %s\nwant %s", gotLines[i], wantLines[i])
+	for _, l := range gotLines {
+		f := strings.Fields(l)
+		if w := wantLines[f[0]+" "+f[1]]; l != w {
+			t.Errorf("archive differs:\n got %s\nwant %s", l, w)
 		}
 	}
 }
