@@ -160,8 +160,8 @@ func TestSameVectorsAsReference(t *testing.T) {
 	// Every stride-th line: some hundreds of texts of all kinds (prompts,
 	// code, tool output, JSON), enough to catch a difference in the bits.
 	stride := 20
-	if testing.Short() {
-		stride = 400
+	if testing.Short() || raceBuild {
+		stride = 200
 	}
 	n := 0
 	for _, path := range files {

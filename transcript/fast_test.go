@@ -136,10 +136,11 @@ func TestDecodeFastRealSessions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		i := 0
 		for line := range bytes.Lines(data) {
 			line = bytes.TrimSpace(line)
-			if len(line) == 0 {
-				continue
+			if i++; len(line) == 0 || raceBuild && i%10 != 0 {
+				continue // under -race, a tenth of the lines
 			}
 			lines++
 			if checkFast(t, line) {
