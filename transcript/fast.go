@@ -200,9 +200,9 @@ var topNames = [...]string{
 }
 
 // topField returns the field a top-level key names. encoding/json also
-// matches names case-insensitively: a key that would match that way is
-// reported as known under the field it folds to, so the caller can treat
-// it as that field (and bail out on a repeat) or refuse it.
+// matches names case-insensitively: a key that would match a field only
+// that way is reported as compactMetadata, which decodeFast leaves to
+// encoding/json.
 func topField(key []byte) (int, bool) {
 	switch string(key) {
 	case "type":
