@@ -178,9 +178,8 @@ func (h Hashed) embedWeighted(text string, fs *features, idf func(string) float6
 // charGrams appends the minN..maxN-rune n-grams of "<t>", the brackets
 // marking the word's start and end, with weight w, each counted count
 // times. Words shorter than minN runes have none (the word feature covers
-// them). The n-grams starting at
-// one position are hashed as one growing hash (FNV-1a extends byte by
-// byte), over "<t>" built in buf.
+// them). The n-grams starting at one position are hashed as one growing
+// hash (FNV-1a extends byte by byte), over "<t>" built in buf.
 func (h Hashed) charGrams(dst []feature, t string, w float64, count int, buf *[]byte) []feature {
 	g := append(append(append((*buf)[:0], '<'), t...), '>')
 	*buf = g
@@ -190,7 +189,7 @@ func (h Hashed) charGrams(dst []feature, t string, w float64, count int, buf *[]
 	}
 	x0 := fnvByte(fnvOffset, tagChar)
 	if n == len(t) {
-		// ASCII: position q of "<t>" is the byte g[q].
+		// One byte per rune (ASCII): position q of "<t>" is g[q].
 		for p := 0; p+h.minN <= len(g); p++ {
 			x := x0
 			for q, end := p, min(p+h.maxN, len(g)); q < end; q++ {
