@@ -254,9 +254,9 @@ func (b *builder) user(e *transcript.Entry) {
 		// The parent agent's task prompt: context, not a user turn.
 		b.closeStep()
 		b.ensureStep(e)
-		b.addPart(e, "Prompt: "+headTail(text, promptHead, promptTail), "Prompt: "+shorten(oneLine(text), 100))
+		b.addPart(e, "Prompt: "+headTail(text, promptHead, promptTail), "Prompt: "+shortLine(text, 100))
 		if b.cur.Prompt == "" {
-			b.cur.Prompt = shorten(oneLine(text), 300)
+			b.cur.Prompt = shortLine(text, 300)
 		}
 		b.closeStep()
 	case kind == turnNote:
@@ -281,14 +281,14 @@ func (b *builder) prompt(e *transcript.Entry, text string) {
 	if intent == "" {
 		intent = text
 	}
-	b.cur.Prompt = shorten(oneLine(intent), 300)
+	b.cur.Prompt = shortLine(intent, 300)
 	b.cur.Errors = nil // errors are resolved within their turn
 	if b.cur.Turn == 0 {
 		b.res.Title = shorten(firstLine(intent), 120)
 	}
 	b.ensureStep(e)
-	p := b.addPart(e, "User: "+headTail(text, promptHead, promptTail), "User: "+shorten(oneLine(intent), 100))
-	b.item(p, e, carryover.KindGoal, shorten(oneLine(intent), 400), "", false)
+	p := b.addPart(e, "User: "+headTail(text, promptHead, promptTail), "User: "+shortLine(intent, 100))
+	b.item(p, e, carryover.KindGoal, shortLine(intent, 400), "", false)
 	var seen []string
 	for _, s := range sentences(intent) {
 		if len(seen) < maxConstraints && isConstraint(s) && !slices.Contains(seen, s) {
@@ -436,7 +436,7 @@ func (b *builder) failure(c Call, p *part, e *transcript.Entry, out string, code
 	if strings.HasPrefix(out, rejectPrefix) {
 		// Not an error: the user said no, sometimes with a rule to follow.
 		if _, reason, ok := strings.Cut(out, "reason for the rejection:"); ok && strings.TrimSpace(reason) != "" {
-			b.item(p, e, carryover.KindConstraint, shorten(oneLine(reason), 400), "", false)
+			b.item(p, e, carryover.KindConstraint, shortLine(reason, 400), "", false)
 		}
 		return
 	}
@@ -742,7 +742,7 @@ func (b *builder) flush() {
 	if len(b.open) == 0 {
 		return
 	}
-	parts := b.open
+	parts, size := b.open, b.openSize
 	b.open, b.openSize = nil, 0
 	c := carryover.Chunk{
 		SessionID: b.session,
@@ -760,6 +760,7 @@ func (b *builder) flush() {
 	}
 	b.cur.Seq++
 	var text strings.Builder
+	text.Grow(size) // the parts and the newlines between them
 	answer := ""
 	for i, p := range parts {
 		if i > 0 {

@@ -147,7 +147,7 @@ func errorSummary(out string, code int) string {
 	if code > 0 {
 		s = "exit " + strconv.Itoa(code) + ": " + s
 	}
-	return shorten(oneLine(s), 300)
+	return shortLine(s, 300)
 }
 
 // trivialCommands are not worth a command item.
@@ -240,7 +240,7 @@ func markers(text string) []string {
 	for line := range strings.Lines(text) {
 		for _, m := range markerWords {
 			if i := strings.Index(line, m); i >= 0 {
-				out = append(out, shorten(oneLine(line[i:]), 300))
+				out = append(out, shortLine(line[i:], 300))
 				break
 			}
 		}

@@ -104,18 +104,18 @@ func renderCall(id, name string, raw json.RawMessage, project string) (string, C
 	case "Bash":
 		cmd := strings.TrimSpace(in.Command)
 		c.Command = shorten(cmd, 400) // enough for items; keeps the Cursor small
-		c.Desc = shorten(oneLine(in.Description), 200)
+		c.Desc = shortLine(in.Description, 200)
 		text = "$ " + headTail(cmd, 1200, 300)
 		if c.Desc != "" {
 			text += "  # " + shorten(c.Desc, 120)
 		}
-		c.Head = "$ " + shorten(oneLine(cmd), 120)
+		c.Head = "$ " + shortLine(cmd, 120)
 	case "Edit":
 		c.File = file
 		// As a diff, added lines first (see editDiff); unescaped, the code
 		// stays greppable as written.
 		text = fmt.Sprintf("Edit %s:\n%s", file, editDiff(in.OldString, in.NewString, 900, 300))
-		c.Change = fmt.Sprintf("%s: \"%s\" → \"%s\"", file, shorten(oneLine(in.OldString), 80), shorten(oneLine(in.NewString), 160))
+		c.Change = fmt.Sprintf("%s: \"%s\" → \"%s\"", file, shortLine(in.OldString, 80), shortLine(in.NewString, 160))
 		if in.ReplaceAll {
 			text += " (all)"
 		}
@@ -181,7 +181,7 @@ func renderCall(id, name string, raw json.RawMessage, project string) (string, C
 		}
 		text += " " + oneLine(in.Description) + "\n" + headTail(in.Prompt, 400, 0)
 	case "WebFetch":
-		text = "WebFetch " + in.URL + " — " + shorten(oneLine(in.Prompt), 300)
+		text = "WebFetch " + in.URL + " — " + shortLine(in.Prompt, 300)
 	case "WebSearch":
 		text = "WebSearch " + in.Query
 	case "Skill":
@@ -191,18 +191,18 @@ func renderCall(id, name string, raw json.RawMessage, project string) (string, C
 	case "AskUserQuestion":
 		text = "AskUserQuestion " + headTail(in.Question, 600, 200)
 	case "TaskCreate":
-		c.Desc = shorten(oneLine(in.Subject), 120)
-		text = "TaskCreate " + c.Desc + ": " + shorten(oneLine(in.Description), 300)
+		c.Desc = shortLine(in.Subject, 120)
+		text = "TaskCreate " + c.Desc + ": " + shortLine(in.Description, 300)
 	case "TaskUpdate":
 		c.TaskID = idString(in.TaskID)
 		c.Status = in.Status
-		c.Desc = shorten(oneLine(in.Subject), 120)
+		c.Desc = shortLine(in.Subject, 120)
 		text = strings.TrimSpace(fmt.Sprintf("TaskUpdate #%s %s %s", c.TaskID, c.Status, c.Desc))
 	default:
 		text = strings.TrimSpace(name + " " + strings.Join(stringValues(raw, 6), "; "))
 	}
 	if c.Head == "" {
-		c.Head = shorten(oneLine(text), 120)
+		c.Head = shortLine(text, 120)
 	}
 	return text, c
 }
@@ -271,7 +271,7 @@ func stringValues(raw json.RawMessage, max int) []string {
 			if top != nil && top.obj {
 				top.wantKey = true
 			}
-			if s := shorten(oneLine(v), 200); s != "" {
+			if s := shortLine(v, 200); s != "" {
 				out = append(out, key+": "+s)
 			}
 		default:

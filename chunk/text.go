@@ -3,6 +3,7 @@ package chunk
 import (
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -42,6 +43,32 @@ func shorten(s string, n int) string {
 // oneLine collapses all whitespace runs of s into single spaces.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// shortLine returns shorten(oneLine(s), n) but reads s only as far as the
+// result needs: s may be a whole file written or edited.
+func shortLine(s string, n int) string {
+	var b []byte
+	space := false
+	// Past n bytes the result is cut at n-len("…") or before: the rest
+	// of s does not matter.
+	for i := 0; i < len(s) && len(b) <= n; {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if unicode.IsSpace(r) {
+			space = len(b) > 0
+		} else {
+			if space {
+				b = append(b, ' ')
+				space = false
+			}
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return shorten(string(b), n)
 }
 
 // firstLine returns the first non-blank line of s, trimmed.

@@ -103,14 +103,20 @@ func editValues(file, old, new string) []string {
 			}
 		}
 		// Deeper definitions are locals and closures, not part of an API.
-		if m := defRE().FindStringSubmatch(l); m != nil && len(m[1]) >= minName && indent <= maxDefIndent {
-			names = append(names, m[1])
+		if indent <= maxDefIndent && mayDefine(l) {
+			if m := defRE().FindStringSubmatch(l); m != nil && len(m[1]) >= minName {
+				names = append(names, m[1])
+			}
 		}
-		if m := sqlNameRE().FindStringSubmatch(l); m != nil {
-			names = append(names, m[1])
+		if containsFold(l, "create") {
+			if m := sqlNameRE().FindStringSubmatch(l); m != nil {
+				names = append(names, m[1])
+			}
 		}
-		for _, m := range namedRE().FindAllStringSubmatch(l, -1) {
-			names = append(names, m[1])
+		if strings.Contains(l, "name") {
+			for _, m := range namedRE().FindAllStringSubmatch(l, -1) {
+				names = append(names, m[1])
+			}
 		}
 		texts = append(texts, uiTexts(l)...)
 	}
@@ -143,9 +149,11 @@ func setting(l string) string {
 // like text for people: a capital letter, then at least two words.
 func uiTexts(l string) []string {
 	var out []string
-	for _, m := range quotedRE().FindAllStringSubmatch(l, -1) {
-		if s := m[1] + m[2]; humanText(s) {
-			out = append(out, s)
+	if quotesCapital(l) {
+		for _, m := range quotedRE().FindAllStringSubmatch(l, -1) {
+			if s := m[1] + m[2]; humanText(s) {
+				out = append(out, s)
+			}
 		}
 	}
 	// A line of prose inside markup (between tags).
@@ -174,12 +182,18 @@ func humanText(s string) bool {
 // outputValues returns what a command's output reports that a later step
 // may need: the commits it created and the test tally.
 func outputValues(out string) []string {
+	// Both expressions match from a line start, the same at any line
+	// start; each search starts at the first line that may hold a match.
 	var vs []string
-	for _, m := range commitRE().FindAllStringSubmatch(out, maxValues) {
-		vs = addValue(vs, "commit "+m[2]+" ("+m[1]+"): "+m[3])
+	if at := commitStart(out); at >= 0 {
+		for _, m := range commitRE().FindAllStringSubmatch(out[at:], maxValues) {
+			vs = addValue(vs, "commit "+m[2]+" ("+m[1]+"): "+m[3])
+		}
 	}
-	if ms := tallyRE().FindAllStringSubmatch(out, -1); len(ms) > 0 {
-		vs = addValue(vs, ms[len(ms)-1][1]) // the final tally
+	if at := tallyStart(out); at >= 0 {
+		if ms := tallyRE().FindAllStringSubmatch(out[at:], -1); len(ms) > 0 {
+			vs = addValue(vs, ms[len(ms)-1][1]) // the final tally
+		}
 	}
 	return vs
 }
@@ -187,16 +201,115 @@ func outputValues(out string) []string {
 // reportedIDs returns the ids a tool's result names for later use, such as
 // the id to resume a subagent with.
 func reportedIDs(out string) []string {
+	// A match holds "id: " or "Id: ", at most 8 bytes after its start
+	// ("session_id: "): none starts before k. A subagent's result names
+	// its id at the end, after all its text, which the expression, having
+	// no literal prefix, would otherwise walk position by position.
+	c := strings.Index(out, "id: ")
+	if i := strings.Index(out, "Id: "); i >= 0 && (c < 0 || i < c) {
+		c = i
+	}
+	if c < 0 {
+		return nil
+	}
+	k := max(c-8, 0)
+	for k > 0 && isWordByte(out[k-1]) {
+		k-- // \b at k must see the byte before it, as in out
+	}
 	var vs []string
-	for _, m := range reportedIDRE().FindAllStringSubmatch(out, maxValues) {
+	for _, m := range reportedIDRE().FindAllStringSubmatch(out[k:], maxValues) {
 		vs = addValue(vs, m[1]+": "+m[2])
 	}
 	return vs
 }
 
+// isWordByte reports whether c is an ASCII word character, as \b sees it.
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// The regular expressions above are slow next to a substring search, and
+// most lines and outputs cannot match them. The checks below hold for
+// every text a regular expression matches (values_test.go checks that),
+// so they decide when it is worth running.
+
+// defStarts are the words a line matched by defRE can start with (a
+// modifier or the keyword; "def" covers "default" and "defp", "pub"
+// covers "public", "func" covers "function").
+var defStarts = []string{"export", "pub", "private", "static", "async", "def", "func", "fn", "class", "struct",
+	"interface", "enum", "trait", "type", "const", "module", "impl"}
+
+// mayDefine reports whether defRE may match l.
+func mayDefine(l string) bool {
+	if l == "" || l[0] < 'a' || l[0] > 'z' {
+		return false
+	}
+	for _, w := range defStarts {
+		if strings.HasPrefix(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds word (lower-case ASCII letters
+// without k or s, which alone among ASCII letters fold to non-ASCII ones)
+// in any case, as (?i) matches it.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+len(word)], word) {
+			return true
+		}
+	}
+	return false
+}
+
+// quotesCapital reports whether a quote in l is followed by a capital
+// letter: the only matches of quotedRE that uiTexts keeps start so.
+func quotesCapital(l string) bool {
+	for i := 0; i+1 < len(l); i++ {
+		if (l[i] == '"' || l[i] == '\'') && l[i+1] >= 'A' && l[i+1] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// commitStart returns where the first line starting with '[' starts, or
+// -1: commitRE matches nothing before.
+func commitStart(out string) int {
+	if strings.HasPrefix(out, "[") {
+		return 0
+	}
+	if i := strings.Index(out, "\n["); i >= 0 {
+		return i + 1
+	}
+	return -1
+}
+
+// tallyWords holds, for each word of tallyRE's tally, a part of it.
+var tallyWords = []string{"test", "pass", "example", "spec"}
+
+// tallyStart returns where the line holding the first of tallyWords
+// starts, or -1 when out holds none. A match of tallyRE may start at an
+// earlier line (blank or decorated lines, "Tests:"), but then its tally,
+// which holds one of the words, is the one the search from here finds.
+func tallyStart(out string) int {
+	first := -1
+	for _, w := range tallyWords {
+		if i := strings.Index(out, w); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	if first < 0 {
+		return -1
+	}
+	return strings.LastIndexByte(out[:first], '\n') + 1
+}
+
 // addValue appends v, shortened, unless the list is full or holds it.
 func addValue(vs []string, v string) []string {
-	v = shorten(oneLine(v), valueCap)
+	v = shortLine(v, valueCap)
 	if len(vs) >= maxValues || v == "" {
 		return vs
 	}

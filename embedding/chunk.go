@@ -22,6 +22,7 @@ const structuredRepeat = 3
 // about where one in the prose may only mention it.
 func ChunkText(c carryover.Chunk) string {
 	var b strings.Builder
+	b.Grow(min(chunkTextSize(c), 2*maxChunkBytes)) // a hint: a long piece may go past maxChunkBytes
 	add := func(x string) {
 		if x == "" || b.Len() >= maxChunkBytes {
 			return
@@ -45,4 +46,15 @@ func ChunkText(c carryover.Chunk) string {
 		s = strings.ToValidUTF8(s[:maxChunkBytes], "")
 	}
 	return s
+}
+
+// chunkTextSize is the length of ChunkText before it is cut.
+func chunkTextSize(c carryover.Chunk) int {
+	n := len(c.Prompt) + len(c.Text) + 2
+	for _, l := range [][]string{c.Files, c.Commands, c.Errors} {
+		for _, x := range l {
+			n += structuredRepeat * (len(x) + 1)
+		}
+	}
+	return n
 }

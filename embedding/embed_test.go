@@ -1,6 +1,7 @@
 package embedding
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -226,5 +227,52 @@ func TestQuantizeRoundTrip(t *testing.T) {
 		if x != 0 {
 			t.Fatal("the zero vector did not round-trip to zero")
 		}
+	}
+}
+
+// BenchmarkHashedBatch embeds 64 texts of about 2 KB in one call, as a
+// store embeds a batch of chunks (the scratch space is reused).
+func BenchmarkHashedBatch(b *testing.B) {
+	h := DefaultHashed()
+	texts := make([]string, 64)
+	size := 0
+	for i := range texts {
+		texts[i] = strings.Repeat(fmt.Sprintf("chunk %d of the batch: ", i), 3) + text1K + samples[i%len(samples)]
+		size += len(texts[i])
+	}
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		h.Embed(texts)
+	}
+}
+
+// TestRound32 compares round32 with math.Round on the float32 values that
+// Quantize can meet (|x| ≤ 127.5): every one near each half, and a sweep.
+func TestRound32(t *testing.T) {
+	check := func(x float32) {
+		if got, want := round32(x), int64(math.Round(float64(x))); got != want {
+			t.Fatalf("round32(%v) = %d, math.Round gives %d", x, got, want)
+		}
+	}
+	for k := -128; k <= 128; k++ {
+		half := float32(k) + 0.5
+		x := half
+		for range 64 {
+			check(x)
+			check(-x)
+			x = math.Nextafter32(x, 0)
+		}
+		x = half
+		for range 64 {
+			check(x)
+			x = math.Nextafter32(x, float32(math.Inf(1)))
+		}
+	}
+	for _, x := range []float32{0, float32(math.Copysign(0, -1)), 1e-45, 1e-30, 0.49999997, 0.5, 127, 127.49999, -127.5} {
+		check(x)
+	}
+	for b := uint32(0); b < 0x43000000; b += 4099 { // all magnitudes up to 128
+		check(math.Float32frombits(b))
+		check(-math.Float32frombits(b))
 	}
 }

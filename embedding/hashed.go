@@ -4,10 +4,9 @@
 package embedding
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
+	"unicode/utf8"
 
 	"github.com/carryover-dev/carryover"
 )
@@ -90,12 +89,26 @@ func (h Hashed) Embed(texts []string) [][]float32 {
 type features struct {
 	words, bigrams, chars []feature
 	acc                   []float64
+	fold                  foldScratch
+	gram                  []byte // "<word>" for charGrams
+	text                  analysis
+	// The distinct tokens of a text, with their weight and count: a
+	// token's character n-grams are hashed once, not per occurrence.
+	distinct map[string]int
+	tokens   []tokenCount
 }
 
-// feature is one occurrence of a hashed feature with its term weight.
+type tokenCount struct {
+	t string
+	w float64
+	n int
+}
+
+// feature is n occurrences of a hashed feature with its term weight.
 type feature struct {
 	hash uint64
 	w    float64
+	n    int
 }
 
 // EmbedQuery embeds a query with each word's features weighted by idf(word)
@@ -113,7 +126,8 @@ func (h Hashed) embed(text string, fs *features) []float32 {
 }
 
 func (h Hashed) embedWeighted(text string, fs *features, idf func(string) float64) []float32 {
-	a := analyze(text)
+	a := &fs.text
+	a.analyze(text)
 	weight := func(t string) float64 {
 		if idf == nil {
 			return 1
@@ -121,86 +135,101 @@ func (h Hashed) embedWeighted(text string, fs *features, idf func(string) float6
 		return idf(t)
 	}
 	fs.words, fs.bigrams, fs.chars = fs.words[:0], fs.bigrams[:0], fs.chars[:0]
+	fs.tokens = fs.tokens[:0]
+	if fs.distinct == nil {
+		fs.distinct = map[string]int{}
+	}
+	clear(fs.distinct)
 	prevW := 0.0
 	for i, t := range a.tokens {
 		w := weight(t)
-		fs.words = append(fs.words, feature{hashString(tagWord, t), w})
+		fs.words = append(fs.words, feature{hashString(tagWord, t), w, 1})
 		if i > 0 {
-			fs.bigrams = append(fs.bigrams, feature{hashPair(a.tokens[i-1], t), (prevW + w) / 2})
+			fs.bigrams = append(fs.bigrams, feature{hashPair(a.tokens[i-1], t), (prevW + w) / 2, 1})
 		}
 		if h.charW > 0 {
-			fs.chars = h.charGrams(fs.chars, t, w)
+			// idf is a function of the word: a repeat has the same weight.
+			if k, ok := fs.distinct[t]; ok {
+				fs.tokens[k].n++
+			} else {
+				fs.distinct[t] = len(fs.tokens)
+				fs.tokens = append(fs.tokens, tokenCount{t, w, 1})
+			}
 		}
 		prevW = w
 	}
+	for _, tc := range fs.tokens {
+		fs.chars = h.charGrams(fs.chars, tc.t, tc.w, tc.n, &fs.gram)
+	}
 	for _, t := range a.wholes {
-		fs.words = append(fs.words, feature{hashString(tagWord, t), weight(t)})
+		fs.words = append(fs.words, feature{hashString(tagWord, t), weight(t), 1})
 	}
 	if cap(fs.acc) < h.dim {
 		fs.acc = make([]float64, h.dim)
 	}
 	acc := fs.acc[:h.dim]
 	clear(acc)
-	h.add(acc, fs.words, h.wordW)
-	h.add(acc, fs.bigrams, h.bigramW)
-	h.add(acc, fs.chars, h.charW)
+	h.add(acc, fs.words, &fs.fold, h.wordW)
+	h.add(acc, fs.bigrams, &fs.fold, h.bigramW)
+	h.add(acc, fs.chars, &fs.fold, h.charW)
 	return normalized(acc)
 }
 
 // charGrams appends the minN..maxN-rune n-grams of "<t>", the brackets
-// marking the word's start and end, with weight w. Words shorter than minN
-// runes have none (the word feature covers them). It hashes the bytes of
-// "<t>" without building it.
-func (h Hashed) charGrams(dst []feature, t string, w float64) []feature {
-	var offs [64]int
-	idx := offs[:0] // byte offset of each rune of t, then len(t)
-	for i := range t {
-		idx = append(idx, i)
-	}
-	idx = append(idx, len(t))
-	n := len(idx) - 1
+// marking the word's start and end, with weight w, each counted count
+// times. Words shorter than minN runes have none (the word feature covers
+// them). The n-grams starting at one position are hashed as one growing
+// hash (FNV-1a extends byte by byte), over "<t>" built in buf.
+func (h Hashed) charGrams(dst []feature, t string, w float64, count int, buf *[]byte) []feature {
+	g := append(append(append((*buf)[:0], '<'), t...), '>')
+	*buf = g
+	n := utf8.RuneCountInString(t)
 	if n < h.minN {
 		return dst
 	}
-	// Position p of "<t>" is '<' for 0, '>' for n+1, t's rune p-1 between.
-	for size := h.minN; size <= h.maxN; size++ {
-		for p := 0; p+size <= n+2; p++ {
-			x := fnvByte(fnvOffset, tagChar)
-			if p == 0 {
-				x = fnvByte(x, '<')
+	x0 := fnvByte(fnvOffset, tagChar)
+	if n == len(t) {
+		// One byte per rune (ASCII): position q of "<t>" is g[q].
+		for p := 0; p+h.minN <= len(g); p++ {
+			x := x0
+			for q, end := p, min(p+h.maxN, len(g)); q < end; q++ {
+				x = fnvByte(x, g[q])
+				if q-p+1 >= h.minN {
+					dst = append(dst, feature{mix(x), w, count})
+				}
 			}
-			a, b := max(p-1, 0), min(p+size-1, n)
-			for k := idx[a]; k < idx[b]; k++ {
-				x = fnvByte(x, t[k])
+		}
+		return dst
+	}
+	// Position q of "<t>" is the bytes g[at[q]:at[q+1]].
+	var offs [66]int
+	at := append(offs[:0], 0)
+	for i := range t {
+		at = append(at, i+1)
+	}
+	at = append(at, len(t)+1, len(t)+2)
+	for p := 0; p+h.minN <= n+2; p++ {
+		x := x0
+		for q, end := p, min(p+h.maxN, n+2); q < end; q++ {
+			for k := at[q]; k < at[q+1]; k++ {
+				x = fnvByte(x, g[k])
 			}
-			if p+size == n+2 {
-				x = fnvByte(x, '>')
+			if q-p+1 >= h.minN {
+				dst = append(dst, feature{mix(x), w, count})
 			}
-			dst = append(dst, feature{mix(x), w})
 		}
 	}
 	return dst
 }
 
-// add adds one feature group to acc: per distinct feature, sublinear tf
-// times the largest weight it occurs with, a sign from the hash, the group
-// normalised to length gw.
-func (h Hashed) add(acc []float64, fs []feature, gw float64) {
+// add adds one feature group to acc: per distinct feature (in hash order),
+// sublinear tf times the largest weight it occurs with, a sign from the
+// hash, the group normalised to length gw.
+func (h Hashed) add(acc []float64, fs []feature, sc *foldScratch, gw float64) {
 	if gw == 0 || len(fs) == 0 {
 		return
 	}
-	slices.SortFunc(fs, func(a, b feature) int { return cmp.Compare(a.hash, b.hash) })
-	// Fold each run of equal hashes into its first element.
-	out := fs[:0]
-	for i := 0; i < len(fs); {
-		j, w := i+1, fs[i].w
-		for j < len(fs) && fs[j].hash == fs[i].hash {
-			w = max(w, fs[j].w)
-			j++
-		}
-		out = append(out, feature{fs[i].hash, (1 + math.Log(float64(j-i))) * w})
-		i = j
-	}
+	out := fold(fs, sc)
 	var sum float64
 	for _, f := range out {
 		sum += f.w * f.w

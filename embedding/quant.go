@@ -17,9 +17,21 @@ func Quantize(v []float32) []byte {
 	}
 	s := 127 / m
 	for i, x := range v {
-		out[i] = byte(int8(math.Round(float64(x * s))))
+		out[i] = byte(int8(round32(x * s)))
 	}
 	return out
+}
+
+// round32 rounds a float32 to the nearest integer, halves away from zero,
+// as math.Round does, without its bit manipulation: for a float32 of at
+// most 2^24, adding one half in float64 is exact (or, below 2^-30, can
+// only stay below 1), so truncating the sum rounds.
+func round32(x float32) int64 {
+	f := float64(x)
+	if f < 0 {
+		return -int64(-f + 0.5)
+	}
+	return int64(f + 0.5)
 }
 
 // Dequantize decodes what Quantize encoded into dst (reused when large

@@ -205,12 +205,14 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 	// A transcript read again from the start replaces the session's raw
 	// lines; otherwise a batch adds those after the stored ones.
 	replaceRaw := rep.Restarted
+	var entries []transcript.Entry // reused: nothing keeps a batch's entries
 	for {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
 		start := r.Offset()
-		var entries []transcript.Entry
+		clear(entries)
+		entries = entries[:0]
 		eof := false
 		for r.Offset()-start < batchBytes {
 			e, err := r.Next()

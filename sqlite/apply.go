@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/rank"
@@ -161,6 +162,31 @@ func upsertSession(ctx context.Context, tx *sql.Tx, ss carryover.Session) (int64
 	return projectID, nil
 }
 
+// rowsPerInsert bounds the rows of one multi-row INSERT, well inside
+// SQLite's limit on bound parameters (32,766).
+const rowsPerInsert = 200
+
+// Each statement that writes a table with a full-text index through a
+// trigger opens a savepoint, and FTS5 writes its pending terms to disk at
+// every savepoint: one INSERT per chunk or item gave one tiny index
+// segment each, and FTS5's merges of those segments cost more than the
+// indexing itself. A multi-row INSERT indexes all its rows into one
+// segment, and runs its rows one after the other, as the statements did.
+
+// values returns n parenthesised groups of k placeholders, comma-separated.
+func values(n, k int) string {
+	group := "(" + strings.Repeat("?, ", k-1) + "?)"
+	var b strings.Builder
+	b.Grow(n * (len(group) + 2))
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(group)
+	}
+	return b.String()
+}
+
 // insertChunks stores new chunks and returns the row id of each chunk of the
 // batch by Seq, the existing row's id for a duplicate.
 func insertChunks(ctx context.Context, tx *sql.Tx, projectID int64, sessionID string, chunks []carryover.Chunk) (map[int]int64, error) {
@@ -168,35 +194,52 @@ func insertChunks(ctx context.Context, tx *sql.Tx, projectID int64, sessionID st
 	if len(chunks) == 0 {
 		return ids, nil
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks
-		(project_id, session_id, seq, turn, win, first_line, last_line, start_ms, end_ms,
-		 prompt, summary, text, tools, files, commands, errors, sidechain, agent_id, hash, terms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (project_id, hash) DO NOTHING`)
-	if err != nil {
-		return nil, wrapErr("apply: chunks", err)
-	}
-	defer ins.Close()
-	var existing *sql.Stmt
-	for _, c := range chunks {
-		res, err := ins.ExecContext(ctx, projectID, sessionID, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine,
-			ms(c.Start), ms(c.End), c.Prompt, c.Summary, c.Text,
-			jsonList(c.Tools), jsonList(c.Files), jsonList(c.Commands), jsonList(c.Errors),
-			c.Sidechain, c.AgentID, c.Hash, rank.ChunkTerms(c))
-		if err != nil {
-			return nil, wrapErr(fmt.Sprintf("apply: chunk %d", c.Seq), err)
+	const cols = 20
+	inserted := make(map[string]int64, len(chunks)) // by hash
+	for start := 0; start < len(chunks); start += rowsPerInsert {
+		part := chunks[start:min(start+rowsPerInsert, len(chunks))]
+		args := make([]any, 0, cols*len(part))
+		for _, c := range part {
+			args = append(args, projectID, sessionID, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine,
+				ms(c.Start), ms(c.End), c.Prompt, c.Summary, c.Text,
+				jsonList(c.Tools), jsonList(c.Files), jsonList(c.Commands), jsonList(c.Errors),
+				c.Sidechain, c.AgentID, c.Hash, rank.ChunkTerms(c))
 		}
-		n, err := res.RowsAffected()
+		rows, err := tx.QueryContext(ctx, `INSERT INTO chunks
+			(project_id, session_id, seq, turn, win, first_line, last_line, start_ms, end_ms,
+			 prompt, summary, text, tools, files, commands, errors, sidechain, agent_id, hash, terms)
+			VALUES `+values(len(part), cols)+`
+			ON CONFLICT (project_id, hash) DO NOTHING
+			RETURNING id, hash`, args...)
 		if err != nil {
-			return nil, wrapErr("apply: chunks", err)
+			return nil, wrapErr(fmt.Sprintf("apply: chunks %d-%d", part[0].Seq, part[len(part)-1].Seq), err)
 		}
-		if n == 1 {
-			if ids[c.Seq], err = res.LastInsertId(); err != nil {
+		for rows.Next() {
+			var id int64
+			var hash string
+			if err := rows.Scan(&id, &hash); err != nil {
+				rows.Close()
 				return nil, wrapErr("apply: chunks", err)
 			}
+			inserted[hash] = id
+		}
+		if err := rows.Close(); err != nil {
+			return nil, wrapErr("apply: chunks", err)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, wrapErr("apply: chunks", err)
+		}
+	}
+	// A chunk not inserted has a duplicate, stored before or earlier in
+	// this batch: the row with its hash.
+	var existing *sql.Stmt
+	for _, c := range chunks {
+		if id, ok := inserted[c.Hash]; ok {
+			ids[c.Seq] = id
 			continue
 		}
 		if existing == nil {
+			var err error
 			if existing, err = tx.PrepareContext(ctx, `SELECT id FROM chunks WHERE project_id = ? AND hash = ?`); err != nil {
 				return nil, wrapErr("apply: chunks", err)
 			}
@@ -215,9 +258,44 @@ func upsertItems(ctx context.Context, tx *sql.Tx, sessionID string, chunkIDs map
 	if len(items) == 0 {
 		return nil
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO items
+	// Each item's chunk first: the statement below writes only items.
+	chunks := make([]sql.NullInt64, len(items))
+	var bySeq *sql.Stmt
+	for i, it := range items {
+		chunkID, ok := chunkIDs[it.ChunkSeq]
+		if !ok {
+			// The chunk came in an earlier batch.
+			if bySeq == nil {
+				var err error
+				if bySeq, err = tx.PrepareContext(ctx, `SELECT id FROM chunks WHERE session_id = ? AND seq = ?`); err != nil {
+					return wrapErr("apply: items", err)
+				}
+				defer bySeq.Close()
+			}
+			err := bySeq.QueryRowContext(ctx, sessionID, it.ChunkSeq).Scan(&chunkID)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return wrapErr("apply: item chunk", err)
+			}
+			chunkIDs[it.ChunkSeq] = chunkID // 0 when unknown: stored as NULL
+		}
+		if chunkID != 0 {
+			chunks[i] = sql.NullInt64{Int64: chunkID, Valid: true}
+		}
+	}
+	const cols = 14
+	for start := 0; start < len(items); start += rowsPerInsert {
+		end := min(start+rowsPerInsert, len(items))
+		args := make([]any, 0, cols*(end-start))
+		for i := start; i < end; i++ {
+			it := items[i]
+			args = append(args, sessionID, chunks[i], it.ChunkSeq, string(it.Kind), it.Key, it.Text, it.Detail,
+				it.Turn, it.Window, it.Line, ms(it.Time), it.Weight, it.Resolved, max(it.Count, 1))
+		}
+		// Rows later in the statement upsert onto rows earlier in it, as
+		// separate statements would.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO items
 		(session_id, chunk_id, chunk_seq, kind, key, text, detail, turn, win, line, time_ms, weight, resolved, count)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		VALUES `+values(end-start, cols)+`
 		ON CONFLICT (session_id, kind, key) DO UPDATE SET
 			chunk_id = CASE WHEN excluded.line > line THEN coalesce(excluded.chunk_id, chunk_id) ELSE chunk_id END,
 			chunk_seq = CASE WHEN excluded.line > line THEN excluded.chunk_seq ELSE chunk_seq END,
@@ -230,35 +308,8 @@ func upsertItems(ctx context.Context, tx *sql.Tx, sessionID string, chunkIDs map
 			count = count + CASE WHEN excluded.line > line THEN excluded.count ELSE 0 END,
 			line = max(line, excluded.line),
 			weight = max(weight, excluded.weight),
-			resolved = resolved OR excluded.resolved`)
-	if err != nil {
-		return wrapErr("apply: items", err)
-	}
-	defer ins.Close()
-	var bySeq *sql.Stmt
-	for _, it := range items {
-		chunkID, ok := chunkIDs[it.ChunkSeq]
-		if !ok {
-			// The chunk came in an earlier batch.
-			if bySeq == nil {
-				if bySeq, err = tx.PrepareContext(ctx, `SELECT id FROM chunks WHERE session_id = ? AND seq = ?`); err != nil {
-					return wrapErr("apply: items", err)
-				}
-				defer bySeq.Close()
-			}
-			err := bySeq.QueryRowContext(ctx, sessionID, it.ChunkSeq).Scan(&chunkID)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return wrapErr("apply: item chunk", err)
-			}
-			chunkIDs[it.ChunkSeq] = chunkID // 0 when unknown: stored as NULL
-		}
-		var chunk sql.NullInt64
-		if chunkID != 0 {
-			chunk = sql.NullInt64{Int64: chunkID, Valid: true}
-		}
-		if _, err := ins.ExecContext(ctx, sessionID, chunk, it.ChunkSeq, string(it.Kind), it.Key, it.Text, it.Detail,
-			it.Turn, it.Window, it.Line, ms(it.Time), it.Weight, it.Resolved, max(it.Count, 1)); err != nil {
-			return wrapErr(fmt.Sprintf("apply: item %s %q", it.Kind, it.Key), err)
+			resolved = resolved OR excluded.resolved`, args...); err != nil {
+			return wrapErr(fmt.Sprintf("apply: items %d-%d", start, end-1), err)
 		}
 	}
 	return nil

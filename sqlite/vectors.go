@@ -7,8 +7,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/embedding"
@@ -23,17 +25,35 @@ import (
 // (or at once with Backfill).
 const BackfillBatch = 64
 
-// embedChunks returns the quantised vector of each chunk.
+// minEmbedShare is the fewest chunks worth embedding on a goroutine of
+// their own.
+const minEmbedShare = 16
+
+// embedChunks returns the quantised vector of each chunk. An embedder is a
+// pure function (see carryover.Embedder), so a large batch is split over
+// the processors: embedding is the largest share of storing new chunks.
 func (s *Store) embedChunks(chunks []carryover.Chunk) [][]byte {
-	texts := make([]string, len(chunks))
-	for i, c := range chunks {
-		texts[i] = embedding.ChunkText(c)
+	out := make([][]byte, len(chunks))
+	embed := func(lo, hi int) {
+		texts := make([]string, hi-lo)
+		for i := range texts {
+			texts[i] = embedding.ChunkText(chunks[lo+i])
+		}
+		for i, v := range s.emb.Embed(texts) {
+			out[lo+i] = embedding.Quantize(v)
+		}
 	}
-	vecs := s.emb.Embed(texts)
-	out := make([][]byte, len(vecs))
-	for i, v := range vecs {
-		out[i] = embedding.Quantize(v)
+	workers := min(runtime.GOMAXPROCS(0), len(chunks)/minEmbedShare)
+	if workers <= 1 {
+		embed(0, len(chunks))
+		return out
 	}
+	var wg sync.WaitGroup
+	per := (len(chunks) + workers - 1) / workers
+	for lo := 0; lo < len(chunks); lo += per {
+		wg.Go(func() { embed(lo, min(lo+per, len(chunks))) })
+	}
+	wg.Wait()
 	return out
 }
 

@@ -67,6 +67,15 @@ func Decode(line []byte) (Entry, error) {
 	if !utf8.Valid(line) {
 		line = []byte(strings.ToValidUTF8(string(line), "\uFFFD"))
 	}
+	if e, ok := decodeFast(line); ok {
+		return e, nil
+	}
+	return decodeStd(line)
+}
+
+// decodeStd decodes a valid UTF-8 line with encoding/json: the reference
+// decodeFast must agree with, and the decoder of the lines it leaves.
+func decodeStd(line []byte) (Entry, error) {
 	var w wire
 	if err := json.Unmarshal(line, &w); err != nil {
 		return Entry{}, fmt.Errorf("decode line: %w", err)

@@ -89,6 +89,11 @@ func (r *Reader) readLine() (line []byte, size int, complete bool, err error) {
 	over := false
 	for {
 		frag, ferr := r.br.ReadSlice('\n')
+		if ferr == nil && size == 0 && len(frag) <= r.maxLine+1 {
+			// The whole line is in the read buffer: no copy. It stays
+			// valid until the next read, after the line is decoded.
+			return frag[:len(frag)-1], len(frag), true, nil
+		}
 		size += len(frag)
 		if !over {
 			if len(r.buf)+len(frag) > r.maxLine+1 {

@@ -37,9 +37,12 @@ func IndexTerms(fields ...string) string {
 			if !normal {
 				add(w)
 			}
-			if parts := SplitIdent(w); len(parts) > 1 {
-				for _, p := range parts {
-					add(p)
+			// IsCompound first: SplitIdent would allocate to return w alone.
+			if IsCompound(w) {
+				if parts := SplitIdent(w); len(parts) > 1 {
+					for _, p := range parts {
+						add(p)
+					}
 				}
 			}
 			CJKRuns(w, func(bigrams []string) {

@@ -50,3 +50,12 @@ func IsStopword(w string) bool { return stopwords[w] }
 // and dropping them from the stores' queries cost recall on the survival
 // questions (54 to 52 of 60) and on LoCoMo (turn R@10 0.608 to 0.606).
 func IsFiller(w string) bool { return filler[w] }
+
+// Stopwords lists the stopwords (IsStopword's), in no particular order.
+func Stopwords() []string {
+	out := make([]string, 0, len(stopwords))
+	for w := range stopwords {
+		out = append(out, w)
+	}
+	return out
+}
