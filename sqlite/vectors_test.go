@@ -54,7 +54,7 @@ func TestMigrateVersion1Store(t *testing.T) {
 	for _, q := range []string{"DROP TRIGGER chunks_ai", "DROP TRIGGER chunks_bd", "DROP TRIGGER chunks_bu",
 		"DROP TRIGGER chunks_au", "DROP TABLE chunk_vecs", "DROP TABLE meta",
 		"DROP TABLE hook_runs", "DROP TABLE redactions", "ALTER TABLE sessions DROP COLUMN owner",
-		"ALTER TABLE sessions DROP COLUMN team", "DROP INDEX chunks_project", "DROP TABLE forgotten", "PRAGMA user_version = 1"} {
+		"ALTER TABLE sessions DROP COLUMN team", "DROP INDEX chunks_project", "DROP TABLE forgotten", undoIdentity, "PRAGMA user_version = 1"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -62,8 +62,8 @@ func TestMigrateVersion1Store(t *testing.T) {
 
 	st = openStore(t, path)
 	var v int
-	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 5 {
-		t.Fatalf("schema version %d (%v) after open, want 5", v, err)
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 9 {
+		t.Fatalf("schema version %d (%v) after open, want 9", v, err)
 	}
 	if n := count(t, db, "chunk_vecs"); n != 0 {
 		t.Fatalf("%d vectors right after the migration, want 0", n)
@@ -247,7 +247,7 @@ func TestIndexBackfill(t *testing.T) {
 	}
 	st.Close()
 	db := rawDB(t, path)
-	for _, q := range []string{"DROP INDEX chunks_project", "ALTER TABLE chunk_vecs DROP COLUMN parent", "DROP TABLE forgotten", "PRAGMA user_version = 3"} {
+	for _, q := range []string{"DROP INDEX chunks_project", "ALTER TABLE chunk_vecs DROP COLUMN parent", "DROP TABLE forgotten", undoIdentity, "PRAGMA user_version = 3"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

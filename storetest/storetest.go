@@ -54,6 +54,9 @@ func Run(t *testing.T, open Open) {
 		{"Forget", testForget},
 		{"ForgetRacingWriters", testForgetRacingWriters},
 		{"ConcurrentWriters", testConcurrentWriters},
+		{"SessionFamily", testSessionFamily},
+		{"PruneFamily", testPruneFamily},
+		{"ForgetFamily", testForgetFamily},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,109 @@
+package retrieve
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// FindSession resolves what a person or a model gives to name a session:
+// an exact id, a unique prefix of one, or "PARENT/AGENT" for one of a
+// session's subagents (PARENT any reference of the parent, AGENT a prefix
+// of the subagent's name, "agent-…"). A parent and its subagents are one
+// family: a prefix they all share names the parent, so the id a session
+// list shows, however short, never turns ambiguous once the session ran
+// subagents. A prefix that only subagents of one parent share names the
+// subagent when there is one. An unknown reference yields an error
+// wrapping carryover.ErrNotFound; one of several families a
+// *carryover.AmbiguousError.
+func FindSession(ctx context.Context, st carryover.Store, ref string) (carryover.Session, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return carryover.Session{}, fmt.Errorf("no session given: %w", carryover.ErrNotFound)
+	}
+	if s, err := st.Session(ctx, ref); err == nil {
+		return s, nil
+	} else if !errors.Is(err, carryover.ErrNotFound) {
+		return carryover.Session{}, err
+	}
+	if parentRef, agentRef, ok := strings.Cut(ref, "/"); ok {
+		return findSubagent(ctx, st, ref, parentRef, agentRef)
+	}
+	cands, err := st.Sessions(ctx, carryover.SessionFilter{IDPrefix: ref})
+	if err != nil {
+		return carryover.Session{}, fmt.Errorf("sessions: %w", err)
+	}
+	if len(cands) == 0 {
+		return carryover.Session{}, fmt.Errorf("no archived session %q: %w", ref, carryover.ErrNotFound)
+	}
+	// One entry per family, the parent's own row when it matched.
+	var families []carryover.Session
+	at := map[string]int{}
+	for _, c := range cands {
+		root := c.ID
+		if c.Parent != "" {
+			root = c.Parent
+		}
+		i, ok := at[root]
+		if !ok {
+			at[root] = len(families)
+			families = append(families, c)
+			continue
+		}
+		if c.ID == root {
+			families[i] = c
+		}
+	}
+	if len(families) > 1 {
+		return carryover.Session{}, &carryover.AmbiguousError{Ref: ref, Matches: families}
+	}
+	if s := families[0]; s.Parent == "" || len(cands) == 1 {
+		return s, nil
+	}
+	// Only subagents of one parent matched, and several of them.
+	return carryover.Session{}, &carryover.AmbiguousError{Ref: ref, Matches: cands}
+}
+
+// findSubagent resolves "PARENT/AGENT".
+func findSubagent(ctx context.Context, st carryover.Store, ref, parentRef, agentRef string) (carryover.Session, error) {
+	parent, err := FindSession(ctx, st, parentRef)
+	if err != nil {
+		return carryover.Session{}, err
+	}
+	subs, err := st.Sessions(ctx, carryover.SessionFilter{Parent: parent.ID})
+	if err != nil {
+		return carryover.Session{}, fmt.Errorf("subagents: %w", err)
+	}
+	var found []carryover.Session
+	for _, s := range subs {
+		if strings.HasPrefix(carryover.AgentName(s.ID), agentRef) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return carryover.Session{}, fmt.Errorf("session %s has no subagent %q (%d archived): %w",
+			carryover.ShortID(parent.ID), agentRef, len(subs), carryover.ErrNotFound)
+	case 1:
+		return found[0], nil
+	}
+	return carryover.Session{}, &carryover.AmbiguousError{Ref: ref, Matches: found}
+}
+
+// Subagents lists the subagents archived under a session, in the order
+// they started.
+func Subagents(ctx context.Context, st carryover.Store, parentID string) ([]carryover.Session, error) {
+	subs, err := st.Sessions(ctx, carryover.SessionFilter{Parent: parentID})
+	if err != nil {
+		return nil, fmt.Errorf("subagents of %s: %w", parentID, err)
+	}
+	slices.SortStableFunc(subs, func(a, b carryover.Session) int {
+		return cmp.Or(a.Started.Compare(b.Started), strings.Compare(a.ID, b.ID))
+	})
+	return subs, nil
+}
