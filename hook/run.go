@@ -46,7 +46,9 @@ func (r *run) archive(ctx context.Context) (ingest.Report, error) {
 		return ingest.Report{}, errors.New("no transcript_path in payload")
 	}
 	a := ingest.Archiver{Store: r.st, Redactor: r.h.Redactor}
-	rep, err := a.File(ctx, r.in.TranscriptPath, ingest.Options{SessionID: r.in.SessionID, Project: r.in.Cwd})
+	// The project is the transcript's (its first directory's repository),
+	// not the payload's cwd: that follows the model's cd.
+	rep, err := a.File(ctx, r.in.TranscriptPath, ingest.Options{SessionID: r.in.SessionID, Cwd: r.in.Cwd})
 	if err != nil {
 		return rep, fmt.Errorf("ingest %s: %w", r.in.TranscriptPath, err)
 	}

@@ -24,7 +24,7 @@ import (
 func FindSession(ctx context.Context, st carryover.Store, ref string) (carryover.Session, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
-		return carryover.Session{}, fmt.Errorf("no session given: %w", carryover.ErrNotFound)
+		return carryover.Session{}, notFound("no session given")
 	}
 	if s, err := st.Session(ctx, ref); err == nil {
 		return s, nil
@@ -39,7 +39,7 @@ func FindSession(ctx context.Context, st carryover.Store, ref string) (carryover
 		return carryover.Session{}, fmt.Errorf("sessions: %w", err)
 	}
 	if len(cands) == 0 {
-		return carryover.Session{}, fmt.Errorf("no archived session %q: %w", ref, carryover.ErrNotFound)
+		return carryover.Session{}, notFound(fmt.Sprintf("no archived session %q", ref))
 	}
 	// One entry per family, the parent's own row when it matched.
 	var families []carryover.Session
@@ -87,8 +87,8 @@ func findSubagent(ctx context.Context, st carryover.Store, ref, parentRef, agent
 	}
 	switch len(found) {
 	case 0:
-		return carryover.Session{}, fmt.Errorf("session %s has no subagent %q (%d archived): %w",
-			carryover.ShortID(parent.ID), agentRef, len(subs), carryover.ErrNotFound)
+		return carryover.Session{}, notFound(fmt.Sprintf("session %s has no subagent %q (%s archived)",
+			carryover.ShortID(parent.ID), agentRef, plural(len(subs), "subagent")))
 	case 1:
 		return found[0], nil
 	}
@@ -106,4 +106,18 @@ func Subagents(ctx context.Context, st carryover.Store, parentID string) ([]carr
 		return cmp.Or(a.Started.Compare(b.Started), strings.Compare(a.ID, b.ID))
 	})
 	return subs, nil
+}
+
+// notFound is an error that reads as its message alone and matches
+// carryover.ErrNotFound.
+type notFound string
+
+func (e notFound) Error() string        { return string(e) }
+func (e notFound) Is(target error) bool { return target == carryover.ErrNotFound }
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
