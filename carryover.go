@@ -380,3 +380,16 @@ func ValidSessionID(id string) error {
 	}
 	return nil
 }
+
+// ValidArchivedID is ValidSessionID for the ids the archive holds, which
+// include those of subagents: "<session>/agent-<id>", each part valid.
+func ValidArchivedID(id string) error {
+	parent, agent, ok := strings.Cut(id, "/")
+	if !ok {
+		return ValidSessionID(id)
+	}
+	if ValidSessionID(parent) != nil || ValidSessionID(agent) != nil || !strings.HasPrefix(agent, "agent-") {
+		return fmt.Errorf("invalid session_id %q", id)
+	}
+	return nil
+}

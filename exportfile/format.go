@@ -17,7 +17,8 @@ const (
 	// Format names the file format in its header.
 	Format = "carryover-export"
 	// Version is the newest format version this package writes and reads.
-	Version = 1
+	// Version 2 added a session's parent, cwd and branch.
+	Version = 2
 )
 
 // Header is the first record of every file.
@@ -45,7 +46,10 @@ type Ingest struct {
 type SessionRecord struct {
 	Type           string    `json:"type"` // "session"
 	ID             string    `json:"id"`
+	Parent         string    `json:"parent,omitempty"`
 	Project        string    `json:"project"`
+	Cwd            string    `json:"cwd,omitempty"`
+	Branch         string    `json:"branch,omitempty"`
 	TranscriptPath string    `json:"transcript_path,omitempty"`
 	Version        string    `json:"version,omitempty"`
 	Title          string    `json:"title,omitempty"`

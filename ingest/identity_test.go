@@ -121,8 +121,8 @@ func TestSubagentLayouts(t *testing.T) {
 		t.Errorf("2.1 subagent = %+v: want its parent, the parent's project, the worktree as cwd and branch, the description as title", s)
 	}
 	f := session(t, st, "agent-5e6f7a8b")
-	if f.Parent != parent || f.Project != repo {
-		t.Errorf("flat subagent = %+v: want parent %s, project %s", f, parent, repo)
+	if f.Parent != parent || f.Project != repo || f.Title != "Make the flange tests pass" {
+		t.Errorf("flat subagent = %+v: want parent %s, project %s, its task as title", f, parent, repo)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/chunk"
@@ -42,12 +43,13 @@ type Archiver struct {
 type Options struct {
 	SessionID string // default: derived from the file name
 	// Project is the project of a session not archived yet (its
-	// repository's root is taken): by default its parent's, for a
-	// subagent, else the root of the directory its transcript starts in.
-	// A session keeps the project it was first archived under.
+	// repository's root is taken). By default: its parent's, for a
+	// subagent; else the repository root of Cwd; else of the directory its
+	// transcript starts in. A session keeps the project it was first
+	// archived under, however the model moves (cd) later.
 	Project string
-	// Cwd is where the caller runs (a hook's payload cwd): the session's
-	// directory when its transcript names none.
+	// Cwd is where the caller runs (a hook's payload cwd); also the
+	// session's own directory when its transcript names none.
 	Cwd string
 }
 
@@ -210,8 +212,10 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 			sess.Project = p.Project
 		}
 	}
-	if sess.Project == "" && opt.Project != "" {
-		sess.Project = projectdir.Root(filepath.Clean(opt.Project))
+	if sess.Project == "" {
+		if dir := cmp.Or(opt.Project, opt.Cwd); dir != "" {
+			sess.Project = projectdir.Root(filepath.Clean(dir))
+		}
 	}
 	batchBytes := a.BatchBytes
 	if batchBytes <= 0 {
@@ -421,8 +425,25 @@ func updateSession(s *carryover.Session, entries []transcript.Entry, res chunk.R
 	if s.Title == "" {
 		s.Title = res.Title
 	}
+	if s.Title == "" && s.Parent != "" && len(res.Chunks) > 0 {
+		// A subagent's task is no user prompt, but it is what it did.
+		s.Title = oneLine(res.Chunks[0].Prompt, 120)
+	}
 	s.Windows = max(s.Windows, cur.Window)
 	s.Turns = max(s.Turns, cur.Turn+1)
+}
+
+// oneLine joins s's words on one line of at most n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }
 
 // redactEntries masks the secrets in every field of the entries that

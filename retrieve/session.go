@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -120,4 +121,37 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// FindProject finds the archived project a directory belongs to: root,
+// the directory's project as ingest names it (projectdir's repository
+// root), when it has sessions, else the nearest directory at or above dir
+// that is an archived project (a project that is no repository, or whose
+// directory is gone). It reports false when there is none.
+func FindProject(ctx context.Context, st carryover.Store, dir, root string) (string, bool, error) {
+	if root != "" {
+		ss, err := st.Sessions(ctx, carryover.SessionFilter{Project: root, Limit: 1})
+		if err != nil {
+			return "", false, fmt.Errorf("sessions: %w", err)
+		}
+		if len(ss) > 0 {
+			return root, true, nil
+		}
+	}
+	all, err := st.Sessions(ctx, carryover.SessionFilter{TopLevel: true})
+	if err != nil {
+		return "", false, fmt.Errorf("sessions: %w", err)
+	}
+	projects := map[string]bool{}
+	for _, s := range all {
+		projects[s.Project] = true
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if projects[d] {
+			return d, true, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", false, nil
+		}
+	}
 }

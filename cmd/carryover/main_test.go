@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -50,6 +53,7 @@ func TestScripts(t *testing.T) {
 			"installbin": cmdInstallBin,
 			"nobytes":    cmdNoBytes,
 			"ftscount":   cmdFTSCount,
+			"transcript": cmdTranscript,
 		},
 	})
 }
@@ -81,6 +85,58 @@ func cmdPayload(ts *testscript.TestScript, neg bool, args []string) {
 	data, err := json.Marshal(p)
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o600))
+}
+
+// cmdTranscript writes (or appends) one turn of a transcript, shaped like
+// Claude Code's: a prompt, a Bash call, its result and an answer, every
+// line with the session id, cwd, branch and sidechain flag given:
+//
+//	transcript FILE session=ID cwd=DIR word=WORD [branch=B] [sidechain=true] [minute=N] [append=true]
+func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 4 {
+		ts.Fatalf("usage: transcript FILE session=ID cwd=DIR word=WORD [branch=B] [sidechain=true] [minute=N] [append=true]")
+	}
+	kv := map[string]string{"branch": "main", "minute": "0"}
+	for _, a := range args[1:] {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok {
+			ts.Fatalf("bad key=value %q", a)
+		}
+		kv[k] = v
+	}
+	word, n := kv["word"], 0
+	minute, err := strconv.Atoi(kv["minute"])
+	ts.Check(err)
+	t0 := time.Date(2026, 1, 5, 10, minute, 0, 0, time.UTC)
+	var out bytes.Buffer
+	line := func(v map[string]any) {
+		n++
+		v["sessionId"], v["cwd"], v["gitBranch"], v["isSidechain"] = kv["session"], kv["cwd"], kv["branch"], kv["sidechain"] == "true"
+		v["userType"], v["version"] = "external", "2.1.100"
+		v["uuid"] = fmt.Sprintf("%s-%s-%d", kv["session"], word, n)
+		v["timestamp"] = t0.Add(time.Duration(n) * time.Second).Format(time.RFC3339Nano)
+		data, err := json.Marshal(v)
+		ts.Check(err)
+		out.Write(append(data, '\n'))
+	}
+	line(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "Make the " + word + " tests pass"}})
+	line(map[string]any{"type": "assistant", "message": map[string]any{"id": "msg_" + word, "role": "assistant", "content": []any{
+		map[string]any{"type": "tool_use", "id": "tu_" + word, "name": "Bash", "input": map[string]any{"command": "go test ./" + word + "/..."}}}}})
+	line(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
+		map[string]any{"type": "tool_result", "tool_use_id": "tu_" + word, "content": "ok  example.com/" + word}}}})
+	line(map[string]any{"type": "assistant", "message": map[string]any{"id": "msg_" + word + "2", "role": "assistant", "content": []any{
+		map[string]any{"type": "text", "text": word + " passes now."}}}})
+	path := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
+	flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if kv["append"] == "true" {
+		flag = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	f, err := os.OpenFile(path, flag, 0o600)
+	ts.Check(err)
+	_, err = f.Write(out.Bytes())
+	ts.Check(err)
+	ts.Check(f.Close())
 }
 
 // cmdInstallBin writes an executable "carryover" at PATH that runs this
