@@ -25,8 +25,7 @@ var projectTables = []string{"sessions", "chunks", "items", "compactions", "inje
 // dir itself when it is the root or does not exist on this machine) in
 // every table. Two projects that map to one root are merged: a chunk an
 // owner stored in both (the same transcript lines, as a resumed session
-// repeats them) is kept once, as Apply would have kept it in one project,
-// and redaction counts are added up.
+// repeats them) is kept once, and redaction counts are added up.
 func mapProjects(ctx context.Context, tx pgx.Tx, root func(string) string) error {
 	q := ""
 	for i, t := range projectTables {
@@ -56,16 +55,19 @@ func mapProjects(ctx context.Context, tx pgx.Tx, root func(string) string) error
 }
 
 func moveProject(ctx context.Context, tx pgx.Tx, from, to string) error {
-	both := []any{from, to}
+	both, back := []any{from, to}, []any{to, from}
+	// A chunk the owner holds in both projects is kept where it was
+	// stored first, as Apply keeps the first; the items of the other copy
+	// follow it.
+	const repoint = `UPDATE items i SET chunk_id = k.id FROM chunks d, chunks k
+			WHERE i.chunk_id = d.id AND d.project = $1 AND k.owner = d.owner AND k.project = $2 AND k.hash = d.hash AND k.id < d.id`
+	const drop = `DELETE FROM chunks d USING chunks k
+			WHERE d.project = $1 AND k.owner = d.owner AND k.project = $2 AND k.hash = d.hash AND k.id < d.id`
 	steps := []struct {
 		sql  string
 		args []any
 	}{
-		// A chunk the owner holds in both stays the root's; items follow it.
-		{`UPDATE items i SET chunk_id = k.id FROM chunks d, chunks k
-			WHERE i.chunk_id = d.id AND d.project = $1 AND k.owner = d.owner AND k.project = $2 AND k.hash = d.hash`, both},
-		{`DELETE FROM chunks d USING chunks k
-			WHERE d.project = $1 AND k.owner = d.owner AND k.project = $2 AND k.hash = d.hash`, both},
+		{repoint, both}, {drop, both}, {repoint, back}, {drop, back},
 		{`INSERT INTO redactions (owner, team, project, kind, count) SELECT owner, team, $2, kind, count FROM redactions WHERE project = $1
 			ON CONFLICT (owner, project, kind) DO UPDATE SET count = redactions.count + excluded.count`, both},
 		{`DELETE FROM redactions WHERE project = $1`, []any{from}},

@@ -1,10 +1,14 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 
 	"github.com/carryover-dev/carryover/internal/projectdir"
 )
@@ -21,10 +25,13 @@ func migrateGo(ctx context.Context, tx *sql.Tx, version int) error {
 // mapProjects moves every project to its root (root(dir), which returns
 // dir itself when it is the root or no longer exists) in every table that
 // names a project: the projects of sessions and chunks, and the project
-// text of injections, notes, hook runs and redaction counts. Two projects
-// that map to one root are merged: a chunk stored in both (the same
-// transcript lines, as a resumed session repeats them) is kept once, as
-// Apply would have kept it in one project.
+// text of injections, notes, hook runs and redaction counts.
+//
+// The projects that map to one root are merged into the one of them that
+// holds the most chunks, which is then named by the root: moving a chunk
+// rewrites its row, and the fewest move. A chunk stored in two of them
+// (the same transcript lines, as a resumed session repeats them) is kept
+// once, as Apply would have kept it in one project.
 func mapProjects(ctx context.Context, tx *sql.Tx, root func(string) string) error {
 	names, err := projectNames(ctx, tx)
 	if err != nil {
@@ -39,13 +46,26 @@ func mapProjects(ctx context.Context, tx *sql.Tx, root func(string) string) erro
 	if len(moves) == 0 {
 		return nil
 	}
+	for from, to := range moves {
+		if err := moveText(ctx, tx, from, to); err != nil {
+			return fmt.Errorf("move project %s to %s: %w", from, to, err)
+		}
+	}
+	// The project rows of each root: those that map to it, and the root's
+	// own row when it has one.
+	groups := map[string][]string{}
+	for from, to := range moves {
+		groups[to] = append(groups[to], from)
+	}
 	resume, err := suspendChunkTriggers(ctx, tx)
 	if err != nil {
 		return err
 	}
-	for from, to := range moves {
-		if err := moveProject(ctx, tx, from, to); err != nil {
-			return fmt.Errorf("move project %s to %s: %w", from, to, err)
+	for _, to := range slices.Sorted(maps.Keys(groups)) {
+		froms := groups[to]
+		slices.Sort(froms)
+		if err := mergeProjects(ctx, tx, append(froms, to), to); err != nil {
+			return fmt.Errorf("merge projects into %s: %w", to, err)
 		}
 	}
 	return resume()
@@ -70,13 +90,9 @@ func projectNames(ctx context.Context, tx *sql.Tx) ([]string, error) {
 	return out, wrapErr("migrate: projects", rows.Err())
 }
 
-func moveProject(ctx context.Context, tx *sql.Tx, from, to string) error {
-	var fromID, toID sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT (SELECT id FROM projects WHERE root = ?), (SELECT id FROM projects WHERE root = ?)`,
-		from, to).Scan(&fromID, &toID); err != nil {
-		return wrapErr("find", err)
-	}
-	steps := []struct {
+// moveText renames a project in the tables that keep it as text.
+func moveText(ctx context.Context, tx *sql.Tx, from, to string) error {
+	for _, s := range []struct {
 		q    string
 		args []any
 	}{
@@ -86,38 +102,68 @@ func moveProject(ctx context.Context, tx *sql.Tx, from, to string) error {
 		{`INSERT INTO redactions (project, kind, count) SELECT ?, kind, count FROM redactions WHERE project = ?
 			ON CONFLICT (project, kind) DO UPDATE SET count = count + excluded.count`, []any{to, from}},
 		{`DELETE FROM redactions WHERE project = ?`, []any{from}},
-	}
-	switch {
-	case !fromID.Valid:
-	case !toID.Valid:
-		// The root is no project yet: the row is renamed, its rows stay.
-		steps = append(steps, struct {
-			q    string
-			args []any
-		}{`UPDATE projects SET root = ? WHERE id = ?`, []any{to, fromID.Int64}})
-	default:
-		f, t := fromID.Int64, toID.Int64
-		steps = append(steps, []struct {
-			q    string
-			args []any
-		}{
-			// A chunk both projects hold stays the root's; items follow it.
-			{`UPDATE items SET chunk_id = (SELECT k.id FROM chunks d JOIN chunks k ON k.project_id = ? AND k.hash = d.hash
-				WHERE d.id = items.chunk_id)
-			WHERE chunk_id IN (SELECT d.id FROM chunks d JOIN chunks k ON k.project_id = ? AND k.hash = d.hash WHERE d.project_id = ?)`,
-				[]any{t, t, f}},
-			{`DELETE FROM chunks WHERE project_id = ? AND hash IN (SELECT hash FROM chunks WHERE project_id = ?)`, []any{f, t}},
-			{`UPDATE chunks SET project_id = ? WHERE project_id = ?`, []any{t, f}},
-			{`UPDATE sessions SET project_id = ? WHERE project_id = ?`, []any{t, f}},
-			{`DELETE FROM projects WHERE id = ?`, []any{f}},
-		}...)
-	}
-	for _, s := range steps {
+	} {
 		if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {
 			return wrapErr("update", err)
 		}
 	}
 	return nil
+}
+
+// mergeProjects merges the project rows named roots (those that exist)
+// into the one with the most chunks and names it to.
+func mergeProjects(ctx context.Context, tx *sql.Tx, roots []string, to string) error {
+	type project struct {
+		id     int64
+		chunks int
+	}
+	var ps []project
+	for _, r := range roots {
+		var p project
+		err := tx.QueryRowContext(ctx, `SELECT id, (SELECT count(*) FROM chunks WHERE project_id = projects.id)
+			FROM projects WHERE root = ?`, r).Scan(&p.id, &p.chunks)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return wrapErr("find", err)
+		}
+		ps = append(ps, p)
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	keep := slices.MaxFunc(ps, func(a, b project) int { return cmp.Compare(a.chunks, b.chunks) }).id
+	for _, p := range ps {
+		if p.id == keep {
+			continue
+		}
+		f, t := p.id, keep
+		// A chunk both hold is kept where it was stored first, as Apply
+		// keeps the first; the items of the other copy follow it.
+		const repoint = `UPDATE items SET chunk_id = (SELECT k.id FROM chunks d JOIN chunks k ON k.project_id = ? AND k.hash = d.hash
+				WHERE d.id = items.chunk_id)
+			WHERE chunk_id IN (SELECT d.id FROM chunks d JOIN chunks k ON k.project_id = ? AND k.hash = d.hash AND k.id < d.id
+				WHERE d.project_id = ?)`
+		const drop = `DELETE FROM chunks WHERE project_id = ? AND EXISTS (SELECT 1 FROM chunks k
+			WHERE k.project_id = ? AND k.hash = chunks.hash AND k.id < chunks.id)`
+		for _, s := range []struct {
+			q    string
+			args []any
+		}{
+			{repoint, []any{t, t, f}}, {drop, []any{f, t}},
+			{repoint, []any{f, f, t}}, {drop, []any{t, f}},
+			{`UPDATE chunks SET project_id = ? WHERE project_id = ?`, []any{t, f}},
+			{`UPDATE sessions SET project_id = ? WHERE project_id = ?`, []any{t, f}},
+			{`DELETE FROM projects WHERE id = ?`, []any{f}},
+		} {
+			if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {
+				return wrapErr("update", err)
+			}
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE projects SET root = ? WHERE id = ?`, to, keep)
+	return wrapErr("rename", err)
 }
 
 // onUpdate matches the head of a trigger that fires on updates.

@@ -3,6 +3,8 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/sqlite"
 )
 
 // undoIdentity takes a store back to before schema version 9.
@@ -19,7 +22,7 @@ const undoIdentity = `DROP INDEX sessions_parent; ALTER TABLE sessions DROP COLU
 
 // gitRepo makes a repository at dir with a linked worktree at wt, with
 // the real git (skipped where there is none, except under CI).
-func gitRepo(t *testing.T, dir, wt string) {
+func gitRepo(t testing.TB, dir, wt string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -209,4 +212,66 @@ func selectAll(db *sql.DB, q string, dst *[]string) error {
 		*dst = append(*dst, v)
 	}
 	return rows.Err()
+}
+
+// BenchmarkIdentityMigration opens a schema 8 store of 10,000 chunks, half
+// of them archived under a worktree of a repository, half under the
+// repository: the migration moves the worktree's chunks into the
+// repository's project (the most it has to move for that many chunks).
+func BenchmarkIdentityMigration(b *testing.B) {
+	ctx := context.Background()
+	tmp, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv("HOME", filepath.Join(tmp, "home"))
+	app, wt := filepath.Join(tmp, "app"), filepath.Join(tmp, "app-wt")
+	gitRepo(b, app, wt)
+	path := filepath.Join(tmp, "carryover.db")
+	st, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(1))
+	for s := range 10 {
+		id, project := fmt.Sprintf("s%d", s), app
+		if s%2 == 1 {
+			project = wt
+		}
+		for from := 0; from < 1000; from += 500 {
+			if err := st.Apply(ctx, carryover.Batch{Session: carryover.Session{ID: id, Project: project},
+				Chunks: corpus(id, from, 500, r)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	st.Close()
+	db := rawDB(b, path)
+	if _, err := db.Exec(undoIdentity + "; PRAGMA user_version = 8"); err != nil {
+		b.Fatal(err)
+	}
+	db.Close()
+	old, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		b.StopTimer()
+		os.Remove(path + "-wal")
+		os.Remove(path + "-shm")
+		if err := os.WriteFile(path, old, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		st, err := sqlite.Open(ctx, path, sqlite.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if ss, err := st.Sessions(ctx, carryover.SessionFilter{Project: app}); err != nil || len(ss) != 10 {
+			b.Fatalf("sessions of the root after the migration: %d, %v", len(ss), err)
+		}
+		st.Close()
+		b.StartTimer()
+	}
 }
