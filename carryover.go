@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Session is one Claude Code session transcript (one .jsonl file). A
@@ -109,9 +110,14 @@ const (
 	KindMarker     ItemKind = "marker"     // IMPORTANT:/REMEMBER:/NOTE:/CRITICAL:/TODO:
 	KindValue      ItemKind = "value"      // settings, names and UI strings written; ids, commits, tallies reported
 	KindNote       ItemKind = "note"       // remembered explicitly (notes)
+	// KindInputs holds the specific identifiers (paths, names, ids,
+	// values) the model typed into the tool calls of one chunk, in order:
+	// the working set a restore gives back.
+	KindInputs ItemKind = "inputs"
 )
 
-// ItemKinds lists every kind extracted from transcripts.
+// ItemKinds lists the kinds of facts extracted from transcripts, those a
+// search can filter by (KindInputs is the working set, not a fact).
 var ItemKinds = []ItemKind{KindGoal, KindTodo, KindDecision, KindConstraint, KindError, KindFix, KindFileEdit, KindCommand, KindMarker, KindValue}
 
 // Item is a classified fact extracted from a chunk.
@@ -161,6 +167,37 @@ type Injection struct {
 	ItemIDs   []int64
 	Hash      string // hash of the injected text
 	Latency   time.Duration
+	// Text is what was injected, exactly (secrets masked), cut by the
+	// store to InjectionTextCap; "" in records from before it was kept.
+	Text string
+	// Reason says briefly why it was injected: what a restore held, which
+	// scores let a recall through.
+	Reason string
+}
+
+// InjectionTextCap bounds the text a store keeps of one injection: a
+// restore or recall is a few KiB by default, and a budget set far higher
+// should not grow the audit log by as much on every prompt.
+const InjectionTextCap = 16 << 10
+
+// ClipInjectionText cuts s to at most InjectionTextCap bytes, at a line
+// end when one is near, and says how much was cut. It is idempotent, so
+// a text copied between stores stays the same.
+func ClipInjectionText(s string) string {
+	if len(s) <= InjectionTextCap {
+		return s
+	}
+	// Room for the note with the longest number it can hold.
+	const noteRoom = len("\n[… 18446744073709551615 more bytes not kept]")
+	cut := InjectionTextCap - noteRoom
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if nl := strings.LastIndexByte(s[:cut], '\n'); nl >= cut-512 {
+		cut = nl
+	}
+	kept := strings.TrimRight(s[:cut], "\n")
+	return fmt.Sprintf("%s\n[… %d more bytes not kept]", kept, len(s)-len(kept))
 }
 
 // Note is something stored explicitly (remember/state), boosted in restores.
@@ -193,8 +230,9 @@ type Hit struct {
 	Chunk Chunk
 	// Score ranks the hits: BM25 fused with the vector similarity.
 	Score float64
-	// BM25 is the full-text part alone (the negated bm25, higher is
-	// better): a relevance scale that does not depend on the other hits.
+	// BM25 is the full-text part alone (FTS5's bm25, negated: higher is
+	// better, on the scale package rank defines for every store): a
+	// relevance scale that does not depend on the other hits.
 	BM25 float64
 }
 

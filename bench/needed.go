@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/retrieve"
 )
 
 // NeededOptions configure Needed.
@@ -25,6 +26,9 @@ type NeededOptions struct {
 	// transcript without a compaction is cut (default 0.5, 0.7, 0.9).
 	Cuts    []float64
 	Timeout time.Duration
+	// Shares, when not zero, replaces the restore's budget shares (a
+	// sweep).
+	Shares retrieve.RestoreShares
 	// Progress, when set, is told each transcript as it starts.
 	Progress func(path string)
 }
@@ -53,6 +57,8 @@ type NeededRow struct {
 	// Missed lists the needed identifiers the restore did not hold, the
 	// ones typed from memory first.
 	Missed []string `json:"missed,omitempty"`
+	// RestoreText is the block itself.
+	RestoreText string `json:"restore_text,omitempty"`
 }
 
 // Held counts the needed identifiers a text held.
@@ -155,7 +161,9 @@ func neededFile(ctx context.Context, opt NeededOptions, dir, path string) ([]Nee
 			if err := os.MkdirAll(d, 0o700); err != nil {
 				return nil, err
 			}
-			if r, err = NewReplay(hookConfig(filepath.Join(d, "store.db"), opt.Budget, opt.Timeout), d, sid, lines); err != nil {
+			cfg := hookConfig(filepath.Join(d, "store.db"), opt.Budget, opt.Timeout)
+			cfg.RestoreShares = opt.Shares
+			if r, err = NewReplay(cfg, d, sid, lines); err != nil {
 				return nil, err
 			}
 		}
@@ -172,7 +180,7 @@ func neededFile(ctx context.Context, opt NeededOptions, dir, path string) ([]Nee
 		}
 		restore := cut(comp.Restore, opt.Budget)
 		row := NeededRow{Session: sid, Line: c.Boundary + 1, Simulated: c.Simulated, Needed: len(c.Needed),
-			FromMemory: len(c.FromMemory), RestoreLen: len(restore)}
+			FromMemory: len(c.FromMemory), RestoreLen: len(restore), RestoreText: restore}
 		row.Time = lineTime(lines, c.Boundary)
 		row.Restore.All, row.Restore.FromMemory = c.score(restore)
 		tail := c.Tail
@@ -317,9 +325,12 @@ func (r *NeededResult) Print(w io.Writer, show bool) error {
 			row.FromMemory, row.Restore.FromMemory, rate(row.Restore.FromMemory, row.FromMemory),
 			rate(row.Tail.All, row.Needed), rate(row.Tail.FromMemory, row.FromMemory),
 			rate(row.Recent.All, row.Needed), rate(row.Recent.FromMemory, row.FromMemory))
-		if show && len(row.Missed) > 0 {
+		if show {
 			tw.Flush()
-			fmt.Fprintf(w, "    missed: %s\n", strings.Join(row.Missed, " "))
+			if len(row.Missed) > 0 {
+				fmt.Fprintf(w, "    missed: %s\n", strings.Join(row.Missed, " "))
+			}
+			fmt.Fprintf(w, "    restore:\n      %s\n", strings.ReplaceAll(strings.TrimRight(row.RestoreText, "\n"), "\n", "\n      "))
 		}
 	}
 	if err := tw.Flush(); err != nil {

@@ -79,13 +79,6 @@ func neededCases(path, session string, cuts []float64) ([]neededCase, [][]byte, 
 	if err != nil {
 		return nil, nil, err
 	}
-	cwd := ""
-	for _, e := range es {
-		if e.Cwd != "" {
-			cwd = e.Cwd
-			break
-		}
-	}
 	type cut struct{ b, s int }
 	var found []cut
 	for i, e := range es {
@@ -116,6 +109,13 @@ func neededCases(path, session string, cuts []float64) ([]neededCase, [][]byte, 
 	}
 	var out []neededCase
 	for k, c := range found {
+		// The session's project root at the compaction: its last cwd.
+		cwd := ""
+		for _, e := range es[:c.b] {
+			if e.Cwd != "" {
+				cwd = e.Cwd
+			}
+		}
 		nc := neededCase{Session: session, Path: path, Cwd: cwd, Boundary: c.b, SummaryAt: c.s, Simulated: simulated}
 		start := c.b
 		if c.s >= 0 {
@@ -220,14 +220,17 @@ func packList(ids []string, budget int) string {
 }
 
 // held reports whether a restore holds an identifier: verbatim, or, for a
-// path under the project root, relative to it.
+// path under the project root, relative to it. (Identifiers lose the
+// leading slash of an absolute path: see ident.All.)
 func held(text, id, cwd string) bool {
 	if strings.Contains(text, id) {
 		return true
 	}
-	if cwd != "" && strings.HasPrefix(id, strings.TrimSuffix(cwd, "/")+"/") {
-		rel := strings.TrimPrefix(id, strings.TrimSuffix(cwd, "/")+"/")
-		return rel != "" && strings.Contains(text, rel)
+	root := strings.Trim(cwd, "/")
+	if root != "" {
+		if rel, ok := strings.CutPrefix(strings.TrimPrefix(id, "/"), root+"/"); ok && rel != "" {
+			return strings.Contains(text, rel)
+		}
 	}
 	return false
 }

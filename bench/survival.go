@@ -28,6 +28,8 @@ type SurvivalOptions struct {
 	Budget      int    // characters of restore, and of recall text
 	K           int    // recall: top-k hits
 	Timeout     time.Duration
+	// Shares, when not zero, replaces the restore's budget shares.
+	Shares retrieve.RestoreShares
 }
 
 // SurvivalResult is what Survival measured.
@@ -147,7 +149,9 @@ func survivalRestore(ctx context.Context, opt SurvivalOptions, tmp, sid string) 
 	if len(points) == 0 {
 		return sess, fmt.Errorf("bench survival: session %s has no compaction", sid)
 	}
-	r, err := NewReplay(hookConfig(filepath.Join(tmp, sid+".db"), opt.Budget, opt.Timeout), tmp, sid, lines)
+	cfg := hookConfig(filepath.Join(tmp, sid+".db"), opt.Budget, opt.Timeout)
+	cfg.RestoreShares = opt.Shares
+	r, err := NewReplay(cfg, tmp, sid, lines)
 	if err != nil {
 		return sess, err
 	}

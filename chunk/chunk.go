@@ -149,7 +149,8 @@ type part struct {
 	file        string
 	command     string
 	errText     string
-	items       []int // indexes in Result.Items
+	items       []int    // indexes in Result.Items
+	inputs      []string // specific identifiers the model typed into this call
 }
 
 type callPart struct {
@@ -384,6 +385,7 @@ func (b *builder) assistant(e *transcript.Entry) {
 			text, c := renderCall(blk.ID, blk.Name, blk.Input, b.project)
 			p := b.addPart(e, text, c.Head)
 			p.tool, p.file, p.command = c.Name, c.File, shorten(c.Command, 300)
+			p.inputs = inputIdents(blk.Input)
 			b.step.calls[blk.ID] = &callPart{c: c, p: p}
 			if c.Name == "TodoWrite" && c.Desc != "" {
 				b.item(p, e, carryover.KindTodo, c.Desc, "", false)
@@ -787,6 +789,13 @@ func (b *builder) flush() {
 	sum := sha256.Sum256([]byte(parts[0].uuid + "\n" + c.Text))
 	c.Hash = hex.EncodeToString(sum[:16])
 	b.res.Chunks = append(b.res.Chunks, c)
+	if ids := chunkInputs(parts); ids != "" {
+		b.res.Items = append(b.res.Items, carryover.Item{
+			SessionID: b.session, ChunkSeq: c.Seq, Kind: carryover.KindInputs, Text: ids,
+			Key: string(carryover.KindInputs) + ":" + c.Hash, Turn: c.Turn, Window: c.Window,
+			Line: c.LastLine, Time: c.End, Weight: Weight(carryover.KindInputs, ids, false, false),
+		})
+	}
 }
 
 func addDistinct(list []string, s string) []string {

@@ -45,7 +45,7 @@ func describe(r chunk.Result, fullChunks int, allItems bool) string {
 		counts[it.Kind]++
 	}
 	fmt.Fprint(&b, "items:")
-	for _, k := range carryover.ItemKinds {
+	for _, k := range append(slices.Clone(carryover.ItemKinds), carryover.KindInputs) {
 		fmt.Fprintf(&b, " %s=%d", k, counts[k])
 	}
 	b.WriteString("\n")

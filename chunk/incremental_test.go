@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/carryover-dev/carryover"
+
 	"github.com/carryover-dev/carryover/chunk"
 	"github.com/carryover-dev/carryover/transcript"
 )
@@ -167,9 +169,17 @@ func TestIncrementalAnywhere(t *testing.T) {
 	}
 }
 
+// keys lists the items' keys; an inputs item is keyed by its chunk, whose
+// boundaries depend on the batches, so its identifiers stand for it.
 func keys(r chunk.Result) []string {
 	var ks []string
 	for _, it := range r.Items {
+		if it.Kind == carryover.KindInputs {
+			for _, id := range strings.Fields(it.Text) {
+				ks = append(ks, "inputs|"+id)
+			}
+			continue
+		}
 		ks = append(ks, string(it.Kind)+"|"+it.Key)
 	}
 	slices.Sort(ks)

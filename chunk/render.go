@@ -112,8 +112,9 @@ func renderCall(id, name string, raw json.RawMessage, project string) (string, C
 		c.Head = "$ " + shorten(oneLine(cmd), 120)
 	case "Edit":
 		c.File = file
-		// Unescaped quotes keep the code greppable as written.
-		text = fmt.Sprintf("Edit %s: \"%s\" → \"%s\"", file, headTail(in.OldString, 200, 100), headTail(in.NewString, 600, 300))
+		// As a diff, added lines first (see editDiff); unescaped, the code
+		// stays greppable as written.
+		text = fmt.Sprintf("Edit %s:\n%s", file, editDiff(in.OldString, in.NewString, 900, 300))
 		c.Change = fmt.Sprintf("%s: \"%s\" → \"%s\"", file, shorten(oneLine(in.OldString), 80), shorten(oneLine(in.NewString), 160))
 		if in.ReplaceAll {
 			text += " (all)"
@@ -128,7 +129,7 @@ func renderCall(id, name string, raw json.RawMessage, project string) (string, C
 				b.WriteString("\n…")
 				break
 			}
-			fmt.Fprintf(&b, "\n\"%s\" → \"%s\"", headTail(ed.OldString, 150, 50), headTail(ed.NewString, 300, 100))
+			fmt.Fprintf(&b, "\n%s", editDiff(ed.OldString, ed.NewString, 400, 150))
 		}
 		for _, ed := range in.Edits {
 			for _, v := range editValues(file, ed.OldString, ed.NewString) {

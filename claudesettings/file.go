@@ -26,6 +26,7 @@ type File struct {
 	state   state
 	now     func() time.Time
 	lock    string // the lock directory Save takes, if any
+	backup  string // where Save keeps the one backup of the file, if set
 }
 
 // Load reads the settings file at path. Errors do not repeat the path. A missing file is fine
@@ -116,6 +117,30 @@ func unique(src []byte, obj *node, key string) error {
 			return errorAt(src, m.keyStart, "repeated key %q", m.key)
 		}
 		seen[m.key] = true
+	}
+	return nil
+}
+
+// SetBackup makes Save keep the previous content in the file at path,
+// replacing the backup an earlier save left there: one backup per
+// settings file, outside the project, instead of a timestamped one beside
+// the file per save.
+func (f *File) SetBackup(path string) { f.backup = path }
+
+// CheckWritable returns an error wrapping ErrReadOnly when the file exists
+// and its mode does not let its owner write it. Save refuses such a file;
+// callers that save several files check them all first, so that nothing
+// is changed.
+func (f *File) CheckWritable() error {
+	if !f.existed {
+		return nil
+	}
+	fi, err := os.Lstat(f.path)
+	if err != nil {
+		return nil // Save reports what happened to it
+	}
+	if fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 == 0 {
+		return fmt.Errorf("%w (mode %04o)", ErrReadOnly, fi.Mode().Perm())
 	}
 	return nil
 }

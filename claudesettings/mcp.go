@@ -34,8 +34,9 @@ type MCPServer struct {
 	Args    []string
 }
 
-// CarryoverMCP is the entry of carryover's server run by the binary at
-// exe, an absolute path.
+// CarryoverMCP is the entry of carryover's server run by exe: the absolute
+// path of the binary, or for a committed .mcp.json a command name that
+// resolves on PATH ("carryover").
 func CarryoverMCP(exe string) MCPServer {
 	return MCPServer{Command: exe, Args: []string{"mcp"}}
 }

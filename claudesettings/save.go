@@ -63,8 +63,8 @@ func readState(path string) state {
 
 // Save writes the edited content and returns the path of the backup it made
 // of the previous content ("" if the file did not exist or nothing changed).
-// It refuses a path that became a symlink (ErrSymlink) or a file that
-// changed since Load (ErrChanged). It writes a temporary file in the same
+// It refuses a path that became a symlink (ErrSymlink), a file that
+// changed since Load (ErrChanged) and a read-only one (ErrReadOnly). It writes a temporary file in the same
 // directory, syncs it and renames it over the original, keeping the
 // original's permissions (0600 for a new file, in directories created 0700).
 // A file carryover created and an uninstall emptied is removed instead.
@@ -93,6 +93,9 @@ func (f *File) Save() (backup string, err error) {
 		return "", err
 	case err == nil && !fi.Mode().IsRegular():
 		return "", errors.New("not a regular file")
+	case err == nil && fi.Mode().Perm()&0o200 == 0:
+		// Renaming over it would succeed: the mode is a request, not a lock.
+		return "", fmt.Errorf("%w (mode %04o)", ErrReadOnly, fi.Mode().Perm())
 	}
 	if f.existed {
 		cur, err := os.ReadFile(f.path)
@@ -102,7 +105,7 @@ func (f *File) Save() (backup string, err error) {
 		if !bytes.Equal(cur, f.orig) {
 			return "", ErrChanged
 		}
-		if backup, err = f.backup(); err != nil {
+		if backup, err = f.backupFile(); err != nil {
 			return "", err
 		}
 	}
@@ -132,8 +135,19 @@ func (f *File) Save() (backup string, err error) {
 	return backup, nil
 }
 
-// backup copies the loaded content next to the file, named by the time.
-func (f *File) backup() (string, error) {
+// backupFile copies the loaded content to the backup path set by SetBackup
+// (private, replacing an older backup), or else next to the file, named by
+// the time.
+func (f *File) backupFile() (string, error) {
+	if f.backup != "" {
+		if err := os.MkdirAll(filepath.Dir(f.backup), 0o700); err != nil {
+			return "", fmt.Errorf("backup: %w", err)
+		}
+		if err := writeAtomic(f.backup, f.orig, 0o600); err != nil {
+			return "", fmt.Errorf("backup: %w", err)
+		}
+		return f.backup, nil
+	}
 	base := f.path + ".carryover-backup-" + f.now().UTC().Format("20060102T150405Z")
 	for i := 1; ; i++ {
 		name := base

@@ -28,9 +28,10 @@
 //
 // # Saving
 //
-// [File.Save] refuses to write through a symlink or over a file that changed
-// since it was loaded, copies the original to a timestamped backup beside
-// it, and replaces the file atomically.
+// [File.Save] refuses to write through a symlink, over a file that changed
+// since it was loaded or over a read-only one, copies the original to a
+// backup (one per file wherever [File.SetBackup] says, else a timestamped
+// one beside it), and replaces the file atomically.
 package claudesettings
 
 import (
@@ -55,6 +56,9 @@ var (
 	// ErrLocked means another program (a running Claude Code) held the
 	// file's lock for too long.
 	ErrLocked = errors.New("locked by another program")
+	// ErrReadOnly means the file's mode does not let its owner write it:
+	// someone made it read-only, and carryover leaves it so.
+	ErrReadOnly = errors.New("is read-only")
 )
 
 // Hook is one hook entry carryover owns.
@@ -76,8 +80,9 @@ type HookOptions struct {
 	PostToolUse bool
 }
 
-// DefaultHooks returns carryover's hooks running the binary at exe, an
-// absolute path.
+// DefaultHooks returns carryover's hooks running exe: the absolute path of
+// the binary, or for settings meant to be committed a command name that
+// resolves on PATH ("carryover").
 func DefaultHooks(exe string, opt HookOptions) []Hook {
 	h := func(e hook.Event, matcher string, timeout int) Hook {
 		return Hook{Event: string(e), Matcher: matcher, Command: Command(exe, e), Timeout: timeout}

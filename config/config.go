@@ -201,6 +201,34 @@ func Defaults(env Env) Config {
 // Load reads the configuration that applies in opt.ProjectDir. Problems
 // are in the result, never an error; the error is ErrNoStore.
 func Load(opt Options) (Config, error) {
+	if opt.ProjectDir == "" {
+		return load(opt)
+	}
+	// The project's Claude Code settings may set sensitive variables for
+	// the hooks (see claudeenv.go): they are hidden unless the project is
+	// trusted, which only the user's own file can say.
+	dir, err := filepath.Abs(opt.ProjectDir)
+	if err != nil {
+		return load(opt)
+	}
+	guarded, hidden := projectEnvGuard(opt.Env.getenv, opt.Env.Home(), dir)
+	if len(hidden) == 0 {
+		return load(opt)
+	}
+	g := opt
+	g.Env.Getenv = guarded
+	c, err := load(g)
+	if c.ProjectTrusted || c.Trusts(dir) {
+		return load(opt)
+	}
+	for _, k := range hidden {
+		c.Problems = append(c.Problems, Problem{Source: Source{Layer: Environment, Env: k}, Key: k,
+			Msg: errGuarded.Error(), Refused: true})
+	}
+	return c, err
+}
+
+func load(opt Options) (Config, error) {
 	c := Defaults(opt.Env)
 	l := loader{c: &c, home: opt.Env.Home(), keys: keyTable()}
 	if c.Dirs.Config != "" {

@@ -139,7 +139,9 @@ func (h *harness) mcpTurn(sid, prompt string) mcpCall {
 
 // TestMCPRegistration checks with Claude Code's own `claude mcp get` that
 // the installer registers the server where the CLI reads it, for each
-// scope, and that uninstall removes it.
+// scope, and that uninstall removes it. The project's .mcp.json is
+// committed, so it runs carryover from PATH: that scope's test puts the
+// binary there; the others run its absolute path.
 func TestMCPRegistration(t *testing.T) {
 	t.Parallel()
 	scopes := map[string]string{
@@ -150,14 +152,20 @@ func TestMCPRegistration(t *testing.T) {
 	for scope, want := range scopes {
 		t.Run(scope, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t)
+			var env []string
+			command := carryoverBin
+			if scope == "project" {
+				env = append(env, "PATH="+filepath.Dir(carryoverBin)+string(filepath.ListSeparator)+os.Getenv("PATH"))
+				command = "carryover"
+			}
+			h := newHarness(t, env...)
 			out, err := h.carryover("install", "--scope", scope)
 			if err != nil {
 				t.Fatalf("carryover install --scope %s: %v\n%s", scope, err, out)
 			}
 			stdout, stderr, _, err := h.run("mcp", "get", "carryover")
 			got := string(stdout)
-			if err != nil || !strings.Contains(got, want) || !strings.Contains(got, "Command: "+carryoverBin) || !strings.Contains(got, "Args: mcp") {
+			if err != nil || !strings.Contains(got, want) || !strings.Contains(got, "Command: "+command+"\n") || !strings.Contains(got, "Args: mcp") {
 				t.Errorf("claude mcp get carryover after install --scope %s: %v\n%s%s\nwant %q, the command and its args", scope, err, got, stderr, want)
 			}
 			if scope != "project" && !strings.Contains(got, "Connected") {

@@ -1,27 +1,30 @@
 package embedding
 
 import (
-	"github.com/carryover-dev/carryover/internal/words"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/carryover-dev/carryover/internal/tokenize"
 
 	"golang.org/x/text/unicode/norm"
 )
 
-// The tokenizer follows the store's full-text rules (sqlite/terms.go), so
-// that the vector and the BM25 side of a hybrid search see the same words:
-// NFKC, runs of letters, digits and '_' are words, words.IsCompound identifiers
+// The words are package tokenize's, the full-text side's, so that the
+// vector and the BM25 side of a hybrid search see the same words: NFKC,
+// runs of letters, digits and '_' are words, compound identifiers
 // (camelCase, snake_case) also yield their parts, and words joined by
 // connectors (paths, file names, kebab-case, versions) are also kept whole.
+// It drops tokenize's stopwords (with which the stored vectors were
+// computed).
 
 // analysis is what the features of a text are drawn from.
 type analysis struct {
 	tokens []string // content words and identifier parts, lowercased, in order
-	wholes []string // whole words.IsCompound identifiers and connector-joined words.Compounds, lowercased
+	wholes []string // whole compound identifiers and connector-joined compounds, lowercased
 }
 
-// analyze splits text into lowercased content tokens (words.Stopwords and
-// one-rune tokens dropped) and the whole forms of its words.Compounds.
+// analyze splits text into lowercased content tokens (stopwords and
+// one-rune tokens dropped) and the whole forms of its compounds.
 func analyze(text string) analysis {
 	if !norm.NFKC.IsNormalString(text) {
 		text = norm.NFKC.String(text)
@@ -29,10 +32,10 @@ func analyze(text string) analysis {
 	var a analysis
 	keep := func(t string) (string, bool) {
 		t = strings.ToLower(t)
-		return t, utf8.RuneCountInString(t) >= 2 && !words.Stopwords[t]
+		return t, utf8.RuneCountInString(t) >= 2 && !tokenize.IsStopword(t)
 	}
 	word := func(w string) {
-		parts := words.SplitIdent(w)
+		parts := tokenize.SplitIdent(w)
 		if len(parts) > 1 {
 			if t, ok := keep(w); ok {
 				a.wholes = append(a.wholes, t)
@@ -44,7 +47,7 @@ func analyze(text string) analysis {
 			}
 		}
 	}
-	words.Compounds(text, func(c string, ws []string) {
+	tokenize.Compounds(text, func(c string, ws []string) {
 		if len(ws) > 1 {
 			a.wholes = append(a.wholes, strings.ToLower(c))
 		}

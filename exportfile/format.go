@@ -17,8 +17,10 @@ const (
 	// Format names the file format in its header.
 	Format = "carryover-export"
 	// Version is the newest format version this package writes and reads.
-	// Version 2 added a session's parent, cwd and branch.
-	Version = 2
+	// Version 2 added the text and reason of injections, version 3 a
+	// session's parent, cwd and branch; older files are still read (their
+	// records have none of these).
+	Version = 3
 )
 
 // Header is the first record of every file.
@@ -132,6 +134,8 @@ type InjectionRecord struct {
 	ItemIDs   []int64   `json:"item_ids,omitempty"`
 	Hash      string    `json:"hash"`
 	LatencyUS int64     `json:"latency_us"`
+	Text      string    `json:"text,omitempty"`   // since version 2
+	Reason    string    `json:"reason,omitempty"` // since version 2
 }
 
 // NoteRecord is one note.

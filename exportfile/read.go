@@ -268,8 +268,8 @@ func (im *importer) record(ctx context.Context, line int, data []byte) error {
 	return nil
 }
 
-// strictUnmarshal decodes one record, refusing fields this version does not
-// know: a version 1 file has none.
+// strictUnmarshal decodes one record, refusing fields this package does
+// not know: a file of a known version has none.
 func strictUnmarshal(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -448,7 +448,7 @@ func (im *importer) audit(ctx context.Context) error {
 		}
 		in := carryover.Injection{Time: rec.Time, SessionID: rec.Session, Project: rec.Project, Event: rec.Event,
 			Window: rec.Window, Chars: rec.Chars, Tokens: rec.Tokens, Hash: rec.Hash,
-			Latency: time.Duration(rec.LatencyUS) * time.Microsecond}
+			Latency: time.Duration(rec.LatencyUS) * time.Microsecond, Text: rec.Text, Reason: rec.Reason}
 		if seen[in.Key()] {
 			im.present++
 			continue

@@ -202,7 +202,8 @@ func (e *writer) injections(ins []carryover.Injection) error {
 		in := ins[i]
 		if err := e.enc.Encode(InjectionRecord{Type: "injection", Time: in.Time, Session: in.SessionID,
 			Project: in.Project, Event: in.Event, Window: in.Window, Chars: in.Chars, Tokens: in.Tokens,
-			ChunkIDs: in.ChunkIDs, ItemIDs: in.ItemIDs, Hash: in.Hash, LatencyUS: in.Latency.Microseconds()}); err != nil {
+			ChunkIDs: in.ChunkIDs, ItemIDs: in.ItemIDs, Hash: in.Hash, LatencyUS: in.Latency.Microseconds(),
+			Text: e.red(in.Text), Reason: e.red(in.Reason)}); err != nil {
 			return err
 		}
 		e.n.Injections++

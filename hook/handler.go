@@ -14,6 +14,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/internal/projectdir"
 	"github.com/carryover-dev/carryover/redact"
+	"github.com/carryover-dev/carryover/retrieve"
 )
 
 // Config is what the hooks need of carryover's configuration.
@@ -41,6 +42,9 @@ type Config struct {
 	// > 0; zero means the defaults. Only benchmarks set it: `bench recall`
 	// sweeps the thresholds through this hook.
 	RecallThresholds RecallThresholds
+	// RestoreShares replaces the restore's budget shares when not zero
+	// (benchmarks sweep them; users do not set them).
+	RestoreShares retrieve.RestoreShares
 }
 
 // RecallThresholds is a setting of recall's thresholds: see

@@ -27,8 +27,13 @@ func (r *run) preCompact(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("instructions: %w", err)
 	}
+	reason := fmt.Sprintf("PreCompact instructions for compaction %d", rep.Window+1)
+	if r.in.Trigger != "" {
+		reason += " (" + r.in.Trigger + ")"
+	}
 	if extra := strings.TrimSpace(r.h.Config.CompactInstructions); extra != "" {
 		text = strings.TrimRight(text, "\n") + "\n" + extra
+		reason += ", with the configured compact_instructions"
 	}
 	text = r.h.redact(text) // defence in depth: the store holds masked text already
 	if _, err := io.WriteString(r.out, text+"\n"); err != nil {
@@ -37,7 +42,7 @@ func (r *run) preCompact(ctx context.Context) error {
 	_, err = r.st.RecordInjection(ctx, carryover.Injection{
 		Time: time.Now(), SessionID: r.in.SessionID, Project: rep.Project, Event: "PreCompact:" + r.in.Trigger,
 		Window: rep.Window, Chars: len(text), Tokens: carryover.TokenEstimate(text), Hash: hashText(text),
-		Latency: time.Since(r.h.Start),
+		Latency: time.Since(r.h.Start), Text: text, Reason: reason,
 	})
 	return err
 }

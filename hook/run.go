@@ -82,10 +82,12 @@ func (r *run) inject(ctx context.Context, event, project string, window int, blk
 	if err := WriteContext(r.out, r.ev, blk.Text); err != nil {
 		return err
 	}
+	// The audit row keeps the text exactly as written, so that what the
+	// model was given can be read back.
 	_, err := r.st.RecordInjection(ctx, carryover.Injection{
 		Time: time.Now(), SessionID: r.in.SessionID, Project: project, Event: event, Window: window,
 		Chars: len(blk.Text), Tokens: carryover.TokenEstimate(blk.Text), ChunkIDs: blk.ChunkIDs, ItemIDs: blk.ItemIDs,
-		Hash: hashText(blk.Text), Latency: time.Since(r.h.Start),
+		Hash: hashText(blk.Text), Latency: time.Since(r.h.Start), Text: blk.Text, Reason: blk.Reason,
 	})
 	if err != nil {
 		// The block is still worth injecting; the audit row is lost.

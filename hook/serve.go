@@ -141,8 +141,10 @@ func (h *Handler) serveLocal(ctx context.Context, ev Event, in Input, out io.Wri
 		// log and delete the log by name, which, once the file is moved
 		// aside, may be a fresh store's. The process exits soon.
 	}
-	if !corrupt && !errors.Is(err, sqlite.ErrCorrupt) {
-		return nil, fmt.Errorf("open store: %w", err)
+	if !corrupt && (!errors.Is(err, sqlite.ErrCorrupt) || errors.Is(err, sqlite.ErrNotStore)) {
+		// Open's errors name the store. A file that is not carryover's
+		// (not a database at all, or another application's) is left alone.
+		return nil, err
 	}
 	h.log().Error("store is damaged", "db", db, "err", err)
 	moved, merr := moveAsideOnce(db, opened)

@@ -67,6 +67,7 @@ func (r *run) sessionStart(ctx context.Context) error {
 	}
 	blk, err := retrieve.Restore(ctx, r.st, retrieve.RestoreRequest{
 		SessionID: in.SessionID, Project: sess.Project, Window: window, Summary: summary, Budget: cfg.Budget,
+		Shares: cfg.RestoreShares,
 	})
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)

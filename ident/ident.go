@@ -44,6 +44,24 @@ func All(text string) []string {
 	return out
 }
 
+// Rooted is All, but an identifier that follows a slash keeps it: an
+// absolute path stays absolute ("/home/u/x.go", which All gives as
+// "home/u/x.go"), so that it can be shown relative to a project root.
+func Rooted(text string) []string {
+	var out []string
+	for _, loc := range token.FindAllStringIndex(text, -1) {
+		t := text[loc[0]:loc[1]]
+		if !isIdent(t) {
+			continue
+		}
+		if loc[0] > 0 && text[loc[0]-1] == '/' {
+			t = "/" + t
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
 func isIdent(t string) bool {
 	lower, capital, digits := true, true, true
 	for i := 0; i < len(t); i++ {

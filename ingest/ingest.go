@@ -178,6 +178,7 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		sess.Title, _ = red.Redact(desc)
 	}
 	cur := chunk.NewCursor()
+	var carry redact.Carry
 	if known {
 		if fi.Size() < state.Offset {
 			rep.Restarted = true
@@ -187,13 +188,15 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 			rep.Restarted = true
 		}
 		if !rep.Restarted && len(state.Cursor) > 0 {
-			if err := json.Unmarshal(state.Cursor, &cur); err != nil {
+			saved := savedCursor{Cursor: cur}
+			if err := json.Unmarshal(state.Cursor, &saved); err != nil {
 				rep.Restarted = true // unreadable cursor: start over, hashes prevent duplicates
 			}
+			cur, carry = saved.Cursor, saved.Redact
 		}
 		if rep.Restarted {
 			state.Offset, state.Line = 0, 0
-			cur = chunk.NewCursor()
+			cur, carry = chunk.NewCursor(), redact.Carry{}
 			// Sequence numbers stay unique in the session: items point at
 			// their chunk by it. Content already stored is recognised by hash.
 			last, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: rep.SessionID, Turn: -1, Newest: true, Limit: 1})
@@ -217,6 +220,7 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 			sess.Project = projectdir.Root(filepath.Clean(dir))
 		}
 	}
+	stream := red.Stream(carry)
 	batchBytes := a.BatchBytes
 	if batchBytes <= 0 {
 		batchBytes = DefaultBatchBytes
@@ -267,10 +271,10 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		}
 		// Masked before chunking: chunks, items, summaries, titles and
 		// content hashes are all built from the masked text.
-		masked := redactEntries(red, entries)
+		masked := redactEntries(stream, entries)
 		res := chunk.Build(rep.SessionID, sess.Project, entries, cur, a.Chunk)
 		cur = res.Cursor
-		cursor, err := json.Marshal(cur)
+		cursor, err := json.Marshal(savedCursor{Cursor: cur, Redact: stream.Carry()})
 		if err != nil {
 			return rep, fmt.Errorf("encode cursor: %w", err)
 		}
@@ -446,9 +450,17 @@ func oneLine(s string, n int) string {
 	return s[:cut]
 }
 
+// savedCursor is the ingest state's cursor: the chunker's, and the
+// redactor's carry (a private key left open by the last entry, which the
+// next entries may continue).
+type savedCursor struct {
+	chunk.Cursor
+	Redact redact.Carry `json:"redact,omitzero"`
+}
+
 // redactEntries masks the secrets in every field of the entries that
-// chunking reads, and counts them by kind.
-func redactEntries(r *redact.Redactor, entries []transcript.Entry) map[string]int {
+// chunking reads, in order, and counts them by kind.
+func redactEntries(r *redact.Stream, entries []transcript.Entry) map[string]int {
 	var counts map[string]int
 	text := func(s *string) {
 		if *s == "" {

@@ -28,7 +28,8 @@ import (
 // of the same id is another session, which this batch neither reads nor
 // changes. With row security, sharing with a team the role is not a member
 // of fails, and a session shared with a team the role has since left
-// becomes private.
+// becomes private. A batch with chunks then indexes again up to
+// BackfillBatch chunks stored before schema version 4 (see Backfill).
 func (s *Store) Apply(ctx context.Context, b carryover.Batch) error {
 	if err := b.Validate(); err != nil {
 		return fmt.Errorf("apply: %w", err)
@@ -44,8 +45,18 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) error {
 		if attempt < 3 && (isCode(err, "40P01") || isCode(err, "40001")) {
 			continue
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		break
 	}
+	// A schema migrated from version 3 catches up as it is used. The
+	// batch is stored whatever happens here: a failure (a hook's deadline)
+	// is not the batch's, and the next Apply tries again.
+	if len(b.Chunks) > 0 {
+		_, _ = s.Backfill(ctx, BackfillBatch)
+	}
+	return nil
 }
 
 func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32) (err error) {
@@ -188,45 +199,60 @@ func (s *Store) vecArg(n int) string {
 
 // insertChunks stores new chunks and returns the row id of each chunk of
 // the batch by Seq, the stored row's id for a duplicate. vecs is nil when
-// vectors are not stored.
+// vectors are not stored. The new chunks' tokens are added to the
+// session's index statistics.
 func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunks []carryover.Chunk, vecs [][]float32) (map[int]int64, error) {
 	ids := make(map[int]int64, len(chunks))
 	if len(chunks) == 0 {
 		return ids, nil
+	}
+	// Ids in the batch's order, as the embedded store's rowids: BM25 ties
+	// are broken by id, and a turn's chunks follow each other.
+	newIDs, err := allocateIDs(ctx, tx, len(chunks))
+	if err != nil {
+		return nil, err
 	}
 	// The union's second part does not see the first's insert (one
 	// snapshot): at most one id comes back. None comes back when a
 	// concurrent Apply inserted the same chunk first: this insert waits for
 	// it, then does nothing, and the row it committed meanwhile is newer
 	// than the statement's snapshot (see the second read below).
-	q := `WITH ins AS (INSERT INTO chunks (owner, team, project, session_id, seq, turn, win, first_line, last_line,
-			start_at, end_at, prompt, summary, text, tools, files, commands, errors, sidechain, agent_id, hash, tsv, vec)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, ` + tsvExpr(22) + `, ` + s.vecArg(26) + `)
+	q := `WITH ins AS (INSERT INTO chunks (id, owner, team, project, session_id, seq, turn, win, first_line, last_line,
+			start_at, end_at, prompt, summary, text, tools, files, commands, errors, sidechain, agent_id, hash, tsv, fts_len, vec)
+		OVERRIDING SYSTEM VALUE
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+			$23::tsvector, $24, ` + s.vecArg(25) + `)
 		ON CONFLICT (owner, project, hash) DO NOTHING RETURNING id)
-		SELECT id FROM ins UNION ALL SELECT id FROM chunks WHERE owner = $1 AND project = $3 AND hash = $21 LIMIT 1`
+		SELECT id, true FROM ins UNION ALL SELECT id, false FROM chunks WHERE owner = $2 AND project = $4 AND hash = $22 LIMIT 1`
+	// Rows are written in key order, so concurrent batches wait for each
+	// other rather than deadlock.
 	order := make([]int, len(chunks))
 	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(i, j int) bool { return chunks[order[i]].Hash < chunks[order[j]].Hash })
+	lens := make([]int, len(chunks))
 	batch := &pgx.Batch{}
 	for _, i := range order {
 		c := chunks[i]
-		t := indexTexts(c)
+		ix := indexChunk(c)
+		lens[i] = ix.len
 		var vec any
 		if vecs != nil {
 			vec = s.vecValue(vecs[i])
 		}
-		batch.Queue(q, s.owner, sess.team, sess.project, sess.id, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine,
+		batch.Queue(q, newIDs[i], s.owner, sess.team, sess.project, sess.id, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine,
 			ts(c.Start), ts(c.End), c.Prompt, c.Summary, c.Text, list(c.Tools), list(c.Files), list(c.Commands), list(c.Errors),
-			c.Sidechain, c.AgentID, c.Hash, t[0], t[1], t[2], t[3], vec)
+			c.Sidechain, c.AgentID, c.Hash, ix.tsv, ix.len, vec)
 	}
 	br := tx.SendBatch(ctx, batch)
 	var raced []carryover.Chunk
+	added, tokens := 0, 0
 	for _, i := range order {
 		c := chunks[i]
 		var id int64
-		err := br.QueryRow().Scan(&id)
+		var inserted bool
+		err := br.QueryRow().Scan(&id, &inserted)
 		if errors.Is(err, pgx.ErrNoRows) {
 			raced = append(raced, c)
 			continue
@@ -236,6 +262,10 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 			return nil, wrap(fmt.Sprintf("apply: chunk %d", c.Seq), err)
 		}
 		ids[c.Seq] = id
+		if inserted {
+			added++
+			tokens += lens[i]
+		}
 	}
 	if err := br.Close(); err != nil {
 		return nil, wrap("apply: chunks", err)
@@ -250,20 +280,29 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 		}
 		ids[c.Seq] = id
 	}
+	return ids, countIndexed(ctx, tx, sess.id, s.owner, added, tokens)
+}
+
+// allocateIDs takes n chunk ids from the identity's sequence, in order.
+func allocateIDs(ctx context.Context, tx pgx.Tx, n int) ([]int64, error) {
+	var ids []int64
+	err := tx.QueryRow(ctx, `SELECT array_agg(v ORDER BY v) FROM (SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS v
+		FROM generate_series(1, $1)) x`, n).Scan(&ids)
+	if err != nil {
+		return nil, wrap("apply: chunk ids", err)
+	}
 	return ids, nil
 }
 
-// tsvExpr builds the weighted tsvector from four parameters from n on (the
-// texts of indexTexts).
-func tsvExpr(n int) string {
-	var b strings.Builder
-	for i, w := range []string{"A", "B", "C", "D"} {
-		if i > 0 {
-			b.WriteString(" || ")
-		}
-		fmt.Fprintf(&b, "setweight(to_tsvector('simple', $%d), '%s')", n+i, w)
+// countIndexed adds chunks and tokens newly indexed to the statistics of
+// the owner's session.
+func countIndexed(ctx context.Context, tx pgx.Tx, sessionID, owner string, chunks, tokens int) error {
+	if chunks == 0 {
+		return nil
 	}
-	return b.String()
+	_, err := tx.Exec(ctx, `UPDATE sessions SET fts_chunks = fts_chunks + $1, fts_tokens = fts_tokens + $2 WHERE id = $3 AND owner = $4`,
+		chunks, tokens, sessionID, owner)
+	return wrap("apply: index statistics", err)
 }
 
 // vecValue is a vector as the vector column takes it.

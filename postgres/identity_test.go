@@ -42,7 +42,7 @@ func gitRepo(t *testing.T, dir, wt string) {
 // TestIdentityMigration writes a schema as carryover did before version 7
 // (sessions without parent, cwd or branch, each in the project of the
 // directory it ran in: a repository, its worktree, a subdirectory, a
-// directory that is gone), takes the schema back to version 3, and checks
+// directory that is gone), takes the schema back to version 6, and checks
 // that opening it again fills the parents and maps the projects to the
 // repository's root in every table.
 func TestIdentityMigration(t *testing.T) {
@@ -87,7 +87,7 @@ func TestIdentityMigration(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, `ALTER TABLE sessions DROP COLUMN parent, DROP COLUMN cwd, DROP COLUMN branch;
-		UPDATE meta SET value = '3' WHERE key = 'schema_version'`); err != nil {
+		UPDATE meta SET value = '6' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
 

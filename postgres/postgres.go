@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -67,6 +68,12 @@ type Options struct {
 	// As in the embedded store, the first embedder to write claims the
 	// schema; opened with another, Search ranks by full text alone.
 	Embedder carryover.Embedder
+	// VectorNeighbours, with pgvector, adds the chunks nearest to the
+	// query's vector (HNSW) that share none of its words to the
+	// candidates a search ranks. Off, search ranks exactly the embedded
+	// store's way: only full-text matches are candidates (on LoCoMo, the
+	// nearest vectors added at most 0.003 of recall).
+	VectorNeighbours bool
 }
 
 // Store is a carryover.Store on a PostgreSQL schema. It is safe for
@@ -80,6 +87,11 @@ type Store struct {
 	// (decided when the schema was created), dim is that column's size.
 	pgvector bool
 	dim      int
+	// neighbours: Options.VectorNeighbours.
+	neighbours bool
+	// indexed is set once Backfill found none of this role's chunks left
+	// to index again.
+	indexed atomic.Bool
 }
 
 // Open connects to the server at dsn (a postgres:// URL or key=value
@@ -114,7 +126,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	s := &Store{pool: pool, owner: opt.Owner, team: opt.Team, emb: opt.Embedder}
+	s := &Store{pool: pool, owner: opt.Owner, team: opt.Team, emb: opt.Embedder, neighbours: opt.VectorNeighbours}
 	if err := s.init(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", redact(cfg), err)

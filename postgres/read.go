@@ -184,17 +184,18 @@ func (s *Store) Compactions(ctx context.Context, sessionID string) ([]carryover.
 }
 
 // RecordInjection appends to the audit log and returns the record's id. A
-// zero Time is set to now.
+// zero Time is set to now; the text is cut to carryover.InjectionTextCap.
 func (s *Store) RecordInjection(ctx context.Context, in carryover.Injection) (int64, error) {
 	if in.Time.IsZero() {
 		in.Time = time.Now()
 	}
 	var id int64
 	err := s.pool.QueryRow(ctx, `INSERT INTO injections
-		(owner, team, project, time, session_id, event, win, chars, tokens, chunk_ids, item_ids, hash, latency_us)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
+		(owner, team, project, time, session_id, event, win, chars, tokens, chunk_ids, item_ids, hash, latency_us, text, reason)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id`,
 		s.owner, s.team, in.Project, in.Time, in.SessionID, in.Event, in.Window, in.Chars, in.Tokens,
-		orEmpty(in.ChunkIDs), orEmpty(in.ItemIDs), in.Hash, in.Latency.Microseconds()).Scan(&id)
+		orEmpty(in.ChunkIDs), orEmpty(in.ItemIDs), in.Hash, in.Latency.Microseconds(),
+		carryover.ClipInjectionText(clean(in.Text)), clean(in.Reason)).Scan(&id)
 	return id, wrap("record injection", err)
 }
 
@@ -206,7 +207,7 @@ func (s *Store) Injections(ctx context.Context, sessionID string, lim int) ([]ca
 		w.add("session_id = ?", sessionID)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT id, time, session_id, project, event, win, chars, tokens,
-		chunk_ids, item_ids, hash, latency_us FROM injections`+w.sql()+` ORDER BY id DESC`+limit(lim), w.args...)
+		chunk_ids, item_ids, hash, latency_us, text, reason FROM injections`+w.sql()+` ORDER BY id DESC`+limit(lim), w.args...)
 	if err != nil {
 		return nil, wrap("injections", err)
 	}
@@ -214,7 +215,7 @@ func (s *Store) Injections(ctx context.Context, sessionID string, lim int) ([]ca
 		var in carryover.Injection
 		var latency int64
 		err := r.Scan(&in.ID, &in.Time, &in.SessionID, &in.Project, &in.Event, &in.Window, &in.Chars, &in.Tokens,
-			&in.ChunkIDs, &in.ItemIDs, &in.Hash, &latency)
+			&in.ChunkIDs, &in.ItemIDs, &in.Hash, &latency, &in.Text, &in.Reason)
 		in.Time = in.Time.UTC()
 		in.Latency = time.Duration(latency) * time.Microsecond
 		in.ChunkIDs, in.ItemIDs = nilIfEmpty(in.ChunkIDs), nilIfEmpty(in.ItemIDs)

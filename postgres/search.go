@@ -7,86 +7,84 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/embedding"
+	"github.com/carryover-dev/carryover/rank"
 )
 
 // DefaultSearchLimit is the number of hits returned when Query.Limit is 0.
 const DefaultSearchLimit = 20
 
-// maxCandidates bounds the rows one search ranks, as in the embedded
-// store: ranking costs microseconds per matching row, and a common term
-// matches every row.
-const maxCandidates = 2000
-
-// minNeighbourCos is the cosine a nearest neighbour needs to join the
-// full-text candidates: below it, a chunk that shares none of the query's
-// words is not about it.
-const minNeighbourCos = 0.4
+// maxCandidates bounds the rows one search ranks (rank.MaxCandidates).
+const maxCandidates = rank.MaxCandidates
 
 // HybridPool is the number of full-text candidates reranked with vectors
-// (and, with pgvector, of nearest neighbours added to them).
-const HybridPool = 50
+// (rank.Pool).
+const HybridPool = rank.Pool
 
-// The blend of the embedded store (tuned on LoCoMo there): a candidate
-// scores bm + vectorW × bmMax × max(cos, 0); contextW weighs the
-// neighbouring chunks of the same turn in a candidate's vector.
-const (
-	vectorW  = 4
-	contextW = 0.25
-)
+// minNeighbourCos is the cosine a nearest neighbour needs to join the
+// candidates (Options.VectorNeighbours): below it, a chunk that shares none
+// of the query's words is not about it.
+const minNeighbourCos = 0.4
 
-// rankWeights are ts_rank_cd's weights for D, C, B, A (text, summary,
-// prompt, files/commands/errors), the embedded store's column weights 1,
-// 1.5, 2, 3 divided by 3 (ts_rank_cd takes weights up to 1); rankScale
-// multiplies them back.
-const (
-	rankWeights = `'{0.3333, 0.5, 0.6667, 1.0}'::real[]`
-	rankScale   = 3
-	// k1 and b of the BM25 shape below.
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
-
-// rankExpr is the full-text score of the chunk row m (columns tsv and len,
-// and avglen over the candidates) for the terms $2 (tsquery[]) with their
-// idf $3 (float8[]). It has BM25's shape, so that Hit.BM25 lands on the
-// embedded store's scale (the thresholds of package retrieve assume it):
-// per term, idf × tf(k1+1) / (tf + k1(1 - b + b·len/avglen)), where tf is
-// ts_rank_cd of that term alone without normalisation (the field weights
-// of its occurrences, × rankScale) and len the count of lexemes.
-var rankExpr = fmt.Sprintf(`(SELECT coalesce(sum(u.idf * r.tf * %[1]g / (r.tf + %[2]g * (1 - %[3]g + %[3]g * m.len / m.avglen))), 0)
-	FROM unnest($2::tsquery[], $3::float8[]) AS u(q, idf),
-	LATERAL (SELECT %[4]d * ts_rank_cd(%[5]s, m.tsv, u.q, 0) AS tf) r WHERE r.tf > 0)`,
-	bm25K1+1, bm25K1, bm25B, rankScale, rankWeights)
-
-// candidate is a chunk found by a search, with its full-text score, its
-// cosine with the query and its fused score.
-type candidate struct {
-	id             int64
-	bm, cos, score float64
-}
-
-// Search ranks chunks by full-text relevance, then reranks the best
-// HybridPool with vectors the way the embedded store does. Any text is a
-// valid query: it is reduced to words and phrases (see queryTerms), each
-// turned into a tsquery by phraseto_tsquery and OR-ed, so there is no
-// query syntax and no syntax error. To bound the cost, the rarest terms are
-// kept while they match at most maxCandidates chunks together; when the
-// rarest alone matches more, its newest maxCandidates matches are ranked.
-//
-// Hit.BM25 is a BM25-shaped score (see rankExpr), Hit.Score adds the
-// vector part. With pgvector, the HNSW index adds the query's nearest
-// chunks (under the same filters) to the pool when the full text found
-// anything; they score by their vector part (and their BM25, if any).
-// Only chunks visible to the role are searched.
+// Search ranks chunks the way the embedded store does (package rank), on
+// the same tokens (see index.go): any text is a valid query, reduced to
+// words, identifier parts and phrases (queryTerms), each the tsquery
+// phrase of its tokens, so there is no query syntax and no syntax error.
+// The rarest terms are kept while their matches under the filters add up
+// to at most rank.MaxCandidates; when even the rarest matches more, its
+// newest matches are ranked. Every match gets its BM25 (Hit.BM25, on the
+// embedded store's scale), the best rank.Pool are reranked with their
+// vectors, their parent turns and, within one session, their turns as
+// documents (Hit.Score). Only chunks visible to the role are searched, and
+// only those indexed since schema version 4 (see Backfill).
 func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit, error) {
 	terms := queryTerms(q.Text)
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	var w where
-	w.args = []any{nil} // $1 is the tsquery
+	lim := q.Limit
+	if lim <= 0 {
+		lim = DefaultSearchLimit
+	}
+	p, err := s.plan(ctx, q, terms)
+	if err != nil || len(p.kept) == 0 {
+		return nil, err
+	}
+	st, err := s.stats(ctx, q, p)
+	if err != nil {
+		return nil, err
+	}
+	cands, err := s.candidates(ctx, p, st, filters(q, 2), false)
+	if err != nil {
+		return nil, err
+	}
+	if len(cands) > max(lim, HybridPool) {
+		cands = cands[:max(lim, HybridPool)]
+	}
+	if q.SessionID != "" && !p.capped {
+		// As in the embedded store, only within one session and not when
+		// its rarest query word is in thousands of its chunks.
+		turnDoc, err := s.turnScores(ctx, q, p, st)
+		if err != nil {
+			return nil, err
+		}
+		for i := range cands {
+			cands[i].TurnDoc = turnDoc[cands[i].ID]
+		}
+	}
+	if cands, err = s.rerank(ctx, q, p, st, cands); err != nil {
+		return nil, err
+	}
+	return s.readHits(ctx, cands[:min(lim, len(cands))])
+}
+
+// filters returns the conditions of q on the chunks c, their parameters
+// numbered after lead leading ones (left nil for the caller).
+func filters(q carryover.Query, lead int) where {
+	w := where{args: make([]any, lead)}
+	w.add("c.fts_len IS NOT NULL")
 	if q.SessionID != "" {
 		w.add("c.session_id = ?", clean(q.SessionID))
 	}
@@ -102,224 +100,366 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	if !q.Since.IsZero() {
 		w.add("greatest(c.start_at, c.end_at) >= ?", q.Since)
 	}
-	lim := q.Limit
-	if lim <= 0 {
-		lim = DefaultSearchLimit
-	}
-	p, err := s.plan(ctx, terms, w)
-	if err != nil || len(p.queries) == 0 {
-		return nil, err
-	}
-	args := append([]any{nil}, w.args[1:]...)
-	args[0] = p.match
-	matches := `SELECT c.id, c.tsv FROM chunks c WHERE c.tsv @@ $1::tsquery` + w.and()
-	if p.total > maxCandidates {
-		matches += fmt.Sprintf(" ORDER BY c.id DESC LIMIT %d", maxCandidates)
-	}
-	n2, n3 := len(args)+1, len(args)+2
-	args = append(args, p.queries, p.idfs)
-	rank := strings.NewReplacer("$2::", fmt.Sprintf("$%d::", n2), "$3::", fmt.Sprintf("$%d::", n3)).Replace(rankExpr)
-	rows, err := s.pool.Query(ctx, `WITH hit AS (`+matches+`),
-		m AS (SELECT id, tsv, length(tsv) AS len, greatest(avg(length(tsv)) OVER (), 1) AS avglen FROM hit)
-		SELECT m.id, `+rank+` AS bm FROM m ORDER BY bm DESC, m.id LIMIT `+fmt.Sprint(max(lim, HybridPool)), args...)
-	if err != nil {
-		return nil, wrap("search", err)
-	}
-	var cands []candidate
-	for rows.Next() {
-		var c candidate
-		if err := rows.Scan(&c.id, &c.bm); err != nil {
-			rows.Close()
-			return nil, wrap("search", err)
-		}
-		cands = append(cands, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, wrap("search", err)
-	}
-	if cands, err = s.rerank(ctx, q.Text, p, w, cands); err != nil {
-		return nil, err
-	}
-	cands = cands[:min(lim, len(cands))]
-	return s.readHits(ctx, cands)
+	return w
 }
 
-// plan is what a search looks for: the tsquery of each kept term (their
-// OR in match) with its idf, the rows the kept terms match (at most
-// maxCandidates+1 each), and the row counts by term for the query vector.
+// phrase is a query term as the index matches it.
+type phrase struct {
+	tokens []string
+	query  string // tsquery literal
+	rows   int    // matches under the filters, at most maxCandidates+1
+	df     int    // matches among every chunk the role can read
+}
+
+// plan is what a search looks for.
 type plan struct {
-	match   string
-	queries []string
-	idfs    []float64
-	total   int
-	rows    int
-	df      map[string]int
+	kept []phrase // rarest first; their OR is the search's match
+	// capped: the rarest term alone matches more than maxCandidates rows,
+	// and only its maxCandidates newest matches are ranked.
+	capped bool
+	df     map[string]int // matches under the filters by term (capped), for the query vector
 }
 
-// plan turns the terms into tsqueries and counts, in one round trip, the
-// rows each matches under the filters (up to maxCandidates+1); it keeps the
-// rarest terms while their counts add up to at most maxCandidates.
-func (s *Store) plan(ctx context.Context, terms []string, w where) (plan, error) {
-	p := plan{df: make(map[string]int, len(terms))}
-	texts := make([]string, len(terms))
-	for i, t := range terms {
-		texts[i] = plainWords(t)
+// match is the tsquery of the kept phrases, OR-ed.
+func (p plan) match() string {
+	parts := make([]string, len(p.kept))
+	for i, ph := range p.kept {
+		parts[i] = "(" + ph.query + ")"
 	}
-	args := append([]any{texts}, w.args[1:]...)
-	rows, err := s.pool.Query(ctx, `SELECT t.i, q::text, (SELECT count(*) FROM (SELECT 1 FROM chunks c
-			WHERE c.tsv @@ q`+w.and()+` LIMIT `+fmt.Sprint(maxCandidates+1)+`) x)
-		FROM unnest($1::text[]) WITH ORDINALITY AS t(term, i), phraseto_tsquery('simple', t.term) AS q
-		WHERE numnode(q) > 0`, args...)
+	return strings.Join(parts, " | ")
+}
+
+// lexemes are the distinct tokens of the kept phrases.
+func (p plan) lexemes() []string {
+	var out []string
+	for _, ph := range p.kept {
+		for _, t := range ph.tokens {
+			if !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// plan counts, in one round trip, the rows each term's phrase matches
+// under the filters (up to maxCandidates+1), and keeps the rarest while
+// their counts add up to at most maxCandidates, as the embedded store's
+// plan does.
+func (s *Store) plan(ctx context.Context, q carryover.Query, terms []string) (plan, error) {
+	p := plan{df: make(map[string]int, len(terms))}
+	var phrases []phrase
+	var queries []string
+	var termOf []string
+	for _, t := range terms {
+		ph := phrase{tokens: rank.Phrase(t)}
+		if ph.query = phraseQuery(ph.tokens); ph.query == "" {
+			continue
+		}
+		phrases = append(phrases, ph)
+		queries = append(queries, ph.query)
+		termOf = append(termOf, t)
+	}
+	if len(phrases) == 0 {
+		return p, nil
+	}
+	w := filters(q, 1)
+	w.args[0] = queries
+	rows, err := s.pool.Query(ctx, `SELECT (SELECT count(*) FROM (SELECT 1 FROM chunks c
+			WHERE c.tsv @@ t.q::tsquery`+w.and()+` LIMIT `+fmt.Sprint(maxCandidates+1)+`) x)
+		FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i) ORDER BY t.i`, w.args...)
 	if err != nil {
 		return p, wrap("search: plan", err)
 	}
-	type term struct {
-		query string
-		rows  int
-	}
-	var found []term
+	i := 0
 	for rows.Next() {
-		var i int
-		var t term
-		if err := rows.Scan(&i, &t.query, &t.rows); err != nil {
+		if err := rows.Scan(&phrases[i].rows); err != nil {
 			rows.Close()
 			return p, wrap("search: plan", err)
 		}
-		p.df[terms[i-1]] = t.rows
-		if t.rows > 0 {
-			found = append(found, t)
-		}
+		p.df[termOf[i]] = phrases[i].rows
+		i++
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return p, wrap("search: plan", err)
 	}
+	found := slices.DeleteFunc(phrases, func(ph phrase) bool { return ph.rows == 0 })
 	if len(found) == 0 {
 		return p, nil
 	}
-	if err := s.pool.QueryRow(ctx, `SELECT greatest(reltuples::bigint, 0) FROM pg_class
-		WHERE oid = 'chunks'::regclass`).Scan(&p.rows); err != nil {
-		return p, wrap("search: plan", err)
-	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].rows < found[j].rows })
-	for i, t := range found {
-		if i > 0 && p.total+t.rows > maxCandidates {
+	total := 0
+	for i, ph := range found {
+		if i > 0 && total+ph.rows > maxCandidates {
 			break
 		}
-		p.total += t.rows
-		p.queries = append(p.queries, t.query)
+		total += ph.rows
+		p.kept = append(p.kept, ph)
 	}
-	// A young table has no statistics yet: count at least what matched.
-	p.rows = max(p.rows, found[len(found)-1].rows)
-	parts := make([]string, len(p.queries))
-	for i, q := range p.queries {
-		parts[i] = "(" + q + ")"
-		p.idfs = append(p.idfs, embedding.IDF(p.rows, found[i].rows))
-	}
-	p.match = strings.Join(parts, " | ")
+	p.capped = total > maxCandidates
 	return p, nil
 }
 
-// rerank scores cands (in full-text order) with the query's vector and
-// sorts them best first; the sort is stable, so equal scores keep their
-// order. With pgvector, the nearest chunks under the filters w join the
-// pool first.
-func (s *Store) rerank(ctx context.Context, query string, p plan, w where, cands []candidate) ([]candidate, error) {
-	for i := range cands {
-		cands[i].score = cands[i].bm
+// searchStats is what BM25 and the query vector need to know of the
+// archive.
+type searchStats struct {
+	rows   int     // indexed chunks the role can read
+	avgLen float64 // their average length in tokens
+	// lo and hi are the ids of the session's first and last chunks in a
+	// search within one session; the query vector's idf counts the rows
+	// between them, as the embedded store's does (the whole table when
+	// not in one session: lo 0, hi the last id).
+	lo, hi              int64
+	firstTurn, lastTurn int
+}
+
+// stats reads, in one round trip, the index statistics and each kept
+// phrase's rows among all the chunks the role can read (FTS5's idf counts
+// the whole index), all the phrases in one pass over their matches.
+func (s *Store) stats(ctx context.Context, q carryover.Query, p plan) (searchStats, error) {
+	var st searchStats
+	args := []any{p.match()}
+	counts := make([]string, len(p.kept))
+	for i, ph := range p.kept {
+		args = append(args, ph.query)
+		counts[i] = fmt.Sprintf("count(*) FILTER (WHERE c.tsv @@ $%d::tsquery)", i+2)
 	}
+	var dfs []int64
+	var tokens int64
+	batch := &pgx.Batch{}
+	// Sessions counts every session the role can read; a teammate's
+	// session with the id of one of the role's own is counted, though its
+	// chunks are not searched (row security): a rare case, and a small
+	// error in N.
+	batch.Queue(`SELECT coalesce(sum(fts_chunks), 0)::bigint, coalesce(sum(fts_tokens), 0)::bigint FROM sessions`).
+		QueryRow(func(r pgx.Row) error { return r.Scan(&st.rows, &tokens) })
+	batch.Queue(`SELECT ARRAY[`+strings.Join(counts, ", ")+`]::bigint[] FROM chunks c
+		WHERE c.tsv @@ $1::tsquery AND c.fts_len IS NOT NULL`, args...).
+		QueryRow(func(r pgx.Row) error { return r.Scan(&dfs) })
+	if q.SessionID != "" {
+		batch.Queue(`SELECT coalesce(min(id), 0), coalesce(max(id), 0),
+			coalesce((SELECT turn FROM chunks WHERE session_id = $1 ORDER BY id LIMIT 1), 0),
+			coalesce((SELECT turn FROM chunks WHERE session_id = $1 ORDER BY id DESC LIMIT 1), 0)
+			FROM chunks WHERE session_id = $1`, clean(q.SessionID)).QueryRow(func(r pgx.Row) error {
+			return r.Scan(&st.lo, &st.hi, &st.firstTurn, &st.lastTurn)
+		})
+	} else {
+		batch.Queue(`SELECT coalesce(max(id), 0) FROM chunks`).QueryRow(func(r pgx.Row) error { return r.Scan(&st.hi) })
+	}
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return st, wrap("search: statistics", err)
+	}
+	for i := range p.kept {
+		p.kept[i].df = int(dfs[i])
+		// Counted apart: a row written meanwhile may be in one count only.
+		st.rows = max(st.rows, p.kept[i].df)
+	}
+	st.rows = max(st.rows, 1)
+	st.avgLen = max(float64(tokens)/float64(st.rows), 1)
+	return st, nil
+}
+
+// candidates scores the chunks that match the kept phrases under the
+// filters w (whose first two parameters it sets), or, with byID, the chunks
+// whose ids are w's third parameter, by BM25 (rank.BM25 from the positions
+// of their query tokens), and returns them in rank.ByBM25 order.
+func (s *Store) candidates(ctx context.Context, p plan, st searchStats, w where, byID bool) ([]rank.Candidate, error) {
+	w.args[0], w.args[1] = p.match(), p.lexemes()
+	hit := `SELECT c.id, c.fts_len, c.tsv FROM chunks c WHERE c.tsv @@ $1::tsquery` + w.and()
+	switch {
+	case byID:
+		hit = `SELECT c.id, c.fts_len, c.tsv FROM chunks c WHERE c.fts_len IS NOT NULL AND c.id = ANY ($3) AND $1::tsquery IS NOT NULL`
+	case p.capped:
+		// Only the newest maxCandidates matches are worth ranking.
+		hit += fmt.Sprintf(" ORDER BY c.id DESC LIMIT %d", maxCandidates)
+	}
+	rows, err := s.pool.Query(ctx, `WITH hit AS (`+hit+`)
+		SELECT h.id, h.fts_len, u.lexeme, u.positions, u.weights FROM hit h, unnest(h.tsv) u
+		WHERE u.lexeme = ANY ($2::text[])`, w.args...)
+	if err != nil {
+		return nil, wrap("search", err)
+	}
+	type row struct {
+		len      int
+		postings map[string][]rank.Posting
+	}
+	byRow := map[int64]*row{}
+	var order []int64
+	for rows.Next() {
+		var id int64
+		var n int
+		var lexeme string
+		var positions []int16
+		var weights []string
+		if err := rows.Scan(&id, &n, &lexeme, &positions, &weights); err != nil {
+			rows.Close()
+			return nil, wrap("search", err)
+		}
+		r := byRow[id]
+		if r == nil {
+			r = &row{len: n, postings: map[string][]rank.Posting{}}
+			byRow[id] = r
+			order = append(order, id)
+		}
+		ps := make([]rank.Posting, len(positions))
+		for i, pos := range positions {
+			ps[i] = rank.Posting{Pos: int(pos), Weight: labelWeights[weights[i]]}
+		}
+		r.postings[lexeme] = ps
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, wrap("search", err)
+	}
+	idf := make([]float64, len(p.kept))
+	for i, ph := range p.kept {
+		idf[i] = rank.IDF(st.rows, ph.df)
+	}
+	freq := make([]float64, len(p.kept))
+	cands := make([]rank.Candidate, 0, len(order))
+	for _, id := range order {
+		r := byRow[id]
+		for i, ph := range p.kept {
+			freq[i] = rank.PhraseFreq(ph.tokens, r.postings)
+		}
+		cands = append(cands, rank.Candidate{ID: id, BM25: rank.BM25(idf, freq, r.len, st.avgLen)})
+	}
+	slices.SortFunc(cands, rank.ByBM25)
+	return cands, nil
+}
+
+// turnScores scores the turns of the session of a search within one
+// session as documents (rank.TurnScores) and returns each matching chunk's
+// turn score: a term's frequency in a turn is the number of the turn's
+// chunks that match it.
+func (s *Store) turnScores(ctx context.Context, q carryover.Query, p plan, st searchStats) (map[int64]float64, error) {
+	queries := make([]string, len(p.kept))
+	for i, ph := range p.kept {
+		queries[i] = ph.query
+	}
+	w := filters(q, 1)
+	w.args[0] = queries
+	rows, err := s.pool.Query(ctx, `SELECT t.i, c.id, c.turn FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i)
+		JOIN chunks c ON c.tsv @@ t.q::tsquery`+w.sql(), w.args...)
+	if err != nil {
+		return nil, wrap("search: turns", err)
+	}
+	turnOf := map[int64]int{}
+	tfs := make([]map[int]int, len(p.kept))
+	for i := range tfs {
+		tfs[i] = map[int]int{}
+	}
+	for rows.Next() {
+		var i int
+		var id int64
+		var turn int
+		if err := rows.Scan(&i, &id, &turn); err != nil {
+			rows.Close()
+			return nil, wrap("search: turns", err)
+		}
+		turnOf[id] = turn
+		tfs[i-1][turn]++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, wrap("search: turns", err)
+	}
+	score := rank.TurnScores(st.lastTurn-st.firstTurn+1, tfs)
+	if score == nil {
+		return nil, nil
+	}
+	out := make(map[int64]float64, len(turnOf))
+	for id, turn := range turnOf {
+		out[id] = score[turn]
+	}
+	return out, nil
+}
+
+// rerank gives cands their vectors' cosines with the query and their
+// parent turns and orders them with rank.Fuse; with VectorNeighbours and
+// pgvector, the chunks nearest to the query join them first.
+func (s *Store) rerank(ctx context.Context, q carryover.Query, p plan, st searchStats, cands []rank.Candidate) ([]rank.Candidate, error) {
 	if len(cands) == 0 {
 		return cands, nil
 	}
 	ok, err := s.searchVectors(ctx)
-	if err != nil || !ok {
-		return cands, err
+	if err != nil {
+		return nil, err
 	}
-	qv := s.queryVector(query, p.rows, p.df)
-	if s.pgvector {
-		if cands, err = s.addNeighbours(ctx, qv, p, w, cands); err != nil {
+	if ok {
+		qv := s.queryVector(q.Text, int(max(st.hi-st.lo+1, 1)), p.df)
+		if s.neighbours && s.pgvector {
+			if cands, err = s.addNeighbours(ctx, q, p, st, qv, cands); err != nil {
+				return nil, err
+			}
+		}
+		ids := make([]int64, len(cands))
+		for i, c := range cands {
+			ids[i] = c.ID
+		}
+		vecs, err := s.candidateVectors(ctx, ids)
+		if err != nil {
 			return nil, err
 		}
-	}
-	ids := make([]int64, len(cands))
-	for i, c := range cands {
-		ids[i] = c.id
-	}
-	vecs, err := s.candidateVectors(ctx, ids, contextW)
-	if err != nil || len(vecs) == 0 {
-		return cands, err
-	}
-	for i := range cands {
-		// The context blend leaves a vector longer than one.
-		if v, ok := vecs[cands[i].id]; ok {
-			if n := embedding.Dot(v, v); n > 0 {
-				cands[i].cos = float64(embedding.Dot(qv, v)) / sqrt(float64(n))
+		for i := range cands {
+			c := &cands[i]
+			if v, ok := vecs[c.ID]; ok {
+				c.Vector, c.Parent, c.Cos = true, v.parent, rank.Cosine(qv, v.vec)
 			}
 		}
 	}
-	bmMax := cands[0].bm
-	for i := range cands {
-		c := &cands[i]
-		c.score = c.bm + vectorW*bmMax*max(c.cos, 0)
-	}
-	cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.score <= 0 })
-	slices.SortStableFunc(cands, func(a, b candidate) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return 0
-	})
+	rank.Fuse(cands)
 	return cands, nil
 }
 
-// addNeighbours appends to cands the HybridPool chunks nearest to qv (by
-// the HNSW index) that pass the filters and are not candidates yet, with
-// their full-text score (0 when they match no kept term).
-func (s *Store) addNeighbours(ctx context.Context, qv []float32, p plan, w where, cands []candidate) ([]candidate, error) {
-	args := append([]any{qv}, w.args[1:]...)
-	n2, n3 := len(args)+1, len(args)+2
-	args = append(args, p.queries, p.idfs)
-	rank := strings.NewReplacer("$2::", fmt.Sprintf("$%d::", n2), "$3::", fmt.Sprintf("$%d::", n3)).Replace(rankExpr)
-	rows, err := s.pool.Query(ctx, `WITH near AS (SELECT c.id, c.tsv, c.vec <=> $1::real[]::vector AS dist FROM chunks c
-			WHERE c.vec IS NOT NULL`+w.and()+` ORDER BY dist LIMIT `+fmt.Sprint(HybridPool)+`),
-		m AS (SELECT id, tsv, length(tsv) AS len, greatest(avg(length(tsv)) OVER (), 1) AS avglen FROM near
-			WHERE 1 - dist >= `+fmt.Sprint(minNeighbourCos)+`)
-		SELECT m.id, `+rank+` FROM m`, args...)
+// addNeighbours adds to cands the HybridPool chunks nearest to qv (by the
+// HNSW index) that pass the filters, have a cosine of minNeighbourCos or
+// more and are not candidates yet, with their BM25 (0 when they match no
+// kept phrase), in rank.ByBM25 order.
+func (s *Store) addNeighbours(ctx context.Context, q carryover.Query, p plan, st searchStats, qv []float32, cands []rank.Candidate) ([]rank.Candidate, error) {
+	w := filters(q, 1)
+	w.args[0] = qv
+	rows, err := s.pool.Query(ctx, `SELECT id FROM (SELECT c.id, c.vec <=> $1::real[]::vector AS dist FROM chunks c
+			WHERE c.vec IS NOT NULL`+w.and()+` ORDER BY dist LIMIT `+fmt.Sprint(HybridPool)+`) near
+		WHERE 1 - dist >= `+fmt.Sprint(minNeighbourCos), w.args...)
 	if err != nil {
 		return nil, wrap("search: neighbours", err)
 	}
-	defer rows.Close()
-	have := make(map[int64]bool, len(cands))
-	for _, c := range cands {
-		have[c.id] = true
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, wrap("search: neighbours", err)
 	}
-	for rows.Next() {
-		var c candidate
-		if err := rows.Scan(&c.id, &c.bm); err != nil {
-			return nil, wrap("search: neighbours", err)
-		}
-		if !have[c.id] {
-			c.score = c.bm
-			cands = append(cands, c)
+	ids = slices.DeleteFunc(ids, func(id int64) bool {
+		return slices.ContainsFunc(cands, func(c rank.Candidate) bool { return c.ID == id })
+	})
+	if len(ids) == 0 {
+		return cands, nil
+	}
+	near, err := s.candidates(ctx, p, st, where{args: []any{nil, nil, ids}}, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if !slices.ContainsFunc(near, func(c rank.Candidate) bool { return c.ID == id }) {
+			near = append(near, rank.Candidate{ID: id}) // no query token: BM25 0
 		}
 	}
-	return cands, wrap("search: neighbours", rows.Err())
+	cands = append(cands, near...)
+	slices.SortStableFunc(cands, rank.ByBM25)
+	return cands, nil
 }
 
 // readHits reads the chunks of cands, in their order.
-func (s *Store) readHits(ctx context.Context, cands []candidate) ([]carryover.Hit, error) {
+func (s *Store) readHits(ctx context.Context, cands []rank.Candidate) ([]carryover.Hit, error) {
 	if len(cands) == 0 {
 		return nil, nil
 	}
 	pos := make(map[int64]int, len(cands))
 	ids := make([]int64, len(cands))
 	for i, c := range cands {
-		pos[c.id] = i
-		ids[i] = c.id
+		pos[c.ID] = i
+		ids[i] = c.ID
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+chunkCols+` FROM chunks c WHERE c.id = ANY ($1)`, ids)
 	if err != nil {
@@ -333,7 +473,7 @@ func (s *Store) readHits(ctx context.Context, cands []candidate) ([]carryover.Hi
 			return nil, wrap("search", err)
 		}
 		i := pos[ch.ID]
-		hits[i] = carryover.Hit{Chunk: ch, Score: cands[i].score, BM25: cands[i].bm}
+		hits[i] = carryover.Hit{Chunk: ch, Score: cands[i].Score, BM25: cands[i].BM25}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, wrap("search", err)

@@ -3,13 +3,14 @@ package postgres
 import (
 	"context"
 	"errors"
-	"math"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/embedding"
+	"github.com/carryover-dev/carryover/rank"
 )
 
 func (s *Store) embedChunks(chunks []carryover.Chunk) [][]float32 {
@@ -102,60 +103,64 @@ func deref(p any) any {
 	return nil
 }
 
-// candidateVectors reads the vectors of ids, each blended with ctxW times
-// the vectors of the chunks just before and after it (by seq) in the same
-// turn of the same session: a sub-turn window is scored with its parent
-// turn as context. A chunk without a vector gets none.
-func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32) (map[int64][]float32, error) {
-	rows, err := s.pool.Query(ctx, `SELECT c.id, n.id = c.id, `+s.vecCol("n.vec")+`
-		FROM chunks c JOIN chunks n ON n.session_id = c.session_id AND n.turn = c.turn
+// candidateVector is a candidate's vector, blended with its neighbours'
+// in its turn, and its parent turn.
+type candidateVector struct {
+	vec    []float32
+	parent int64 // the id of its turn's first chunk
+}
+
+// candidateVectors reads the vectors of ids, each blended with the vectors
+// of the chunks just before and after it (by seq) in the same turn of its
+// owner's session (rank.Blend): a sub-turn window is scored with its
+// parent turn as context. A chunk without a vector gets none.
+func (s *Store) candidateVectors(ctx context.Context, ids []int64) (map[int64]candidateVector, error) {
+	rows, err := s.pool.Query(ctx, `SELECT c.id, n.seq - c.seq,
+			(SELECT min(p.id) FROM chunks p WHERE p.session_id = c.session_id AND p.owner = c.owner AND p.turn = c.turn), `+s.vecCol("n.vec")+`
+		FROM chunks c JOIN chunks n ON n.session_id = c.session_id AND n.owner = c.owner AND n.turn = c.turn
 			AND n.seq BETWEEN c.seq - 1 AND c.seq + 1
 		WHERE c.id = ANY ($1) AND n.vec IS NOT NULL`, ids)
 	if err != nil {
 		return nil, wrap("search: vectors", err)
 	}
 	defer rows.Close()
-	own := make(map[int64][]float32, len(ids))
-	ctxs := make(map[int64][][]float32, len(ids))
+	type read struct {
+		parent          int64
+		own, prev, next []float32
+	}
+	byID := make(map[int64]*read, len(ids))
 	for rows.Next() {
-		var id int64
-		var self bool
+		var id, parent int64
+		var rel int
 		dst := s.vecDest()
-		if err := rows.Scan(&id, &self, dst); err != nil {
+		if err := rows.Scan(&id, &rel, &parent, dst); err != nil {
 			return nil, wrap("search: vectors", err)
 		}
+		r := byID[id]
+		if r == nil {
+			r = &read{parent: parent}
+			byID[id] = r
+		}
 		v := s.decode(deref(dst))
-		if self {
-			own[id] = v
-		} else {
-			ctxs[id] = append(ctxs[id], v)
+		switch rel {
+		case -1:
+			r.prev = v
+		case 0:
+			r.own = v
+		case 1:
+			r.next = v
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, wrap("search: vectors", err)
 	}
-	out := make(map[int64][]float32, len(own))
-	for id, v := range own {
-		if ctxW != 0 && len(ctxs[id]) > 0 {
-			v = append([]float32(nil), v...)
-			for _, n := range ctxs[id] {
-				addScaled(v, n, ctxW)
-			}
+	out := make(map[int64]candidateVector, len(byID))
+	for id, r := range byID {
+		if r.own != nil {
+			out[id] = candidateVector{vec: rank.Blend(slices.Clone(r.own), r.prev, r.next), parent: r.parent}
 		}
-		out[id] = v
 	}
 	return out, nil
-}
-
-// addScaled adds w × b to a.
-func addScaled(a, b []float32, w float32) {
-	if len(b) < len(a) {
-		return
-	}
-	b = b[:len(a)]
-	for i := range a {
-		a[i] += w * b[i]
-	}
 }
 
 // maxEmbedQueryBytes bounds the query text embedded.
@@ -175,5 +180,3 @@ func (s *Store) queryVector(text string, n int, df map[string]int) []float32 {
 	}
 	return qe.EmbedQuery(text, func(t string) float64 { return embedding.IDF(max(n, 1), df[t]) })
 }
-
-func sqrt(x float64) float64 { return math.Sqrt(x) }

@@ -16,123 +16,468 @@ const maxKey = 64
 var csKey = newCharset("a-zA-Z0-9_.-")
 
 // matchAssignment masks the value of KEY=value, key: value, "key": "value",
-// key := "value", --key value and the like, when the key names a secret and
-// the value looks random.
-func matchAssignment(s string, i int, ru *rule, emit func(span)) int {
+// key := "value", --key value, .netrc's "password value" and the like,
+// when the key names a secret and the value is one.
+func matchAssignment(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	ks := i
 	for ks > 0 && csKey[s[ks-1]] {
 		if i-ks >= maxKey {
-			return 0 // inside base64 or a long identifier, not a key
+			// Inside base64 or a long identifier, not a key; so is every
+			// later keyword of the run.
+			return sc.run(i, csKey, len(s))
 		}
 		ks--
 	}
+	sc.work += i - ks
+	if ks >= len(labelPrefix) && s[ks-len(labelPrefix):ks] == labelPrefix {
+		return keyEnd(s, i) // the kind of a label: [REDACTED:password]
+	}
 	// A key holding several keywords is parsed from its first one only.
 	for _, kw := range keyKeywords {
-		if k := indexFold(s[ks:i], kw); k >= 0 {
+		if indexFold(s[ks:i], kw) >= 0 {
 			return 0
 		}
 	}
 	if strings.HasSuffix(s[:ks], "://") {
 		return 0 // a URL's user name: the URL rule masks its password
 	}
-	ke := run(s, i, csKey, maxKey+1)
+	ke := sc.run(i, csKey, maxKey+1)
 	if ke-ks > maxKey {
-		return 0
+		return ke
 	}
 	key := s[ks:ke]
 	flag := strings.HasPrefix(key, "-")
 	key = strings.TrimLeft(key, "-")
 	kind, ok := secretKey(key)
 	if !ok {
-		return 0
+		return ke
 	}
 	j := skipQuote(s, ke)
-	quoted := j > ke
+	quotedKey := j > ke
 	if j < len(s) && s[j] == ']' { // ENV["SECRET"] = ...
 		j++
 	}
 	j, spaced := afterSpaces(s, j)
+	// lit: the value is surely a literal, not a variable of code: a
+	// shell or .env assignment (KEY=value), a flag, a .netrc entry, or a
+	// quoted string.
+	lit := flag
+	envKey := !quotedKey && isEnvKey(key)
 	switch {
 	case j >= len(s):
-		return 0
+		return ke
 	case s[j] == '=':
 		if j+1 < len(s) && s[j+1] == '=' {
-			return 0 // a comparison
+			return ke // a comparison
 		}
 		j++
 		if j < len(s) && s[j] == '>' {
 			j++
 		}
+		lit = lit || envKey && !spaced && j < len(s) && s[j] != ' '
 	case s[j] == ':':
 		if j+1 < len(s) && s[j+1] == ':' {
-			return 0 // Token::new
+			return ke // Token::new
 		}
 		j++
 		if j < len(s) && s[j] == '=' {
 			j++
-		} else if !quoted && (j >= len(s) || s[j] != ' ' && s[j] != '\t' && quoteLen(s, j) == 0) {
-			return 0 // not YAML (key: value) nor JSON: an ARN, a URL, a time
+		} else if !quotedKey && (j >= len(s) || s[j] != ' ' && s[j] != '\t' && quoteLen(s, j) == 0) {
+			return ke // not YAML (key: value) nor JSON: an ARN, a URL, a time
 		}
+		lit = lit || envKey // KEY: value, as in a compose file's environment
 	case flag && spaced:
+		// --password VALUE: the word after a flag may be an argument of
+		// its own (mysql --password db prompts), so it is judged as code.
+		lit = false
+	case spaced && (key == "password" || key == "passwd") && netrc(s, ks):
+		lit = true
 	default:
-		return 0
+		return ke
 	}
 	j, _ = afterSpaces(s, j)
-	vs, ve, ok := value(s, j)
-	if !ok || ve < len(s) && s[ve] == '(' {
-		return 0 // a call: token = Base.encode64(...)
+	vs, ve, quoted, ok := value(s, j)
+	if !ok {
+		return ve
 	}
 	if strings.HasPrefix(s[ve:], labelPrefix) {
-		return 0 // what is left of a value whose rest is masked already
+		return ve // what is left of a value whose rest is masked already
 	}
-	minLen := 10
-	if kind == "password" {
-		minLen = 8
+	sc.work += judgeCost + ve - vs
+	if secretValue(s[vs:ve], kind, lit || quoted) {
+		sc.emit(span{start: vs, end: ve, kind: kind, prio: ru.prio})
 	}
-	if looksSecret(s[vs:ve], minLen) {
-		emit(span{start: vs, end: ve, kind: kind, prio: ru.prio})
+	if quoted {
+		return j // a quoted value may hold assignments of its own
 	}
-	return 0
+	return ve
 }
 
+// keyEnd returns the end of the key characters at i.
+func keyEnd(s string, i int) int { return run(s, i, csKey, maxKey) }
+
+// isEnvKey reports whether a key is an environment variable's name:
+// upper-case letters, digits and underscores.
+func isEnvKey(key string) bool {
+	letter := false
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case isUpperByte(c):
+			letter = true
+		case c == '_' || '0' <= c && c <= '9':
+		default:
+			return false
+		}
+	}
+	return letter && len(key) >= 2
+}
+
+// netrc reports whether the password keyword at ks follows "login <name>"
+// or "machine <host>", as in a .netrc file.
+func netrc(s string, ks int) bool {
+	k := spaceBack(s, ks)
+	if k == ks {
+		return false
+	}
+	t := k
+	for t > 0 && k-t < 256 && !isSpaceBack(s, t) {
+		t--
+	}
+	w := spaceBack(s, t)
+	if t == k || w == t {
+		return false
+	}
+	v := w
+	for v > 0 && w-v < 8 && isLowerByte(s[v-1]) && !isSpaceBack(s, v) {
+		v--
+	}
+	switch s[v:w] {
+	case "login", "machine", "account":
+		return v == 0 || isSpaceBack(s, v)
+	}
+	return false
+}
+
+// isSpaceBack reports whether the text before k ends with white space or
+// an escaped line break or tab.
+func isSpaceBack(s string, k int) bool {
+	if k == 0 {
+		return false
+	}
+	switch s[k-1] {
+	case ' ', '\t', '\n', '\r':
+		return true
+	case 'n', 't', 'r':
+		return k >= 2 && s[k-2] == '\\'
+	}
+	return false
+}
+
+// spaceBack returns the position before the white space that ends s[:k].
+func spaceBack(s string, k int) int {
+	for n := 0; k > 0 && n < 64 && isSpaceBack(s, k); n++ {
+		if c := s[k-1]; c == 'n' || c == 't' || c == 'r' {
+			k--
+			for k > 0 && s[k-1] == '\\' {
+				k--
+			}
+			continue
+		}
+		k--
+	}
+	return k
+}
+
+// maxValue bounds a value's length: a longer one is not a secret.
+const maxValue = 512
+
 // value returns the bounds of the value starting at j: quoted (also with
-// JSON-escaped quotes) or up to the next separator.
-func value(s string, j int) (int, int, bool) {
+// JSON-escaped quotes) or unquoted; ok is false when there is none, or
+// when it is code (a call or a subscript), with ve where scanning stopped.
+func value(s string, j int) (vs, ve int, quoted, ok bool) {
 	if j >= len(s) {
-		return 0, 0, false
+		return j, j, false, false
 	}
 	if n := quoteLen(s, j); n > 0 {
-		q := s[j : j+n]
-		vs := j + len(q)
-		lim := s[vs:min(len(s), vs+512)]
-		k := strings.Index(lim, q)
-		if k < 0 || strings.IndexByte(lim[:k], '\n') >= 0 {
-			return 0, 0, false
+		vs := j + n
+		k := closingQuote(s, vs, min(len(s), vs+maxValue), s[j:j+n])
+		if k < 0 {
+			return vs, vs, true, false
 		}
-		return vs, vs + k, true
+		return vs, k, true, true
 	}
-	e := j
-	for e < len(s) && e-j < 512 && !valueStop[s[e]] {
-		e++
+	e, code := valueEnd(s, j, min(len(s), j+maxValue+1))
+	return j, e, false, e > j && !code
+}
+
+// closingQuote returns the position of the quote q that closes a value
+// starting at vs, or -1 (none before limit, or a line break first).
+func closingQuote(s string, vs, limit int, q string) int {
+	if len(q) == 1 {
+		for k := vs; k < limit; k++ {
+			switch s[k] {
+			case '\n':
+				return -1
+			case '\\':
+				k++ // an escaped character, the quote too
+			case q[0]:
+				return k
+			}
+		}
+		return -1
 	}
-	return j, e, e > j
+	k := strings.Index(s[vs:limit], q)
+	if k < 0 || strings.IndexByte(s[vs:vs+k], '\n') >= 0 {
+		return -1
+	}
+	return vs + k
+}
+
+var (
+	// hardStop always ends an unquoted value.
+	hardStop = newCharset(" \t\r\n\"'`\\")
+	// softStop ends an unquoted value only where it plainly ends it: a
+	// password may hold any of them.
+	softStop = newCharset(",;&|<>(){}[]")
+	csName   = newCharset("a-zA-Z0-9_.-")
+)
+
+// valueEnd returns the end of the unquoted value at j: up to white space, a
+// quote or a backslash (a JSON escape, except an escaped < > &), and
+// through the punctuation a password may hold unless it ends the value
+// (at the end of the word, before the next name=, a closing bracket that
+// was not opened). code is true when the value is a call or a subscript.
+func valueEnd(s string, j, limit int) (e int, code bool) {
+	depth := 0
+	for e = j; e < limit; e++ {
+		c := s[e]
+		if hardStop[c] {
+			if n := escapedChar(s, e); n > 0 {
+				e += n - 1
+				continue
+			}
+			return e, false
+		}
+		if !softStop[c] {
+			continue
+		}
+		switch c {
+		case '(', '[':
+			if isIdentPath(s[j:e]) {
+				return e, true // f(x), args[0]
+			}
+			depth++
+		case '{', '<':
+			depth++
+		case ')', ']', '}':
+			if depth == 0 {
+				return e, false
+			}
+			depth--
+		case '>':
+			if depth > 0 {
+				depth--
+			} else if e+1 >= len(s) || hardStop[s[e+1]] {
+				return e, false
+			}
+		default: // , ; & |
+			// The value ends before the next name= or where the
+			// punctuation ends the word; otherwise it is the password's.
+			k := e + 1
+			for k < len(s) && k-e < 8 && softStop[s[k]] {
+				k++
+			}
+			if depth == 0 && (k >= len(s) || hardStop[s[k]] && escapedChar(s, k) == 0 || namePair(s, e+1)) {
+				return e, false
+			}
+		}
+	}
+	return e, false
+}
+
+// namePair reports whether a name= pair starts at k (the next parameter
+// of a query string or a connection string).
+func namePair(s string, k int) bool {
+	if k >= len(s) || !(isLowerByte(s[k]) || isUpperByte(s[k]) || s[k] == '_') {
+		return false
+	}
+	e := run(s, k, csName, 64)
+	return e < len(s) && s[e] == '='
+}
+
+// isIdentPath reports whether v is an identifier or a dotted path of them
+// (cfg.db.password).
+func isIdentPath(v string) bool {
+	if v == "" {
+		return false
+	}
+	start := true
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '.':
+			if start {
+				return false
+			}
+			start = true
+		case isLowerByte(c) || isUpperByte(c) || c == '_' || c == '$':
+			start = false
+		case '0' <= c && c <= '9':
+			if start {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return !start
+}
+
+// refRoots start a dotted value that reads a variable: self.password,
+// cfg.db.password, process.env.X.
+var refRoots = map[string]bool{
+	"self": true, "this": true, "cls": true, "cfg": true, "conf": true, "config": true, "settings": true,
+	"args": true, "opts": true, "options": true, "params": true, "env": true, "os": true, "process": true,
+	"request": true, "req": true, "ctx": true, "context": true, "app": true, "data": true, "user": true,
+	"form": true, "props": true, "state": true, "input": true, "values": true, "secrets": true, "vault": true,
+	"credentials": true, "creds": true, "db": true, "database": true, "model": true, "module": true,
+	"window": true, "flags": true, "session": true, "store": true, "client": true, "auth": true,
+	"account": true, "profile": true, "payload": true, "body": true, "vars": true, "var": true, "item": true,
+	"row": true, "record": true, "result": true, "event": true, "opt": true, "conn": true, "spec": true,
+}
+
+// secretWords are the keywords that make an identifier a variable holding
+// a secret rather than the secret.
+var secretWords = []string{"pass", "pwd", "secret", "token", "key", "auth", "cred"}
+
+// isReference reports whether v reads a variable: a dotted path from a
+// known root (or a one-letter one), or an identifier naming a secret
+// (password, db_pass, self.token).
+func isReference(v string) bool {
+	if !isIdentPath(v) {
+		return false
+	}
+	segs := strings.Split(v, ".")
+	if len(segs) > 1 && (refRoots[strings.ToLower(segs[0])] || len(segs[0]) == 1) {
+		return true
+	}
+	last := strings.ToLower(segs[len(segs)-1])
+	for _, w := range secretWords {
+		if strings.Contains(last, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// typeNames are what follows "password:" in a type annotation.
+var typeNames = map[string]bool{
+	"str": true, "string": true, "int": true, "integer": true, "bool": true, "boolean": true, "bytes": true,
+	"byte": true, "number": true, "float": true, "double": true, "any": true, "object": true, "char": true,
+	"text": true, "varchar": true, "optional": true, "secretstr": true, "secretstring": true, "list": true,
+	"dict": true, "map": true, "uuid": true, "date": true, "datetime": true, "void": true, "unknown": true,
+	"never": true, "charfield": true, "passwordfield": true, "securestring": true, "sensitive": true,
+}
+
+var tlds = map[string]bool{
+	"com": true, "org": true, "net": true, "io": true, "dev": true, "local": true, "internal": true,
+	"localhost": true, "lan": true, "co": true, "app": true, "cloud": true, "svc": true, "cluster": true,
+}
+
+// secretValue reports whether v, assigned to a key of kind, is a secret.
+// A random-looking value always is; a password also when it is short or
+// made of words, if it is a literal (lit) or does not read like code.
+func secretValue(v, kind string, lit bool) bool {
+	if v == "" || len(v) > maxValue {
+		return false
+	}
+	if kind != "password" {
+		if isPlaceholder(v) {
+			return false
+		}
+		if looksSecret(v, 10) {
+			return true
+		}
+		// A short literal secret: letters and digits mixed (TOKEN=abc123).
+		return lit && len(v) >= 6 && hasDigitAndLetter(v) && !isPath(v) && !isReference(v) && !hasSpace(v)
+	}
+	if placeholderPassword(v) {
+		return false
+	}
+	if looksSecret(v, 8) {
+		return true
+	}
+	if len(v) < 4 || v[0] == '-' || isPath(v) || hasSpace(v) || isReference(v) ||
+		typeNames[strings.ToLower(strings.TrimSuffix(v, "!"))] {
+		return false
+	}
+	if passphrase(v) || lit {
+		return true
+	}
+	// In code, an unquoted word may be a variable: only a value with a
+	// digit or a symbol is surely a literal.
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if '0' <= c && c <= '9' || !isLowerByte(c) && !isUpperByte(c) && c != '_' && c != '.' && c != '-' {
+			return true
+		}
+	}
+	return false
+}
+
+// passphrase reports whether v is words joined by dots
+// (correct.horse.battery.staple), not a host name nor a file.
+func passphrase(v string) bool {
+	segs := strings.Split(v, ".")
+	if len(segs) < 3 || tlds[strings.ToLower(segs[len(segs)-1])] || hasFileExt(v) {
+		return false
+	}
+	for _, seg := range segs {
+		if len(seg) < 2 {
+			return false
+		}
+		for i := 0; i < len(seg); i++ {
+			if !isLowerByte(seg[i]) && !isUpperByte(seg[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func hasSpace(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] <= ' ' || v[i] >= 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// isPath reports whether v is a file path or a URL.
+func isPath(v string) bool {
+	return strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") ||
+		strings.HasPrefix(v, "~/") || strings.Contains(v, "://") || hasFileExt(v)
 }
 
 // secretKey reports whether a key names a secret, and the kind its value
 // gets: "password", "aws-secret-access-key" or "secret".
 func secretKey(key string) (string, bool) {
 	var buf [16]string
-	segs := splitKey(key, buf[:0])
+	// Lower-cased once: an upper-case key (PGPASSWORD) costs one
+	// allocation, not one per part.
+	segs := splitKeyOf(key, strings.ToLower(key), buf[:0])
 	if len(segs) == 0 {
 		return "", false
 	}
-	if benignLast[strings.ToLower(segs[len(segs)-1])] {
+	if benignLast[segs[len(segs)-1]] {
 		return "", false
 	}
 	kind := ""
 	hasAWS, hasSecret := false, false
-	for n, seg := range segs {
-		l := strings.ToLower(seg)
+	for n, l := range segs {
 		switch {
 		case strings.Contains(l, "password") || strings.Contains(l, "passwd") || strings.Contains(l, "passphrase") ||
 			l == "pass" || l == "pwd" || strings.HasSuffix(l, "pwd"):
@@ -145,7 +490,7 @@ func secretKey(key string) (string, bool) {
 			}
 		case l == "token" || strings.HasSuffix(l, "token") || strings.Contains(l, "credential") || l == "auth":
 			kind = "secret"
-		case l == "key" && n > 0 && keyQualifiers[strings.ToLower(segs[n-1])]:
+		case l == "key" && n > 0 && keyQualifiers[segs[n-1]]:
 			kind = "secret"
 		case strings.HasSuffix(l, "apikey") || strings.HasSuffix(l, "accesskey") || strings.HasSuffix(l, "privatekey") ||
 			strings.HasSuffix(l, "secretkey") || strings.HasSuffix(l, "authkey"):
@@ -160,7 +505,7 @@ func secretKey(key string) (string, bool) {
 	if hasAWS && hasSecret {
 		return "aws-secret-access-key", true
 	}
-	if hasSecret && strings.EqualFold(segs[len(segs)-1], "key") && len(segs) >= 3 && strings.EqualFold(segs[len(segs)-2], "access") {
+	if hasSecret && segs[len(segs)-1] == "key" && len(segs) >= 3 && segs[len(segs)-2] == "access" {
 		return "aws-secret-access-key", true
 	}
 	return kind, true
@@ -194,11 +539,15 @@ var benignLast = map[string]bool{
 
 // splitKey splits a key into its words: at _ . - and at case changes
 // (apiKey, APIKey, DBPassword).
-func splitKey(key string, segs []string) []string {
+func splitKey(key string, segs []string) []string { return splitKeyOf(key, key, segs) }
+
+// splitKeyOf splits key as splitKey does, and returns the same parts of
+// text, a string of the same length (key in lower case).
+func splitKeyOf(key, text string, segs []string) []string {
 	start := 0
 	flush := func(end int) {
 		if end > start && len(segs) < cap(segs) {
-			segs = append(segs, key[start:end])
+			segs = append(segs, text[start:end])
 		}
 	}
 	for i := 0; i < len(key); i++ {
@@ -292,8 +641,17 @@ func hasFileExt(v string) bool {
 var placeholderParts = []string{
 	"changeme", "change_me", "change-me", "example", "placeholder", "redacted", "xxxx", "****", "your_", "your-",
 	"yourpass", "yourtoken", "yoursecret", "yourkey", "dummy", "replace", "insert", "${", "$(", "{{", "}}",
-	"%(", "%s", "getenv", "environ", "process.env", "secrets.", "vault:", "...", "…", "<", ">", "fake", "sample",
+	"%(", "%s", "getenv", "environ", "process.env", "secrets.", "vault:", "...", "…", "fake", "sample",
 }
+
+// placeholderFirst indexes placeholderParts by their first byte, so that
+// a value is checked against all of them in one pass.
+var placeholderFirst = func() (idx [256][]string) {
+	for _, p := range placeholderParts {
+		idx[p[0]] = append(idx[p[0]], p)
+	}
+	return idx
+}()
 
 // isPlaceholder reports whether a value is a template, a reference or an
 // example rather than a secret.
@@ -301,26 +659,65 @@ func isPlaceholder(v string) bool {
 	if v == "" {
 		return true
 	}
+	if strings.Contains(v, `\u00`) {
+		v = jsonChars.Replace(v) // <password> as encoding/json writes it
+	}
 	switch v[0] {
 	case '$', '%', '<', '{', '[':
 		return true
-	}
-	l := strings.ToLower(v)
-	for _, p := range placeholderParts {
-		if strings.Contains(l, p) {
+	case '!': // a YAML tag: !vault, !Ref
+		if isIdentPath(v[1:]) {
 			return true
 		}
 	}
-	switch l {
+	if angleWord(v) {
+		return true // <your-password>, pass<PASSWORD>word
+	}
+	var buf [maxValue]byte
+	l := buf[:0]
+	for i := 0; i < len(v) && i < len(buf); i++ {
+		l = append(l, lower(v[i]))
+	}
+	for i, c := range l {
+		for _, p := range placeholderFirst[c] {
+			if len(l)-i >= len(p) && string(l[i:i+len(p)]) == p {
+				return true
+			}
+		}
+	}
+	switch string(l) {
 	case "none", "null", "nil", "true", "false", "undefined", "string", "required", "optional", "hidden", "masked", "empty", "todo", "fixme":
 		return true
 	}
 	return false
 }
 
+var jsonChars = strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&")
+
+// angleWord reports whether v holds a word in angle brackets: <token>,
+// <YOUR API KEY>; a password with < and > in it (s<s>) does not.
+func angleWord(v string) bool {
+	for k := strings.IndexByte(v, '<'); k >= 0; {
+		e := strings.IndexByte(v[k+1:], '>')
+		if e < 0 {
+			return false
+		}
+		w := v[k+1 : k+1+e]
+		if len(w) >= 2 && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_- ") == "" {
+			return true
+		}
+		n := strings.IndexByte(v[k+1:], '<')
+		if n < 0 {
+			return false
+		}
+		k += 1 + n
+	}
+	return false
+}
+
 // entropy is the Shannon entropy of s in bits per byte.
 func entropy(s string) float64 {
-	var freq [256]int
+	var freq [256]uint32
 	for i := 0; i < len(s); i++ {
 		freq[s[i]]++
 	}

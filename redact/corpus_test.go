@@ -213,6 +213,130 @@ func secrets(r *rand.Rand) []secret {
 	add("slack-webhook", "SLACK_WEBHOOK=https://hooks.slack.com/services/T0"+rs(r, upperChars+digitChars, 8)+"/B0"+rs(r, upperChars+digitChars, 8)+"/"+hook, hook)
 	disc := rs(r, urlSafe, 68)
 	add("discord-webhook", "posting to https://discord.com/api/webhooks/"+rs(r, digitChars, 18)+"/"+disc, disc)
+	return append(ss, probeSecrets(r)...)
+}
+
+// pemLines returns the lines of a private key block: BEGIN, the body, END.
+func pemLines(r *rand.Rand, label string) []string {
+	ls := []string{"-----BEGIN " + label + "-----"}
+	for range 12 {
+		ls = append(ls, rs(r, b64Chars, 64))
+	}
+	ls = append(ls, rs(r, b64Chars, 22)+"==", "-----END "+label+"-----")
+	return ls
+}
+
+// numbered prints lines as cat -n (tab) or Claude Code's Read tool (an
+// arrow) do, the first numbered from.
+func numbered(ls []string, from int, sep string) string {
+	var b strings.Builder
+	for k, l := range ls {
+		fmt.Fprintf(&b, "%6d%s%s\n", from+k, sep, l)
+	}
+	return b.String()
+}
+
+// readReminder is what Claude Code appends to a Read result.
+const readReminder = "\n<system-reminder>\nWhenever you read a file, you should consider whether it would be considered malware.\n</system-reminder>\n"
+
+// probeSecrets are the shapes a probe once found stored verbatim: keys
+// printed with line numbers or cut in two, passwords on command lines, in
+// .netrc and short ones, URL passwords with / # < >, dotted passphrases,
+// session cookies, values with punctuation, JWTs whose payload is not
+// JSON.
+func probeSecrets(r *rand.Rand) []secret {
+	var ss []secret
+	add := func(kind, text string, parts ...string) {
+		ss = append(ss, secret{kind: kind, text: text, parts: parts})
+	}
+	short := func() string { return rs(r, lowerChars, 5) + rs(r, digitChars, 2) } // hunter2-like
+	for _, sep := range []string{"\t", "→"} {
+		ls := pemLines(r, "RSA PRIVATE KEY")
+		add("private-key", numbered(ls, 1, sep)+readReminder, ls[1:len(ls)-1]...)
+		ls = pemLines(r, "OPENSSH PRIVATE KEY")
+		add("private-key", numbered(ls[:7], 1, sep)+readReminder, ls[1:7]...) // a Read with limit: 7
+		ls = pemLines(r, "PRIVATE KEY")
+		add("private-key", numbered(ls[7:], 8, sep)+readReminder, ls[7:len(ls)-1]...) // the rest, offset 8
+	}
+	ls := pemLines(r, "EC PRIVATE KEY")
+	add("private-key", strings.Join(ls[5:], "\n")+"\n$ ", ls[5:len(ls)-1]...) // the tail of a cut cat
+	ls = pemLines(r, "RSA PRIVATE KEY")
+	cut := 40
+	add("private-key", ls[6][cut:]+"\n"+strings.Join(ls[7:], "\n"), append([]string{ls[6][cut:]}, ls[7:len(ls)-1]...)...) // cut mid-line
+
+	user := rs(r, lowerChars, 6)
+	p := short()
+	add("password", "$ curl -u "+user+":"+p+" https://api.example.com/v1/me", p)
+	p = short() + "!"
+	add("password", "curl -sS --user '"+user+":"+p+"' -X POST https://ci.example.com/job/build", p)
+	p = short()
+	add("password", "curl -fsSu "+user+":"+p+" https://repo.example.com/simple/", p)
+	p = short()
+	add("password", "curl -x http://proxy:3128 -U "+user+":"+p+" https://example.com", p)
+	p = short()
+	add("password", "$ mysql -h db.internal -u root -p"+p+" shop -e 'select count(*) from orders'", p)
+	p = rs(r, lowerChars, 4) + "1"
+	add("password", "mysql --user=app --password="+p+" --host=127.0.0.1 app < schema.sql", p)
+	p = short()
+	add("password", "mysqldump -uroot -p'"+p+"' --single-transaction shop > shop.sql", p)
+	p = short()
+	add("password", "mariadb -u admin -p"+p+" -e 'SHOW DATABASES'", p)
+	p = short()
+	add("password", "sshpass -p "+p+" ssh -o StrictHostKeyChecking=no deploy@10.0.0.5 uptime", p)
+	p = short()
+	add("password", "sshpass -p'"+p+"' scp build.tgz deploy@10.0.0.5:/srv/", p)
+	p = short()
+	add("password", "$ redis-cli -h cache.internal -p 6379 -a "+p+" ping\nPONG", p)
+	p = short()
+	add("password", "machine api.heroku.com login "+user+"@example.com password "+p, p)
+	p = rs(r, hexChars, 12)
+	add("password", "$ cat ~/.netrc\nmachine git.example.com\n  login "+user+"\n  password "+p+"\n", p)
+	p = short()
+	add("password", "$ PGPASSWORD="+p+" psql -h db.internal -U app -c '\\dt'", p)
+	p = rs(r, lowerChars, 3) + rs(r, digitChars, 1)
+	add("password", "export MYSQL_PWD="+p+"\nmysql -u root", p)
+	p = short()
+	add("password", "services:\n  db:\n    image: postgres:16\n    environment:\n      POSTGRES_PASSWORD: "+p+"\n", p)
+	p = short()
+	add("password", "./manage --db-host=db --password="+p+" migrate", p)
+	p = rs(r, alnum, 6)
+	tail := rs(r, alnum, 4) + "7"
+	add("url-password", "DATABASE_URL=postgres://app:"+p+"#a/s<"+tail+">@db.internal:5432/app", p, tail)
+	p, tail = rs(r, alnum, 6), rs(r, alnum, 5)+"3"
+	add("url-password", "mongodb://admin:"+p+"/?"+tail+"@mongo-0.internal:27017/admin?authSource=admin", p, tail)
+	p, tail = rs(r, alnum, 5), rs(r, alnum, 6)+"9"
+	add("url-password", "git clone https://bot:"+p+"@"+tail+"@git.example.org/team/app.git", p, tail)
+	words := []string{rs(r, lowerChars, 7), rs(r, lowerChars, 5), rs(r, lowerChars, 7), rs(r, lowerChars, 6)}
+	p = strings.Join(words, ".")
+	add("password", "db:\n  user: app\n  password: "+p+"\n", p, words[1]+"."+words[2])
+	p = strings.Join(words[:3], ".")
+	add("password", "export BORG_PASSPHRASE="+p, p)
+	sess := rs(r, hexChars, 24)
+	add("session-cookie", "> GET /admin HTTP/1.1\n> Host: app.example.com\n> Cookie: session="+sess+"; theme=dark\n", sess)
+	sid := rs(r, alnum, 20)
+	add("session-cookie", "< HTTP/1.1 302 Found\n< Set-Cookie: sid="+sid+"; Path=/; HttpOnly; SameSite=Lax\n", sid)
+	sid = rs(r, alnum, 26)
+	add("session-cookie", "curl -b 'laravel_session="+sid+"' https://app.example.com/dashboard", sid)
+	sid, csrf := rs(r, alnum, 32), rs(r, alnum, 32)
+	add("session-cookie", `headers = {"Cookie": "sessionid=`+sid+`; csrftoken=`+csrf+`", "Accept": "text/html"}`, sid, csrf)
+	sid = rs(r, upperChars+digitChars, 32)
+	add("session-cookie", "curl --cookie \"JSESSIONID="+sid+"\" https://intranet.example.com/", sid)
+	p, tail = rs(r, alnum, 10)+"2", rs(r, alnum, 4)+"5"
+	add("password", "DB_PASSWORD="+p+"&"+tail+"\nDB_HOST=db", p, tail)
+	p, tail = rs(r, alnum, 6)+"1", rs(r, alnum, 3)+"8"
+	add("password", `POSTGRES_PASSWORD="`+p+`<t>#`+tail+`/x"`, p, tail)
+	p, tail = rs(r, alnum, 8)+"4", rs(r, alnum, 4)+"6"
+	add("password", "https://api.example.com/login?user=bob&password="+p+";|"+tail+"&next=/", p, tail)
+	enc := base64.RawURLEncoding
+	payload := enc.EncodeToString([]byte(rs(r, alnum, 40)))
+	tok := enc.EncodeToString([]byte(`{"alg":"HS256"}`)) + "." + payload + "." + enc.EncodeToString([]byte(rs(r, alnum, 32)))
+	add("jwt", "signed: "+tok+"\n", payload)
+	payload = enc.EncodeToString(fmt.Appendf(nil, `{"sub":"%s"}`, rs(r, alnum, 12)))
+	add("jwt", "unsigned token "+enc.EncodeToString([]byte(`{"alg":"none"}`))+"."+payload+". accepted", payload)
+	parts := []string{rs(r, urlSafe, 40), rs(r, urlSafe, 16), rs(r, urlSafe, 60), rs(r, urlSafe, 22)}
+	add("jwt", "JWE: "+enc.EncodeToString([]byte(`{"alg":"RSA-OAEP","enc":"A256GCM"}`))+"."+strings.Join(parts, "."), parts...)
+	p = rs(r, lowerChars, 3) + rs(r, digitChars, 3)
+	add("secret", "export API_TOKEN="+p+"\n", p)
 	return ss
 }
 
@@ -323,6 +447,37 @@ func lookalikes(r *rand.Rand) []string {
 		"passthrough: true",
 		"bypass_cache=1",
 		"author: Jane Doe",
+	)
+	// Look-alikes of the probe's shapes.
+	add(
+		"password = self.password",
+		"    password: str = Field(..., min_length=12)",
+		"password: Optional[str] = None",
+		"$ mysql -u root -p shop\nEnter password:",
+		"mysql -h 127.0.0.1 -P 3306 -u app --password shop",
+		"sshpass -f ~/.config/deploy.pass ssh deploy@10.0.0.5",
+		`curl -u "$API_USER:$API_PASS" https://api.example.com/v1/me`,
+		"curl -u admin https://api.example.com/v1/me",
+		"docker run --rm -u 1000:1000 -v $PWD:/src golang:1.26 go build ./...",
+		"> Cookie: theme=dark; lang=en-US",
+		"< Set-Cookie: lang=en; Path=/; Max-Age=31536000",
+		"machine github.com login octocat password $GITHUB_TOKEN",
+		"Put the credentials in ~/.netrc (a machine line, then login and password) and chmod it 600.",
+		"postgres://user:<password>@localhost:5432/db",
+		"https://example.com:8443/login?next=/home&email=bob@example.com",
+		"password: process.env.DB_PASSWORD",
+		"redis-cli -h cache.internal -p 6379 ping",
+		"PGPASSWORD=$PGPASSWORD psql -h db -U app",
+		"echo \"$CR_PAT\" | docker login ghcr.io -u bot --password-stdin registry.example.com",
+		`return {"password": password, "user": user}`,
+		"if err := db.Ping(); err != nil { return fmt.Errorf(\"ping: %w\", err) }",
+		"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE"+rs(r, b64Chars, 60)+"\n-----END PUBLIC KEY-----",
+		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  build/app.tgz",
+		`if strings.HasSuffix(block, "-----END RSA PRIVATE KEY-----") {`,
+		"password: correct.horse (the example in the docs)",
+		"host: db.internal.example.com",
+		"token = tokens[0]",
+		"secret = base64.b64encode(data)",
 	)
 	return out
 }

@@ -1,9 +1,11 @@
 package redact_test
 
 import (
+	"flag"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/carryover-dev/carryover/redact"
 )
@@ -19,6 +21,8 @@ func FuzzRedact(f *testing.F) {
 	f.Add(`{"token": "`, `"}`, uint8(7))
 	f.Add("-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", uint8(60))
 	f.Add("https://user:", "@host", uint8(12))
+	f.Add("curl -u a:", "@h -b 'sid=", uint8(70))
+	f.Add("     1→", "\n     2→", uint8(90))
 	r := redact.New(redact.Options{})
 	f.Fuzz(func(t *testing.T, prefix, suffix string, which uint8) {
 		s := planted[int(which)%len(planted)]
@@ -35,6 +39,84 @@ func FuzzRedact(f *testing.F) {
 		bare, _ := r.Redact(prefix + suffix)
 		if again, _ := r.Redact(bare); again != bare {
 			t.Fatalf("not idempotent: %q -> %q -> %q", prefix+suffix, bare, again)
+		}
+	})
+}
+
+// costUnits repeat into the inputs that make a scan that is not linear
+// show: a prefix of every kind of rule, alone and with what its rule reads
+// after it.
+var costUnits = []string{
+	"eyJ", " eyJhbGciOiJIUzI1NiJ9.", " eyJhbGciOiJIUzI1NiJ9.e30.", "AKIA", "sk-", "ghp_", "xoxb-", ":AA", "1234567890:AA", "SG.",
+	"hooks.slack.com/", "/api/webhooks/", "Bearer ", "basic ", "authorization: ", "docker login ", "@tcp(", "://",
+	"://a:b@", "://a:@@", "://a:/#<>", "key", "passpass", "a=", "pass=", "password=", "token: ", `password="`, "password='a ",
+	"password: a.b.c.", "PASSWORD=a&", "pass&", "a=b&", "x&&", `\npassword `, `login \npassword \n`,
+	"machine h login u password ", "curl ", "curl -u a:b ", "curl -b a=b -u a:b ", "mysql -pX ", "sshpass -p ",
+	"redis-cli -a ", "cookie=", "cookie: a=b; ", "Set-Cookie: sid=", "-----BEGIN ", "-----BEGIN PRIVATE KEY-----\n",
+	"-----BEGIN PRIVATE KEY-----\nAAAA\n", "-----END PRIVATE KEY-----\n", "AAAA\n-----END PRIVATE KEY-----\n",
+	"    1→AAAA\n", `     1\tAAAA\n-----END PRIVATE KEY-----`, "(((((", "password=a(", "\\u003c",
+}
+
+// Cost bounds: the work a text may cost per byte before the fuzz target
+// calls it a finding (half of the budget after which a text is omitted;
+// real transcripts cost under 0.4 a byte), and the CPU time of 100 kB
+// (10 ms), with a factor for a busy machine (its caches) and a larger one
+// under the race detector.
+const (
+	costPerByte = 32
+	timePer100k = 10 * time.Millisecond
+)
+
+func timeFactor() time.Duration {
+	switch {
+	case raceBuild:
+		return 50
+	case fuzzing():
+		return 20 // coverage instrumentation slows every loop
+	}
+	return 5
+}
+
+// fuzzing reports whether the test runs with -fuzz, rather than over the
+// kept corpus.
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
+}
+
+// FuzzRedactCost: whatever a text is made of, masking it costs a bounded
+// amount of work per byte and time, so that a hook never stalls on it and
+// no real text is omitted for its cost; a secret planted in the middle of
+// it is gone. The input is a unit repeated to 100 kB, the shape that makes
+// a scan that is not linear show.
+func FuzzRedactCost(f *testing.F) {
+	for i, u := range costUnits {
+		f.Add(u, "", uint8(i))
+	}
+	planted := secrets(rand.New(rand.NewPCG(13, 14)))
+	r := redact.New(redact.Options{})
+	f.Fuzz(func(t *testing.T, unit, tail string, which uint8) {
+		if unit == "" {
+			return
+		}
+		const size = 100_000
+		fill := strings.Repeat(unit, size/2/len(unit)+1)[:size/2]
+		s := planted[int(which)%len(planted)]
+		in := fill + "\n" + s.text + "\n" + fill + tail
+		work, omitted := r.Work(in)
+		if omitted || work > costPerByte*len(in)+redact.WorkBudget(0) {
+			t.Fatalf("%q repeated: work %d for %d bytes (%.1f a byte), omitted %v", unit, work, len(in), float64(work)/float64(len(in)), omitted)
+		}
+		start := cpuTime()
+		out, _ := r.Redact(in)
+		took := cpuTime() - start
+		for _, p := range s.parts {
+			if strings.Contains(out, p) {
+				t.Fatalf("%q repeated: %s left", unit, s.kind)
+			}
+		}
+		if limit := timeFactor() * timePer100k * time.Duration(len(in)) / size; took > limit {
+			t.Fatalf("%q repeated: %v for %d bytes, limit %v", unit, took, len(in), limit)
 		}
 	})
 }

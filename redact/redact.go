@@ -16,9 +16,12 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"unicode/utf8"
 )
 
 // Pattern is an extra, user-supplied detector. When Re has a group named
@@ -37,6 +40,7 @@ type Options struct {
 
 // Redactor masks secrets. It is immutable and safe for concurrent use.
 type Redactor struct {
+	rules []*rule // the built-in detectors; a rule's idx is its index here
 	// byFirst lists the rules whose prefix starts with a byte (both cases
 	// for case-insensitive rules).
 	byFirst [256][]*rule
@@ -55,8 +59,9 @@ type extraPattern struct {
 
 // New returns a Redactor with the built-in detectors and opt.Extra.
 func New(opt Options) *Redactor {
-	r := &Redactor{}
-	for _, ru := range builtinRules() {
+	r := &Redactor{rules: builtinRules()}
+	for n, ru := range r.rules {
+		ru.idx = n
 		firsts := []byte{ru.prefix[0]}
 		seconds := []byte{ru.prefix[1]}
 		if ru.fold {
@@ -99,86 +104,259 @@ func Label(kind string) string { return "[REDACTED:" + kind + "]" }
 
 const labelPrefix = "[REDACTED:"
 
+// OmittedKind is the count's kind of a text replaced whole by
+// [omitted: N bytes] because scanning it would have cost more than its
+// budget: such a text is never kept unscanned.
+const OmittedKind = "omitted"
+
+// Omitted is what a text of n bytes is replaced with when it is omitted.
+func Omitted(n int) string { return fmt.Sprintf("[omitted: %d bytes]", n) }
+
 // maxPasses bounds the re-scans that make Redact idempotent: masking can
 // create a context (a label's closing bracket before a token) in which a
 // detector matches what it did not match before.
 const maxPasses = 4
 
+// The work budget of one text: the bytes the detectors may inspect beyond
+// the one pass that looks for their prefixes, over all passes. Every
+// detector is linear (each rule skips what it already scanned), so a real
+// text uses a few bytes of work per byte; the budget is there so that no
+// input, however made, costs more than a fixed multiple of its length.
+const (
+	workPerByte = 64
+	workBase    = 256 << 10
+)
+
+// WorkBudget is the most work a text of n bytes may cost before it is
+// omitted.
+func WorkBudget(n int) int { return workPerByte*n + workBase }
+
 // Redact returns s with every secret found replaced by its label, and the
 // number of secrets masked by kind (nil when none).
 func (r *Redactor) Redact(s string) (string, map[string]int) {
+	out, counts, _ := r.redact(s, nil)
+	return out, counts
+}
+
+// redact masks s and returns the work it cost; c, when not nil, is the
+// state a Stream carries from one text to the next.
+func (r *Redactor) redact(s string, c *Carry) (string, map[string]int, int) {
+	return r.redactBudget(s, c, WorkBudget(len(s)))
+}
+
+func (r *Redactor) redactBudget(s string, c *Carry, budget int) (string, map[string]int, int) {
 	var counts map[string]int
-	var spans []span
-	for range maxPasses {
-		spans = r.find(s, spans[:0])
-		if len(spans) == 0 {
+	n := len(s)
+	sc := scans.Get().(*scan)
+	defer sc.release()
+	sc.work, sc.budget = 0, budget
+	// The first pass scans the whole text; the next ones only where a
+	// label could have changed what a rule reads.
+	windows := []window{{0, len(s)}}
+	for pass := range maxPasses {
+		sc.reset(s)
+		if pass == 0 && c != nil {
+			sc.continuePEM(c)
+		}
+		for _, w := range windows {
+			sc.restart()
+			if !r.find(sc, w.lo, w.hi) {
+				if c != nil {
+					*c = Carry{}
+				}
+				return Omitted(n), map[string]int{OmittedKind: 1}, sc.work
+			}
+		}
+		r.findExtra(sc)
+		if pass == 0 && c != nil && sc.openPEM != "" {
+			*c = Carry{PEM: sc.openPEM, Left: carryTexts}
+		}
+		if len(sc.spans) == 0 {
 			break
 		}
 		if counts == nil {
 			counts = map[string]int{}
 		}
-		s = apply(s, spans, counts)
+		s, windows = apply(s, sc.spans, counts, windows[:0])
 	}
-	return s, counts
+	return s, counts, sc.work
 }
+
+// window is a range of trigger positions to scan.
+type window struct{ lo, hi int }
+
+// How far a rule reads from where its prefix occurs: forward (a JWE's five
+// parts) and backward (the body before a key's END line). A rule whose
+// trigger is further than this from every label reads the same text as in
+// the pass before, and finds nothing new.
+const (
+	reachAhead  = 4096 + 4*(1<<16+1)
+	reachBehind = maxPEMBytes + 64
+)
 
 // Contains reports whether s holds a secret Redact would mask.
 func (r *Redactor) Contains(s string) bool {
-	return len(r.find(s, nil)) > 0
+	sc := scans.Get().(*scan)
+	defer sc.release()
+	sc.work, sc.budget = 0, WorkBudget(len(s))
+	sc.reset(s)
+	if !r.find(sc, 0, len(s)) {
+		return true
+	}
+	r.findExtra(sc)
+	return len(sc.spans) > 0
 }
 
 // RedactJSON masks the secrets in the string values (and keys) of a JSON
-// document, keeping it valid JSON. Text that holds no secret is returned
-// as is; a document that does is re-encoded. Invalid JSON is masked as
-// text.
+// document, keeping it valid JSON: each string is masked as text, in the
+// order of the document, and only the strings that change are re-encoded
+// (numbers, spacing and the other strings stay byte for byte). Invalid
+// JSON is masked as text.
 func (r *Redactor) RedactJSON(raw []byte) ([]byte, map[string]int) {
-	if len(raw) == 0 || !r.Contains(string(raw)) {
+	return r.redactJSON(raw, nil)
+}
+
+func (r *Redactor) redactJSON(raw []byte, c *Carry) ([]byte, map[string]int) {
+	if len(raw) == 0 {
 		return raw, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		out, counts := r.Redact(string(raw))
+	if !json.Valid(raw) {
+		out, counts, _ := r.redact(string(raw), c)
+		if counts == nil {
+			return raw, nil
+		}
 		return []byte(out), counts
 	}
-	counts := map[string]int{}
-	v = r.walk(v, counts)
-	if len(counts) == 0 {
+	s := string(raw)
+	var out []byte
+	var counts map[string]int
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '"' {
+			continue
+		}
+		// A valid document: every string closes, and a quote inside one
+		// is escaped.
+		j, esc := i+1, false
+		for s[j] != '"' {
+			if s[j] == '\\' {
+				esc = true
+				j++
+			}
+			j++
+		}
+		text := s[i+1 : j]
+		if esc {
+			if err := json.Unmarshal(raw[i:j+1], &text); err != nil {
+				text = s[i+1 : j]
+			}
+		}
+		masked, cnt, _ := r.redact(text, c)
+		if cnt != nil {
+			if counts == nil {
+				counts = map[string]int{}
+			}
+			addCounts(counts, cnt)
+			out = append(out, s[last:i]...)
+			out = appendJSONString(out, masked)
+			last = j + 1
+		}
+		i = j
+	}
+	if out == nil {
 		return raw, nil
+	}
+	return append(out, s[last:]...), counts
+}
+
+// appendJSONString appends s as a JSON string, without the HTML escaping
+// of encoding/json (the text is not HTML, and < > & stay readable).
+func appendJSONString(dst []byte, s string) []byte {
+	if utf8.ValidString(s) {
+		// The common case, in one pass: a tool's output of megabytes
+		// costs milliseconds.
+		dst = slices.Grow(dst, len(s)+2)
+		dst = append(dst, '"')
+		last := 0
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c >= 0x20 && c != '"' && c != '\\' {
+				continue
+			}
+			dst = append(dst, s[last:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+			}
+			last = i + 1
+		}
+		dst = append(dst, s[last:]...)
+		return append(dst, '"')
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		out, c := r.Redact(string(raw))
-		return []byte(out), c
+	if err := enc.Encode(s); err != nil {
+		return append(dst, `""`...) // a Go string always encodes; never reached
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), counts
+	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
 
-func (r *Redactor) walk(v any, counts map[string]int) any {
-	switch x := v.(type) {
-	case string:
-		out, c := r.Redact(x)
-		addCounts(counts, c)
-		return out
-	case []any:
-		for i := range x {
-			x[i] = r.walk(x[i], counts)
-		}
-		return x
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			k2, c := r.Redact(k)
-			addCounts(counts, c)
-			out[k2] = r.walk(e, counts)
-		}
-		return out
-	}
-	return v
+const hexDigits = "0123456789abcdef"
+
+// Carry is what a Stream passes from one text to the next: a private key
+// block that a text left open (a cat output cut in two, a file read in
+// parts), which the texts after it may continue. It is small and plain,
+// to be saved between runs (ingest keeps it with its cursor).
+type Carry struct {
+	PEM  string `json:"pem,omitempty"`  // the open block's kind; "" when none
+	Left int    `json:"left,omitempty"` // further texts that may still continue it
 }
+
+// IsZero reports whether c carries nothing.
+func (c Carry) IsZero() bool { return c.PEM == "" }
+
+// carryTexts is how many texts (of 16 bytes or more) after the one that
+// left a key open may continue it: enough for the tool call, the
+// assistant's text and the structured result between two outputs.
+const carryTexts = 64
+
+// Stream masks a sequence of texts that may continue one another, such as
+// the fields of a transcript's entries in order: a private key begun in
+// one text and continued in the next is masked in both. A Stream is not
+// safe for concurrent use.
+type Stream struct {
+	r *Redactor
+	c Carry
+}
+
+// Stream returns a Stream that starts from c (the zero Carry for a new
+// sequence, or the Carry of an earlier Stream to resume it).
+func (r *Redactor) Stream(c Carry) *Stream { return &Stream{r: r, c: c} }
+
+// Redact masks the next text of the stream, as Redactor.Redact does, and
+// also the continuation of a key an earlier text left open.
+func (st *Stream) Redact(s string) (string, map[string]int) {
+	out, counts, _ := st.r.redact(s, &st.c)
+	return out, counts
+}
+
+// RedactJSON masks the strings of the next JSON document of the stream, in
+// document order, as Redactor.RedactJSON does.
+func (st *Stream) RedactJSON(raw []byte) ([]byte, map[string]int) {
+	return st.r.redactJSON(raw, &st.c)
+}
+
+// Carry returns the state to resume the stream from later.
+func (st *Stream) Carry() Carry { return st.c }
 
 func addCounts(dst, src map[string]int) {
 	for k, n := range src {
@@ -205,23 +383,90 @@ type span struct {
 	prio       int
 }
 
-// find appends the secrets in s to spans.
-func (r *Redactor) find(s string, spans []span) []span {
-	emit := func(sp span) {
-		if sp.end > sp.start && !strings.HasPrefix(s[sp.start:], labelPrefix) {
-			spans = append(spans, sp)
-		}
+// Work charged beyond the bytes scanned: judging a candidate (placeholder,
+// entropy and reference checks, decoding) and recording a secret (its
+// label), so that work follows time.
+const (
+	judgeCost = 64
+	spanCost  = 32
+)
+
+// scans keeps scan states for reuse: most texts are short, and their
+// rules' state would otherwise be most of what masking them allocates.
+var scans = sync.Pool{New: func() any { return new(scan) }}
+
+// scan is the state of one pass over one text.
+type scan struct {
+	s     string
+	spans []span
+	// covered is the end of the furthest span found so far.
+	covered int
+	// until holds, per rule, the position before which it is not tried
+	// again: a rule does not look again inside what it just scanned.
+	until []int
+	// work counts the bytes the rules inspected, against budget.
+	work, budget int
+	// openPEM is the kind of a private key block left open at the end of
+	// the text ("" when none).
+	openPEM string
+	// The first "-----END " at or after endFrom is at endAt; endAt < 0:
+	// there is none before endTo (endTo == 0: nothing searched yet).
+	endFrom, endAt, endTo int
+	// dsnLow is where the last DSN rule's backward scan may stop.
+	dsnLow int
+}
+
+func (sc *scan) reset(s string) {
+	sc.s, sc.spans, sc.openPEM = s, sc.spans[:0], ""
+	sc.restart()
+}
+
+// release puts sc back in the pool, without the text it held.
+func (sc *scan) release() {
+	sc.s = ""
+	if cap(sc.spans) > 1<<12 {
+		sc.spans = nil // a huge text's spans
 	}
-	var until map[*rule]int
-	for i := 0; i+1 < len(s); i++ {
+	scans.Put(sc)
+}
+
+// restart clears what the rules remember of the positions they scanned,
+// before a window of a later pass.
+func (sc *scan) restart() {
+	sc.covered, sc.endFrom, sc.endAt, sc.endTo, sc.dsnLow = 0, 0, -1, 0, 0
+	clear(sc.until)
+}
+
+// emit records a secret, unless it is a label already.
+func (sc *scan) emit(sp span) {
+	if sp.end > sp.start && !strings.HasPrefix(sc.s[sp.start:], labelPrefix) {
+		sc.work += spanCost
+		sc.spans = append(sc.spans, sp)
+		sc.covered = max(sc.covered, sp.end)
+	}
+}
+
+// run returns the end of the run of bytes in cs starting at i, at most
+// limit bytes long, and counts them as work.
+func (sc *scan) run(i int, cs *charset, limit int) int {
+	j := run(sc.s, i, cs, limit)
+	sc.work += j - i
+	return j
+}
+
+// find adds the secrets of sc.s whose rules trigger in [lo, hi) to
+// sc.spans. It returns false when the work budget ran out before the end.
+func (r *Redactor) find(sc *scan, lo, hi int) bool {
+	s := sc.s
+	hi = min(hi, len(s)-1)
+	for i := lo; i < hi; i++ {
 		c, c2 := s[i], s[i+1]
 		if r.second[c][c2>>6]&(1<<(c2&63)) == 0 {
 			continue
 		}
-		rules := r.byFirst[c]
 		rest := s[i:]
-		for _, ru := range rules {
-			if len(rest) < len(ru.prefix) {
+		for _, ru := range r.byFirst[c] {
+			if len(rest) < len(ru.prefix) || lower(c2) != ru.prefix[1] && c2 != ru.prefix[1] {
 				continue
 			}
 			if ru.fold {
@@ -231,24 +476,34 @@ func (r *Redactor) find(s string, spans []span) []span {
 			} else if rest[:len(ru.prefix)] != ru.prefix {
 				continue
 			}
-			// A rule does not look again inside what it just found: a
-			// text of repeated PEM headers stays linear.
-			if i < until[ru] {
+			if sc.until != nil && i < sc.until[ru.idx] || ru.skipCovered && i < sc.covered {
 				continue
 			}
-			n := len(spans)
-			skip := ru.match(s, i, ru, emit)
-			if len(spans) > n {
-				skip = max(skip, spans[len(spans)-1].end)
+			sc.work += len(ru.prefix)
+			n := len(sc.spans)
+			skip := ru.match(sc, i, ru)
+			if len(sc.spans) > n {
+				skip = max(skip, sc.spans[len(sc.spans)-1].end)
 			}
 			if skip > i {
-				if until == nil {
-					until = map[*rule]int{}
+				if sc.until == nil {
+					sc.until = make([]int, len(r.rules))
 				}
-				until[ru] = skip
+				sc.until[ru.idx] = skip
+			}
+			if sc.work > sc.budget {
+				return false
 			}
 		}
 	}
+	return true
+}
+
+// findExtra adds the matches of the user patterns in the whole text.
+func (r *Redactor) findExtra(sc *scan) {
+	s := sc.s
+	// User patterns are Go regexps: linear in the text by construction, so
+	// they are not counted against the budget.
 	for _, e := range r.extra {
 		if e.literal != "" && !strings.Contains(s, e.literal) {
 			continue
@@ -259,16 +514,16 @@ func (r *Redactor) find(s string, spans []span) []span {
 				a, b = m[2*e.group], m[2*e.group+1]
 			}
 			if a >= 0 && b > a {
-				emit(span{start: a, end: b, kind: e.kind, prio: prioCustom})
+				sc.emit(span{start: a, end: b, kind: e.kind, prio: prioCustom})
 			}
 		}
 	}
-	return spans
 }
 
 // apply replaces the spans (merged where they overlap) with their labels
-// and counts them.
-func apply(s string, spans []span, counts map[string]int) string {
+// and counts them. It returns the new text and, appended to ws, the
+// windows of trigger positions a next pass must scan again.
+func apply(s string, spans []span, counts map[string]int, ws []window) (string, []window) {
 	slices.SortFunc(spans, func(a, b span) int {
 		if a.start != b.start {
 			return a.start - b.start
@@ -288,13 +543,20 @@ func apply(s string, spans []span, counts map[string]int) string {
 			}
 		}
 		b.WriteString(s[last:cur.start])
+		w := window{max(0, b.Len()-reachAhead), 0}
 		b.WriteString(Label(cur.kind))
+		w.hi = b.Len() + reachBehind
+		if n := len(ws); n > 0 && w.lo <= ws[n-1].hi {
+			ws[n-1].hi = w.hi
+		} else {
+			ws = append(ws, w)
+		}
 		counts[cur.kind]++
 		last = cur.end
 		i = j
 	}
 	b.WriteString(s[last:])
-	return b.String()
+	return b.String(), ws
 }
 
 func upper(c byte) byte {

@@ -11,10 +11,13 @@ type rule struct {
 	fold   bool   // prefix matches in any ASCII case
 	kind   string
 	prio   int
-	// match inspects s around i, where prefix occurs, and emits the
+	idx    int // index in Redactor.rules
+	// skipCovered: the rule is not tried inside a secret found already.
+	skipCovered bool
+	// match inspects sc.s around i, where prefix occurs, and emits the
 	// secrets it finds. It returns the position before which the rule need
 	// not be tried again (0: anywhere).
-	match func(s string, i int, ru *rule, emit func(span)) int
+	match func(sc *scan, i int, ru *rule) int
 	// token rules: the body after the prefix.
 	body       *charset
 	min, max   int  // body length; max 0: unbounded (capped at maxToken)
@@ -97,7 +100,8 @@ func checked(f func(string) bool) func(*rule) {
 }
 
 // matchToken masks prefix and body.
-func matchToken(s string, i int, ru *rule, emit func(span)) int {
+func matchToken(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	if ru.boundary && i > 0 && isAlnum(s[i-1]) {
 		return 0
 	}
@@ -106,7 +110,7 @@ func matchToken(s string, i int, ru *rule, emit func(span)) int {
 	if ru.max > 0 && ru.strictMax {
 		limit = ru.max + 1
 	}
-	e := run(s, b, ru.body, limit)
+	e := sc.run(b, ru.body, limit)
 	n := e - b
 	// A later occurrence of the prefix inside this run would only see a
 	// suffix of it: shorter, failing the same checks (which are monotone),
@@ -121,7 +125,7 @@ func matchToken(s string, i int, ru *rule, emit func(span)) int {
 	if ru.check != nil && !ru.check(s[b:e]) {
 		return e
 	}
-	emit(span{start: i, end: e, kind: ru.kind, prio: ru.prio})
+	sc.emit(span{start: i, end: e, kind: ru.kind, prio: ru.prio})
 	return e
 }
 
@@ -238,6 +242,7 @@ func builtinRules() []*rule {
 		// Shapes.
 		{prefix: "eyJ", kind: "jwt", prio: prioShape, match: matchJWT},
 		{prefix: "-----BEGIN ", kind: "private-key", prio: prioShape, match: matchPEM},
+		{prefix: "-----END ", kind: "private-key", prio: prioShape, match: matchPEMEnd, skipCovered: true},
 		{prefix: "://", kind: "url-password", prio: prioShape, match: matchURLPassword},
 		{prefix: "@tcp(", kind: "url-password", prio: prioShape, match: matchDSNPassword},
 		{prefix: "@unix(", kind: "url-password", prio: prioShape, match: matchDSNPassword},
@@ -245,6 +250,13 @@ func builtinRules() []*rule {
 		{prefix: "basic", fold: true, kind: "basic-auth", prio: prioShape, match: matchBasic},
 		{prefix: "authorization", fold: true, kind: "authorization-header", prio: prioShape, match: matchAuthorization},
 		{prefix: "docker login", fold: true, kind: "password", prio: prioShape, match: matchDockerLogin},
+		{prefix: "cookie", fold: true, kind: "session-cookie", prio: prioShape, match: matchCookie},
+		// Passwords on command lines.
+		{prefix: "curl", kind: "password", prio: prioShape, match: matchCommand},
+		{prefix: "mysql", kind: "password", prio: prioShape, match: matchCommand},
+		{prefix: "mariadb", kind: "password", prio: prioShape, match: matchCommand},
+		{prefix: "sshpass", kind: "password", prio: prioShape, match: matchCommand},
+		{prefix: "redis-cli", kind: "password", prio: prioShape, match: matchCommand},
 	}
 	// Values of secret-named keys: each keyword triggers the same parser.
 	for _, kw := range keyKeywords {

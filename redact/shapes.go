@@ -6,16 +6,17 @@ import (
 )
 
 // matchSlackWebhook masks the path of a Slack incoming webhook URL.
-func matchSlackWebhook(s string, i int, ru *rule, emit func(span)) int {
+func matchSlackWebhook(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	j := i + len(ru.prefix)
 	for _, p := range []string{"services/", "workflows/", "triggers/"} {
 		if strings.HasPrefix(s[j:], p) {
 			j += len(p)
-			e := run(s, j, csPath, maxToken)
+			e := sc.run(j, csPath, maxToken)
 			if e-j >= 20 {
-				emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
+				sc.emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
 			}
-			return 0
+			return e
 		}
 	}
 	return 0
@@ -24,40 +25,43 @@ func matchSlackWebhook(s string, i int, ru *rule, emit func(span)) int {
 var csPath = newCharset("a-zA-Z0-9_/-")
 
 // matchDiscordWebhook masks the token of a Discord webhook URL.
-func matchDiscordWebhook(s string, i int, ru *rule, emit func(span)) int {
+func matchDiscordWebhook(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	if !strings.Contains(s[max(0, i-16):i], "discord") {
 		return 0
 	}
-	j := run(s, i+len(ru.prefix), csDigit, 32)
+	j := sc.run(i+len(ru.prefix), csDigit, 32)
 	if j == i+len(ru.prefix) || j >= len(s) || s[j] != '/' {
 		return 0
 	}
-	e := run(s, j+1, csURLSafe, maxToken)
+	e := sc.run(j+1, csURLSafe, maxToken)
 	if e-(j+1) >= 40 {
-		emit(span{start: j + 1, end: e, kind: ru.kind, prio: ru.prio})
+		sc.emit(span{start: j + 1, end: e, kind: ru.kind, prio: ru.prio})
 	}
-	return 0
+	return e
 }
 
 // matchSendGrid masks SG.<22>.<43>.
-func matchSendGrid(s string, i int, ru *rule, emit func(span)) int {
+func matchSendGrid(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	if i > 0 && isAlnum(s[i-1]) {
 		return 0
 	}
 	a := i + len(ru.prefix)
-	b := run(s, a, csURLSafe, 64)
+	b := sc.run(a, csURLSafe, 64)
 	if b-a < 16 || b >= len(s) || s[b] != '.' {
 		return 0
 	}
-	e := run(s, b+1, csURLSafe, maxToken)
+	e := sc.run(b+1, csURLSafe, maxToken)
 	if e-(b+1) >= 30 {
-		emit(span{start: i, end: e, kind: ru.kind, prio: ru.prio})
+		sc.emit(span{start: i, end: e, kind: ru.kind, prio: ru.prio})
 	}
 	return 0
 }
 
 // matchTelegram masks <8-10 digits>:AA<33 chars>, triggered at ":AA".
-func matchTelegram(s string, i int, ru *rule, emit func(span)) int {
+func matchTelegram(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	j := i
 	for j > 0 && i-j < 11 && csDigit[s[j-1]] {
 		j--
@@ -65,73 +69,68 @@ func matchTelegram(s string, i int, ru *rule, emit func(span)) int {
 	if n := i - j; n < 8 || n > 10 || j > 0 && isAlnum(s[j-1]) {
 		return 0
 	}
-	e := run(s, i+1, csURLSafe, maxToken)
+	e := sc.run(i+1, csURLSafe, maxToken)
 	if e-(i+1) >= 35 {
-		emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
+		sc.emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
 	}
-	return 0
+	return e
 }
 
-// matchJWT masks header.payload.signature when the header decodes to a
-// JSON object naming an algorithm: dotted base64 that is not a JWT stays.
-func matchJWT(s string, i int, ru *rule, emit func(span)) int {
+// matchJWT masks a JWS (header.payload.signature) or JWE (five parts)
+// when its header decodes to a JSON object naming an algorithm: dotted
+// base64 that is not a JWT stays. The payload may be anything (not only
+// JSON claims), even empty (a detached payload).
+func matchJWT(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	if i > 0 && csURLSafe[s[i-1]] {
 		return 0
 	}
-	e1 := run(s, i, csURLSafe, 4096)
-	if e1-i < 10 || e1+4 > len(s) || s[e1] != '.' || s[e1+1:e1+4] != "eyJ" {
+	e1 := sc.run(i, csURLSafe, 4096)
+	if e1-i < 10 || e1 >= len(s) || s[e1] != '.' {
 		return 0
 	}
-	e2 := run(s, e1+1, csURLSafe, 1<<16)
-	if e2-(e1+1) < 10 || e2 >= len(s) || s[e2] != '.' {
-		return 0
-	}
-	e3 := run(s, e2+1, csURLSafe, 4096)
+	sc.work += judgeCost + e1 - i
 	hdr, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s[i:e1], "="))
 	if err != nil || !strings.Contains(string(hdr), `"alg"`) {
-		return 0
+		return e1
 	}
-	emit(span{start: i, end: e3, kind: ru.kind, prio: ru.prio})
-	return 0
-}
-
-// csPEMBody is what an unterminated PEM body may hold: base64, line breaks
-// (also JSON-escaped ones) and the headers of legacy encrypted keys.
-var csPEMBody = newCharset("a-zA-Z0-9+/=", " \t\r\n\\:,-")
-
-// matchPEM masks a whole private key block, or from its BEGIN line to the
-// end of its body when the END line is missing (a truncated output).
-func matchPEM(s string, i int, ru *rule, emit func(span)) int {
-	h0 := i + len(ru.prefix)
-	h := strings.Index(s[h0:min(len(s), h0+64)], "-----")
-	if h < 0 || !strings.Contains(s[h0:h0+h], "PRIVATE KEY") {
-		return 0
-	}
-	body := h0 + h + 5
-	kind := ru.kind
-	if strings.Contains(s[max(0, i-32):i], "private_key") {
-		kind = "gcp-service-account-key"
-	}
-	limit := min(len(s), body+maxPEMBytes)
-	if k := strings.Index(s[body:limit], "-----END "); k >= 0 {
-		k += body + len("-----END ")
-		if t := strings.Index(s[k:min(len(s), k+64)], "-----"); t >= 0 {
-			emit(span{start: i, end: k + t + 5, kind: kind, prio: ru.prio})
-			return 0
+	end, dots := e1, 0
+	for dots < 4 && end < len(s) && s[end] == '.' {
+		e := sc.run(end+1, csURLSafe, 1<<16)
+		dots++
+		if e == end+1 && dots >= 2 {
+			if dots == 2 {
+				end = e // header.payload. (alg none): the dot is the token's
+			}
+			break
 		}
+		end = e
 	}
-	e := run(s, body, csPEMBody, maxPEMBytes)
-	emit(span{start: i, end: e, kind: kind, prio: ru.prio})
-	return 0
+	if dots < 2 {
+		return e1 // not three parts
+	}
+	sc.emit(span{start: i, end: end, kind: ru.kind, prio: ru.prio})
+	return end
 }
 
 var csScheme = newCharset("a-zA-Z0-9+.-")
 
-// urlStop ends a URL's userinfo.
-var urlStop = newCharset(" \t\r\n/?#\"'<>\\`")
+// urlEnd ends the part of a URL that can hold a password: white space,
+// quotes and a backslash (an escape of the JSON around it).
+var urlEnd = newCharset(" \t\r\n\"'`\\")
 
-// matchURLPassword masks the password of scheme://user:password@host.
-func matchURLPassword(s string, i int, ru *rule, emit func(span)) int {
+// csHost is what a URL's host is made of.
+var csHost = newCharset("a-zA-Z0-9._%-")
+
+// hostStop may follow a URL's host.
+var hostStop = newCharset(":/?#\"'`\\ \t\r\n)]>,;|")
+
+// matchURLPassword masks the password of scheme://user:password@host. The
+// password may hold / ? # < > and even @: it runs from the first colon of
+// the userinfo to the first @ that is followed by a host and the end of
+// the authority.
+func matchURLPassword(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	j := i
 	for j > 0 && i-j < 32 && csScheme[s[j-1]] {
 		j--
@@ -140,41 +139,87 @@ func matchURLPassword(s string, i int, ru *rule, emit func(span)) int {
 		return 0
 	}
 	u := i + 3
-	at := -1
+	colon := -1
+	lim := min(len(s), u+512)
 	k := u
-	for ; k < len(s) && k-u < 512 && !urlStop[s[k]]; k++ {
-		if s[k] == '@' {
-			at = k
+	defer func() { sc.work += k - u }()
+	for ; k < lim; k++ {
+		c := s[k]
+		if urlEnd[c] {
+			n := escapedChar(s, k)
+			if n == 0 {
+				return 0
+			}
+			k += n - 1 // an escaped < > or &, part of the password
+			continue
 		}
-	}
-	if at < 0 || at+1 >= len(s) || !(isAlnum(s[at+1]) || s[at+1] == '[') {
-		return 0
-	}
-	c := strings.IndexByte(s[u:at], ':')
-	if c < 0 {
-		return 0
-	}
-	p := u + c + 1
-	if !placeholderPassword(s[p:at]) {
-		emit(span{start: p, end: at, kind: ru.kind, prio: ru.prio})
+		switch c {
+		case ':':
+			if colon < 0 {
+				colon = k
+			}
+			if k+2 < len(s) && s[k+1] == '/' && s[k+2] == '/' && k > u {
+				return k // the next URL: its own trigger scans it
+			}
+		case '/', '?', '#':
+			if colon < 0 {
+				return 0 // a path before any colon: no userinfo
+			}
+		case '@':
+			if colon < 0 {
+				return 0 // user@host: no password
+			}
+			h := k + 1
+			if h < len(s) && s[h] == '[' {
+				h = strings.IndexByte(s[h:min(len(s), h+64)], ']')
+				if h < 0 {
+					continue
+				}
+				h += k + 2
+			} else {
+				h = run(s, h, csHost, 256)
+			}
+			if h == k+1 || h < len(s) && !hostStop[s[h]] {
+				continue // not a host: the @ is part of the password
+			}
+			pw := s[colon+1 : k]
+			sc.work += judgeCost
+			if !portPath(pw) && !placeholderPassword(pw) {
+				sc.emit(span{start: colon + 1, end: k, kind: ru.kind, prio: ru.prio})
+			}
+			return k
+		}
 	}
 	return 0
 }
 
+// portPath reports whether what follows a URL's first colon is a port and
+// a path (host:8443/x?mail=a@b.c), not a password.
+func portPath(pw string) bool {
+	n := run(pw, 0, csDigit, 6)
+	return n > 0 && (n == len(pw) || pw[n] == '/' || pw[n] == '?' || pw[n] == '#')
+}
+
 // matchDSNPassword masks the password of a Go MySQL DSN,
 // user:password@tcp(host)/db.
-func matchDSNPassword(s string, i int, ru *rule, emit func(span)) int {
+func matchDSNPassword(sc *scan, i int, ru *rule) int {
+	s := sc.s
+	// Looking back no further than the last DSN keeps repeated ones linear.
+	low := max(i-512, sc.dsnLow)
+	sc.dsnLow = i + len(ru.prefix)
 	j := i
-	for j > 0 && i-j < 512 && !urlStop[s[j-1]] {
+	for j > low && !urlEnd[s[j-1]] {
 		j--
 	}
+	sc.work += i - j
 	c := strings.IndexByte(s[j:i], ':')
 	if c < 0 {
 		return 0
 	}
 	p := j + c + 1
+	sc.work += judgeCost
 	if !placeholderPassword(s[p:i]) {
-		emit(span{start: p, end: i, kind: ru.kind, prio: ru.prio})
+		sc.emit(span{start: p, end: i, kind: ru.kind, prio: ru.prio})
 	}
 	return 0
 }
@@ -183,9 +228,10 @@ func placeholderPassword(p string) bool {
 	if p == "" || isPlaceholder(p) {
 		return true
 	}
-	switch strings.ToLower(p) {
-	case "pass", "password", "passwd", "pwd", "secret", "token", "pw", "x", "***", "xxx":
-		return true
+	for _, w := range []string{"pass", "password", "passwd", "pwd", "secret", "token", "pw", "x", "***", "xxx", "passphrase"} {
+		if strings.EqualFold(p, w) {
+			return true
+		}
 	}
 	return false
 }
@@ -203,7 +249,8 @@ func afterSpaces(s string, j int) (int, bool) {
 }
 
 // matchBearer masks the credential of "Bearer <token>".
-func matchBearer(s string, i int, ru *rule, emit func(span)) int {
+func matchBearer(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	if i > 0 && isAlnum(s[i-1]) {
 		return 0
 	}
@@ -211,15 +258,17 @@ func matchBearer(s string, i int, ru *rule, emit func(span)) int {
 	if !ok {
 		return 0
 	}
-	e := run(s, j, csBearer, maxToken)
+	e := sc.run(j, csBearer, maxToken)
+	sc.work += judgeCost
 	if looksSecret(s[j:e], 12) {
-		emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
+		sc.emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
 	}
 	return 0
 }
 
 // matchBasic masks the credential of "Basic <base64 of user:password>".
-func matchBasic(s string, i int, ru *rule, emit func(span)) int {
+func matchBasic(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	if i > 0 && isAlnum(s[i-1]) {
 		return 0
 	}
@@ -227,34 +276,33 @@ func matchBasic(s string, i int, ru *rule, emit func(span)) int {
 	if !ok {
 		return 0
 	}
-	e := run(s, j, csB64, maxToken)
+	e := sc.run(j, csB64, maxToken)
 	if e-j < 8 {
 		return 0
 	}
+	sc.work += judgeCost + e - j
 	tok := strings.TrimRight(s[j:e], "=")
 	dec, err := base64.RawStdEncoding.DecodeString(tok)
 	if err != nil {
-		return 0
+		return e
 	}
 	c := strings.IndexByte(string(dec), ':')
 	if c < 0 || c == len(dec)-1 {
-		return 0
+		return e
 	}
 	for _, b := range dec {
 		if b < 0x20 || b >= 0x7f {
-			return 0
+			return e
 		}
 	}
-	emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
-	return 0
+	sc.emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
+	return e
 }
-
-// valueStop ends an unquoted value.
-var valueStop = newCharset(" \t\r\n\"'`,;&|<>(){}[]\\")
 
 // matchAuthorization masks the credential of an Authorization header with
 // a scheme other than Bearer and Basic (token, Bot, SSWS...) or none.
-func matchAuthorization(s string, i int, ru *rule, emit func(span)) int {
+func matchAuthorization(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	if i > 0 && isAlnum(s[i-1]) {
 		return 0
 	}
@@ -265,17 +313,18 @@ func matchAuthorization(s string, i int, ru *rule, emit func(span)) int {
 	}
 	j, _ = afterSpaces(s, j+1)
 	j = skipQuote(s, j)
-	e := run(s, j, csBearer, 64)
+	e := sc.run(j, csBearer, 64)
 	if k, ok := afterSpaces(s, e); ok && k < len(s) && !valueStop[s[k]] {
 		switch strings.ToLower(s[j:e]) {
 		case "bearer", "basic":
 			return 0
 		}
 		j = k
-		e = run(s, j, csBearer, maxToken)
+		e = sc.run(j, csBearer, maxToken)
 	}
+	sc.work += judgeCost
 	if looksSecret(s[j:e], 12) {
-		emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
+		sc.emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
 	}
 	return 0
 }
@@ -301,13 +350,30 @@ func quoteLen(s string, j int) int {
 	return 0
 }
 
+// escapedChar is the length of a JSON \uXXXX escape at k (a character such
+// as < > & that encoding/json escapes, part of the text it is in), 0 when
+// there is none.
+func escapedChar(s string, k int) int {
+	if k+6 <= len(s) && s[k] == '\\' && s[k+1] == 'u' {
+		for _, c := range []byte(s[k+2 : k+6]) {
+			if !csHex[c] {
+				return 0
+			}
+		}
+		return 6
+	}
+	return 0
+}
+
 // matchDockerLogin masks the value of -p/--password on a docker login
 // command line.
-func matchDockerLogin(s string, i int, ru *rule, emit func(span)) int {
+func matchDockerLogin(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	end := i + len(ru.prefix)
 	for end < len(s) && end-i < 400 && s[end] != '\n' && !strings.HasPrefix(s[end:], `\n`) {
 		end++
 	}
+	sc.work += end - i
 	line := s[i:end]
 	for _, f := range []string{" -p ", " --password ", " --password="} {
 		k := strings.Index(line, f)
@@ -321,9 +387,14 @@ func matchDockerLogin(s string, i int, ru *rule, emit func(span)) int {
 		for e < end && !valueStop[s[e]] {
 			e++
 		}
+		sc.work += judgeCost
 		if !placeholderPassword(s[q:e]) {
-			emit(span{start: q, end: e, kind: ru.kind, prio: ru.prio})
+			sc.emit(span{start: q, end: e, kind: ru.kind, prio: ru.prio})
 		}
 	}
-	return 0
+	// The whole line is done: a repeated "docker login" stays linear.
+	return end
 }
+
+// valueStop ends a credential after a header or a flag.
+var valueStop = newCharset(" \t\r\n\"'`,;&|<>(){}[]\\")

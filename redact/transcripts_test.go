@@ -150,3 +150,40 @@ func BenchmarkNew(b *testing.B) {
 		redact.New(redact.Options{})
 	}
 }
+
+// BenchmarkRedactAllTranscripts masks every real transcript (both sets)
+// line by line.
+func BenchmarkRedactAllTranscripts(b *testing.B) {
+	var ls []string
+	size := 0
+	for _, f := range transcripts(b, "") {
+		for _, l := range lines(b, f) {
+			ls = append(ls, l)
+			size += len(l)
+		}
+	}
+	r := redact.New(redact.Options{})
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, l := range ls {
+			r.Redact(l)
+		}
+	}
+}
+
+// BenchmarkRedactPathological masks one 7 MB line of a repeated
+// secret-named assignment ("pass=pass=..."), the shape that once took
+// seconds and made every hook of its session time out.
+func BenchmarkRedactPathological(b *testing.B) {
+	for _, unit := range []string{"pass=", "password=", "token: ", "-----BEGIN PRIVATE KEY-----\n", "://u:p@h"} {
+		line := strings.Repeat(unit, 7<<20/len(unit))
+		b.Run(strings.TrimSpace(unit), func(b *testing.B) {
+			r := redact.New(redact.Options{})
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				r.Redact(line)
+			}
+		})
+	}
+}

@@ -87,7 +87,9 @@ func source(t *testing.T) carryover.Store {
 			t.Fatal(err)
 		}
 		in := carryover.Injection{Time: base.Add(time.Duration(i) * time.Minute), SessionID: s.ID, Project: s.Project,
-			Event: "SessionStart:compact", Window: 1, Chars: 100, Tokens: 25, Hash: fmt.Sprintf("h%d", i), Latency: 3 * time.Millisecond}
+			Event: "SessionStart:compact", Window: 1, Chars: 100, Tokens: 25, Hash: fmt.Sprintf("h%d", i), Latency: 3 * time.Millisecond,
+			Text:   fmt.Sprintf("## carryover: restored after compaction (session %s, window 1)\n- `go test -race ./...` é\n", s.ID[:8]),
+			Reason: fmt.Sprintf("restore after compaction 1: %d items, %d chunks", len(items), len(chunks))}
 		for _, c := range chunks {
 			in.ChunkIDs = append(in.ChunkIDs, c.ID)
 		}
@@ -208,8 +210,8 @@ func dump(t *testing.T, st carryover.Store) map[string]any {
 		for _, id := range in.ItemIDs {
 			refs = append(refs, "i:"+itemRef[id])
 		}
-		is = append(is, fmt.Sprintf("%d %s %s %s w%d %d/%d %s %v %s", in.Time.UnixMilli(), in.SessionID, in.Project, in.Event,
-			in.Window, in.Chars, in.Tokens, in.Hash, in.Latency, strings.Join(refs, ",")))
+		is = append(is, fmt.Sprintf("%d %s %s %s w%d %d/%d %s %v %s %q %q", in.Time.UnixMilli(), in.SessionID, in.Project, in.Event,
+			in.Window, in.Chars, in.Tokens, in.Hash, in.Latency, strings.Join(refs, ","), in.Text, in.Reason))
 	}
 	out["injections"] = is
 	runs, err := st.HookRuns(ctx, carryover.HookRunFilter{})

@@ -101,6 +101,8 @@ func StartupBrief(ctx context.Context, st carryover.Store, req BriefRequest) (Bl
 	if len(blk.Text) > budget {
 		blk.Text = cut(blk.Text, 0, 0, 0, budget)
 	}
+	blk.Reason = fmt.Sprintf("startup brief of the project's last session %s: %s", carryover.ShortID(last.ID),
+		plural(len(blk.ItemIDs), "item"))
 	return blk, nil
 }
 

@@ -1,6 +1,8 @@
 package retrieve
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/carryover-dev/carryover"
@@ -23,19 +25,47 @@ func TestShortCommand(t *testing.T) {
 	}
 }
 
-func TestCommandsDedupeAcrossNumbers(t *testing.T) {
-	r := ranker{window: 1, maxLine: 100}
-	var secs [numSections][]*entry
-	for i, c := range []string{"bd update task-6 --status in_progress 2>&1", "bd update task-5 --status in_progress", "bd sync --from-main"} {
-		secs[secCommands] = append(secs[secCommands], r.itemEntry(secCommands, carryover.Item{Kind: carryover.KindCommand, Text: c, Line: 10 + i}, 1))
+func TestCommandKind(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"go test ./retrieve/ -run TestRestore":      "test",
+		"mix test test/spotter_web/live/x_test.exs": "test",
+		"npx vitest run":                             "test",
+		"CI=true go test ./...":                      "test",
+		"go build -o bin/carryover ./cmd/carryover":  "build",
+		"mix compile --warnings-as-errors":           "build",
+		"make":                                       "build",
+		"go vet ./...":                               "lint",
+		"mix credo --strict":                         "lint",
+		"git push --set-upstream origin spotter-gqc": "git",
+		"./bin/carryover demo":                       "run",
+		"curl -s http://127.0.0.1:4002/health":       "run",
+		"ls -la":                                     "",
+	} {
+		if got := commandKind(cmd); got != want {
+			t.Errorf("commandKind(%q) = %q, want %q", cmd, got, want)
+		}
 	}
-	dedupe(&secs)
-	var got []string
-	for _, e := range secs[secCommands] {
-		got = append(got, e.text)
+}
+
+// TestCommandLinesLastPerKind: the working set shows the last command that
+// worked of each kind first, then the others, never a trivial one.
+func TestCommandLinesLastPerKind(t *testing.T) {
+	c := composer{nov: newNovelty("", "")}
+	items := []carryover.Item{ // newest first
+		{ID: 5, Kind: carryover.KindCommand, Text: "go test ./retrieve/ -run TestX 2>&1 | tail -5", Line: 50},
+		{ID: 4, Kind: carryover.KindCommand, Text: "git commit -m 'wip'", Line: 40},
+		{ID: 3, Kind: carryover.KindCommand, Text: "go test ./...", Line: 30},
+		{ID: 2, Kind: carryover.KindCommand, Text: "ls -la", Line: 20},
+		{ID: 1, Kind: carryover.KindCommand, Text: "go build ./...", Line: 10},
 	}
-	if len(got) != 2 || got[0] != "bd update task-6 --status in_progress" || got[1] != "bd sync --from-main" {
-		t.Errorf("kept %q, want the first bd update (shortened) and bd sync", got)
+	got := strings.Join(c.commandLines(items, 1000), "")
+	want := "- test: `go test ./retrieve/ -run TestX` (L50)\n- build: `go build ./...` (L10)\n- git: `git commit -m 'wip'` (L40)\n" +
+		"- ran: `go test ./...` (L30)\n"
+	if got != want {
+		t.Errorf("commandLines =\n%s\nwant\n%s", got, want)
+	}
+	if !slices.Equal(c.itemIDs, []int64{5, 1, 4, 3}) {
+		t.Errorf("item ids %v", c.itemIDs)
 	}
 }
 

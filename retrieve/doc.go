@@ -55,10 +55,12 @@
 //
 // # Recall threshold
 //
-// A recall hit must score at least [RecallMinScore] in BM25 (Hit.BM25), its
-// chunk must contain [RecallMinTerms] distinct informative words of the
-// prompt, or one identifier-like word (a path, camelCase, snake_case, a
-// dotted name, a flag), and at least [RecallMinCoverage] of the prompt's
-// informative words and identifiers, weighted as in snippets. Slash commands and prompts without such words
-// never search.
+// A recall hit must score at least [RecallMinScore] in BM25 (Hit.BM25, on
+// package rank's scale, which every store shares), its chunk must contain
+// [RecallMinTerms] distinct informative words of the prompt, or one
+// identifier-like word (a path, camelCase, snake_case, a dotted name, a
+// flag), and at least [RecallMinCoverage] of the prompt's informative words
+// and identifiers, weighted as in snippets. A prompt's words are split by
+// package tokenize, without its stopwords and filler. Slash commands and
+// prompts without such words never search.
 package retrieve

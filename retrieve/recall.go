@@ -14,13 +14,15 @@ import (
 // against prompts whose answer is not in the archive.
 const (
 	DefaultRecallBudget = 2000
-	// RecallMinScore is the lowest full-text score (Hit.BM25, higher is
-	// better) a hit needs: the fused Hit.Score also carries the vector and
-	// parent-turn parts, which lift weak matches. BM25 grows with the
-	// archive's size (idf), so it is kept low: a young archive scores its
-	// answers at 2-3; coverage does the calibrated cut. On `bench recall`
-	// 2 (from 1) drops a sixth of the false injections and no answer; 4
-	// drops a third, but misses answers in small archives.
+	// RecallMinScore is the lowest full-text score a hit needs: Hit.BM25,
+	// on package rank's scale (FTS5's bm25 over the SQLite index's tokens,
+	// the same in every store; higher is better). The fused Hit.Score also
+	// carries the vector and parent-turn parts, which lift weak matches.
+	// BM25 grows with the archive's size (idf), so it is kept low: a young
+	// archive scores its answers at 2-3; coverage does the calibrated cut.
+	// On `bench recall` 2 (from 1) drops a sixth of the false injections
+	// and no answer; 4 drops a third, but misses answers in small
+	// archives.
 	RecallMinScore = 2.0
 	// RecallMinTerms is how many distinct informative prompt words (three
 	// letters or more, not stop words) a hit's chunk must contain, unless
@@ -128,12 +130,41 @@ func Recall(ctx context.Context, st carryover.Store, req RecallRequest) (Block, 
 	var b strings.Builder
 	b.WriteString(header)
 	var blk Block
+	var why []string
 	for _, r := range rs {
 		b.WriteString("\n" + r.Text + "\n")
 		blk.ChunkIDs = append(blk.ChunkIDs, r.ChunkID)
+		for _, h := range keep {
+			if h.Chunk.ID == r.ChunkID {
+				why = append(why, recallWhy(terms, h, req, minScore, minCov))
+				break
+			}
+		}
 	}
 	blk.Text = b.String()
+	blk.Reason = "recall: " + strings.Join(why, "; ")
 	return blk, nil
+}
+
+// recallWhy says why a hit cleared the thresholds, and where it is from.
+func recallWhy(terms []term, h carryover.Hit, req RecallRequest, minScore, minCov float64) string {
+	c := h.Chunk
+	present := inChunk(c)
+	have, all := 0, 0
+	for _, t := range terms {
+		if t.rare || informative(t) {
+			all++
+			if present(t) {
+				have++
+			}
+		}
+	}
+	from := fmt.Sprintf("this session's window %d", c.Window)
+	if c.SessionID != req.SessionID {
+		from = "session " + carryover.ShortID(c.SessionID)
+	}
+	return fmt.Sprintf("BM25 %.1f ≥ %g, %d of %d informative words (coverage %.2f ≥ %g) from %s, turn %d",
+		h.BM25, minScore, have, all, coverage(terms, present), minCov, from, c.Turn)
 }
 
 // informative reports whether a term counts toward RecallMinTerms.
@@ -162,9 +193,14 @@ func passesTermGate(terms []term, present func(term) bool) bool {
 // relevant applies the term gate and the coverage threshold to a chunk's
 // text, summary and files.
 func relevant(terms []term, c carryover.Chunk, minCov float64) bool {
-	hay := lowerASCII(c.Text + "\n" + c.Summary + "\n" + strings.Join(c.Files, "\n"))
-	present := func(t term) bool { return strings.Contains(hay, t.text) }
+	present := inChunk(c)
 	return passesTermGate(terms, present) && coverage(terms, present) >= minCov
+}
+
+// inChunk reports whether a term is in a chunk's text, summary or files.
+func inChunk(c carryover.Chunk) func(term) bool {
+	hay := lowerASCII(c.Text + "\n" + c.Summary + "\n" + strings.Join(c.Files, "\n"))
+	return func(t term) bool { return strings.Contains(hay, t.text) }
 }
 
 // coverage is the weighted fraction of the prompt's informative terms and

@@ -1,10 +1,8 @@
 package retrieve
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,43 +14,6 @@ import (
 // characters (bytes).
 const DefaultRestoreBudget = 4000
 
-// Ranking constants of a restore; see the package documentation for the
-// formula they enter.
-const (
-	// HalfLife is how many context windows it takes for an item's weight
-	// to fall by a factor e.
-	HalfLife = 2.0
-	// JustCompactedBoost favours the window that was just compacted: its
-	// details are the ones the fresh summary squeezed hardest.
-	JustCompactedBoost = 1.25
-	// SpecificityStep is the boost per rare token (path, identifier,
-	// number, flag) in an item, up to SpecificityMax tokens.
-	SpecificityStep = 0.12
-	SpecificityMax  = 5
-	// CountBoost scales the sublinear boost of items seen several times:
-	// 1 + CountBoost·ln(count).
-	CountBoost = 0.3
-	// OpenErrorBoost favours errors no fix was seen for.
-	OpenErrorBoost = 1.2
-	// NoteWeight is the base weight of notes stored explicitly.
-	NoteWeight = 1.2
-)
-
-// Caps of one rendered line, in bytes.
-const (
-	lineTextCap   = 200 // an item's text, head kept
-	lineDetailCap = 160 // its detail (fix, purpose, reason)
-	// A command's purpose and a value's source only say where it came
-	// from; a fix's text is an edit whose error, in the detail, matters more.
-	whereCap       = 60
-	fixTextCap     = 120
-	commandTextCap = 160 // a long command is mostly its file list
-	blockTextCap   = 600 // a multi-line item: todo list, state note
-	keyCap         = 160 // head of a text used as a novelty key
-	minShrunkText  = 40  // smallest text worth showing when a line is cut to fit
-	candidatesCap  = 60  // ranked candidates kept per section
-)
-
 // RestoreRequest asks for the block injected after a compaction.
 type RestoreRequest struct {
 	SessionID string
@@ -60,11 +21,14 @@ type RestoreRequest struct {
 	// Window is the current context window (compactions so far); the
 	// restore draws from earlier windows. With 0, every window is used.
 	Window int
-	// Summary is the compaction summary now in the model's context; items
-	// it already quotes are skipped. When "", the summary recorded for the
+	// Summary is the compaction summary now in the model's context; what
+	// it already states is left out. When "", the summary recorded for the
 	// window in the store is used, if any.
 	Summary string
 	Budget  int // characters; DefaultRestoreBudget when <= 0
+	// Shares replaces DefaultRestoreShares when not zero (benchmarks
+	// sweep it).
+	Shares RestoreShares
 }
 
 // Block is text for Claude's context and the archive rows it came from.
@@ -72,164 +36,52 @@ type Block struct {
 	Text     string // markdown, at most the budget; "" when nothing is worth injecting
 	ChunkIDs []int64
 	ItemIDs  []int64
+	// Reason says in a few words why this text was chosen, for the audit
+	// log and the web view.
+	Reason string
 }
 
-type section int
+// RestoreShares are the most each part of a restore may use, as
+// fractions of the budget (less the header). Each part is sized from what
+// is present; what a part leaves goes to the typed identifiers of the
+// working set, which after a compaction are most of what the next steps
+// need (see `bench needed`), and what those leave to the lost facts.
+type RestoreShares struct {
+	Now, Files, Commands, Facts, Steps float64
+}
 
+// DefaultRestoreShares were chosen leave-one-session-out on the needed
+// and survival benchmarks (see the README's figures), not per session.
+var DefaultRestoreShares = RestoreShares{Now: 0.15, Files: 0.07, Commands: 0.06, Facts: 0.30, Steps: 0.08}
+
+// MinTypedShare is the part of the room the typed identifiers keep when
+// there are enough of them.
+const MinTypedShare = 0.40
+
+// Caps of the lines of the Now part, in bytes.
 const (
-	secState section = iota
-	secConstraints
-	secDecisions
-	secErrors
-	secFiles
-	secCommands
-	secValues
-	secNotes
-	// secRecent takes what the ranked sections leave of the budget: the
-	// last steps before the compaction, verbatim, newest first.
-	secRecent
-	numSections
+	requestCap = 420 // the last user request
+	todoCap    = 520 // the todo list
+	aboutCap   = 300 // what the assistant said it was about to do
+	stateCap   = 400 // a state note
 )
 
-var sectionTitles = [numSections]string{
-	"### Current state / task\n",
-	"### User constraints\n",
-	"### Decisions\n",
-	"### Errors\n",
-	"### Files changed\n",
-	"### Commands that worked\n",
-	"### Values and names (settings, definitions, UI text, ids, commits)\n",
-	"### Notes / markers\n",
-	"### Last steps before the compaction (verbatim excerpts)\n",
-}
-
-// sectionShare is each section's share of the budget. Shares only order
-// the interleaving of sections: what one section cannot use goes to the
-// others.
-var sectionShare = [numSections]float64{0.20, 0.12, 0.14, 0.20, 0.12, 0.12, 0.16, 0.10, 0}
-
-// sectionQueries fetch each section's newest items with its own bound, so
-// that a flood of commands never crowds out the few constraints. The bounds
-// keep a restore fast (reading a row costs microseconds) while leaving more
-// candidates than a 16,000-character block shows; older items have decayed.
-var sectionQueries = []struct {
-	sec   section
-	kinds []carryover.ItemKind
-	limit int
-}{
-	{secState, []carryover.ItemKind{carryover.KindGoal, carryover.KindTodo}, 12},
-	{secConstraints, []carryover.ItemKind{carryover.KindConstraint}, 40},
-	{secDecisions, []carryover.ItemKind{carryover.KindDecision}, 40},
-	{secErrors, []carryover.ItemKind{carryover.KindError, carryover.KindFix}, 80},
-	{secFiles, []carryover.ItemKind{carryover.KindFileEdit}, 60},
-	{secCommands, []carryover.ItemKind{carryover.KindCommand}, 60},
-	{secValues, []carryover.ItemKind{carryover.KindValue}, 40},
-	{secNotes, []carryover.ItemKind{carryover.KindMarker, carryover.KindNote}, 40},
-}
-
-// defaultWeights stand in for Item.Weight when the extractor left it 0.
-var defaultWeights = map[carryover.ItemKind]float64{
-	carryover.KindGoal:       0.8,
-	carryover.KindTodo:       0.8,
-	carryover.KindDecision:   0.9,
-	carryover.KindConstraint: 1.0,
-	carryover.KindError:      0.85,
-	carryover.KindFix:        0.85,
-	carryover.KindFileEdit:   0.7,
-	carryover.KindCommand:    0.6,
-	carryover.KindMarker:     0.9,
-	carryover.KindValue:      0.6,
-	carryover.KindNote:       1.0,
-}
-
-// entry is one candidate line of the block.
-type entry struct {
-	sec     section
-	score   float64
-	itemID  int64
-	chunkID int64
-	open    bool   // an unresolved error
-	label   string // "fix: ", "goal: ", ...
-	text    string
-	sep     string // between text and detail
-	detail  string
-	prov    string // "(L812)": the transcript line, which get and search take
-	multi   bool   // rendered as an indented block of lines
-	code    bool   // text in backticks
-	dupKey  string
-	toks    []uint64 // sorted hashes of its distinct words
-	full    string   // rendered with the default caps
-	// textCap and detailCap override lineTextCap and lineDetailCap when > 0.
-	textCap, detailCap int
-}
-
-// render renders the entry with its text and detail cut to the caps.
-func (e *entry) render(textCap, detailCap int) string {
-	var b strings.Builder
-	b.WriteString("- ")
-	b.WriteString(e.label)
-	if e.multi {
-		b.WriteString(e.prov)
-		b.WriteString(":\n")
-		left := textCap
-		for l := range strings.SplitSeq(e.text, "\n") {
-			l = strings.TrimSpace(l)
-			if l == "" {
-				continue
-			}
-			l = clip(l, min(lineTextCap, left))
-			if l == "" {
-				break
-			}
-			b.WriteString("  ")
-			b.WriteString(l)
-			b.WriteByte('\n')
-			left -= len(l)
-			if left < minShrunkText/2 {
-				break
-			}
-		}
-		return b.String()
-	}
-	t := clip(e.text, textCap)
-	if e.code && !strings.Contains(t, "`") {
-		t = "`" + t + "`"
-	}
-	b.WriteString(t)
-	if e.detail != "" && detailCap > 0 {
-		if d := clip(e.detail, detailCap); d != "" {
-			b.WriteString(e.sep)
-			b.WriteString(d)
-		}
-	}
-	if e.prov != "" {
-		b.WriteByte(' ')
-		b.WriteString(e.prov)
-	}
-	b.WriteByte('\n')
-	return b.String()
-}
-
-// fit renders the entry in at most room bytes, cutting its text and
-// detail, or returns "" when too little of it would be left.
-func (e *entry) fit(room int) string {
-	if len(e.full) <= room {
-		return e.full
-	}
-	fixed := len(e.render(0, 0)) + 2 // "…" of the cut text
-	textCap := room - fixed
-	if textCap < minShrunkText {
-		return ""
-	}
-	s := e.render(textCap, 0)
-	if len(s) > room {
-		return ""
-	}
-	return s
-}
-
-// Restore selects what the compaction summary most likely lost and renders
-// it as a markdown block within the budget.
+// Restore selects what the compaction summary most likely lost and what
+// the next step of work needs, and renders it within the budget:
+//
+//   - Now: the state note, the last user request, the todo list as it
+//     stood, and what the assistant said it was about to do at the cut;
+//   - Working set: the files edited, the last command that worked per
+//     kind (test, build, lint, run, git), and the specific identifiers the
+//     model typed into its tool calls (paths, names, ids, values),
+//     recency-weighted, relative to the project root;
+//   - Lost facts: open errors, errors with what fixed them, constraints,
+//     decisions with their reasons, values and markers, ranked;
+//   - Last steps: the final tool calls before the cut.
+//
+// Anything the compaction summary already states (exact strings,
+// case-insensitively) is left out, so are noise lines and repeats. A part
+// with nothing to show has no heading.
 func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block, error) {
 	budget := req.Budget
 	if budget <= 0 {
@@ -243,47 +95,574 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 		}
 		summary = s
 	}
+	in, err := loadRestoreInput(ctx, st, req)
+	if err != nil {
+		return Block{}, err
+	}
+	header := fmt.Sprintf("## carryover: restored after compaction (session %s, window %d)\n"+
+		"Details the summary does not state", carryover.ShortID(req.SessionID), req.Window)
+	if req.Project != "" {
+		header += "; paths relative to " + req.Project
+	}
+	header += "; more: `carryover search \"<words>\"`\n"
+	room := float64(max(budget-len(header), 0))
+	sh := req.Shares
+	if sh == (RestoreShares{}) {
+		sh = DefaultRestoreShares
+	}
+	caps := partCaps{now: int(sh.Now * room), files: int(sh.Files * room), commands: int(sh.Commands * room),
+		facts: int(sh.Facts * room), steps: int(sh.Steps * room)}
 	nov := newNovelty(summary, req.Project)
+	c := newComposer(nov, req.Project)
+	blk := c.compose(in, header, budget, caps)
+	// The typed identifiers hold most of what the next steps need per
+	// byte: when the other parts leave them less than MinTypedShare of
+	// the room (small budgets), the facts and the last steps give way.
+	if want := int(MinTypedShare * room); c.typedLen < want && c.typedAvail > c.typedLen {
+		short := min(want-c.typedLen, c.typedAvail-c.typedLen)
+		cut := min(short*3/4, caps.facts)
+		caps.facts -= cut
+		caps.steps = max(caps.steps-(short-cut), 0)
+		c = newComposer(nov, req.Project)
+		blk = c.compose(in, header, budget, caps)
+	}
+	// What the typed identifiers could not use goes to the lost facts,
+	// then to the last steps.
+	if left := budget - len(blk.Text); left > 40 && blk.Text != "" {
+		caps.facts += left * 3 / 4
+		caps.steps += left / 4
+		c = newComposer(nov, req.Project)
+		blk = c.compose(in, header, budget, caps)
+	}
+	if blk.Text != "" {
+		blk.Reason = fmt.Sprintf("restore after compaction %d: %s, %s, %s in %d of %d chars; %s typed, %s",
+			req.Window, plural(len(blk.ItemIDs), "item"), plural(len(blk.ChunkIDs), "chunk"), plural(c.notes, "note"),
+			len(blk.Text), budget, plural(c.typedShown, "identifier"), plural(c.steps, "last step"))
+		if n := len(c.quoted); n > 0 {
+			blk.Reason += fmt.Sprintf("; %s left out as already in the summary", plural(n, "item"))
+		}
+	}
+	return blk, nil
+}
 
-	var items [numSections][]carryover.Item
-	maxLine := 1
-	for _, q := range sectionQueries {
+// partCaps are the most each part may use, in bytes.
+type partCaps struct {
+	now, files, commands, facts, steps int
+}
+
+// compose renders the block with the given caps; the typed identifiers
+// take what the other parts leave.
+func (c *composer) compose(in restoreInput, header string, budget int, caps partCaps) Block {
+	now := c.nowPart(in, caps.now)
+	files := c.filesLine(in.items[carryover.KindFileEdit], caps.files)
+	commands := c.commandLines(in.items[carryover.KindCommand], caps.commands)
+	facts := c.factsPart(in, caps.facts)
+	steps := c.stepsPart(in.recent, caps.steps)
+	c.steps = len(steps)
+
+	used := len(header) + partLen(now, titleNow) + partLen(facts, titleFacts) + partLen(steps, titleSteps) +
+		len(files) + linesLen(commands)
+	wsTitle := 0
+	if files == "" && len(commands) == 0 {
+		wsTitle = len(titleWorkingSet)
+	}
+	typed := c.typedLines(in, budget-used-wsTitle)
+
+	// Over the budget (caps are shares of the room, and rounding adds
+	// up), the lowest parts give way a line at a time: never a heading
+	// without lines.
+	ws := append(append([]string{}, commands...), typed...)
+	if files != "" {
+		ws = append([]string{files}, ws...)
+	}
+	size := func() int {
+		return len(header) + partLen(now, titleNow) + partLen(ws, titleWorkingSet) + partLen(facts, titleFacts) + partLen(steps, titleSteps)
+	}
+	for size() > budget {
+		switch {
+		case len(steps) > 0:
+			steps = steps[:len(steps)-1]
+		case len(facts) > 0:
+			facts = facts[:len(facts)-1]
+		case len(ws) > 0:
+			ws = ws[:len(ws)-1]
+		case len(now) > 0:
+			now = now[:len(now)-1]
+		default:
+			return Block{}
+		}
+	}
+	c.steps = len(steps)
+	var b strings.Builder
+	b.WriteString(header)
+	writePart(&b, titleNow, now)
+	writePart(&b, titleWorkingSet, ws)
+	writePart(&b, titleFacts, facts)
+	writePart(&b, titleSteps, steps)
+	if b.Len() == len(header) {
+		return Block{}
+	}
+	return Block{Text: b.String(), ItemIDs: c.itemIDs, ChunkIDs: c.chunkIDs}
+}
+
+const (
+	titleNow        = "### Now\n"
+	titleWorkingSet = "### Working set\n"
+	titleFacts      = "### Lost facts\n"
+	titleSteps      = "### Last steps before the compaction\n"
+)
+
+func writePart(b *strings.Builder, title string, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString(title)
+	for _, l := range lines {
+		b.WriteString(l)
+	}
+}
+
+func partLen(lines []string, title string) int {
+	if len(lines) == 0 {
+		return 0
+	}
+	return len(title) + linesLen(lines)
+}
+
+func linesLen(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		n += len(l)
+	}
+	return n
+}
+
+// restoreInput is what a restore reads from the store.
+type restoreInput struct {
+	items  map[carryover.ItemKind][]carryover.Item // newest line first
+	notes  []carryover.Note
+	recent []carryover.Chunk // the last chunks before the cut, newest first
+	window int
+}
+
+// restoreKinds bound each kind's newest items read: enough candidates for
+// the largest budget, few enough that a restore stays fast (reading a row
+// costs microseconds); older items have decayed.
+var restoreKinds = []struct {
+	kinds []carryover.ItemKind
+	limit int
+}{
+	{[]carryover.ItemKind{carryover.KindGoal}, 6},
+	{[]carryover.ItemKind{carryover.KindTodo}, 1},
+	{[]carryover.ItemKind{carryover.KindConstraint}, 40},
+	{[]carryover.ItemKind{carryover.KindDecision}, 40},
+	{[]carryover.ItemKind{carryover.KindError, carryover.KindFix}, 80},
+	{[]carryover.ItemKind{carryover.KindFileEdit}, 60},
+	{[]carryover.ItemKind{carryover.KindCommand}, 80},
+	{[]carryover.ItemKind{carryover.KindValue}, 40},
+	{[]carryover.ItemKind{carryover.KindMarker, carryover.KindNote}, 40},
+	{[]carryover.ItemKind{carryover.KindInputs}, 250},
+}
+
+// recentChunks is how many of the last chunks a restore reads.
+const recentChunks = 12
+
+func loadRestoreInput(ctx context.Context, st carryover.Store, req RestoreRequest) (restoreInput, error) {
+	in := restoreInput{items: map[carryover.ItemKind][]carryover.Item{}, window: req.Window}
+	for _, q := range restoreKinds {
 		got, err := st.Items(ctx, carryover.ItemFilter{
-			SessionID:    req.SessionID,
-			Kinds:        q.kinds,
-			BeforeWindow: max(req.Window, 0),
-			Limit:        q.limit,
+			SessionID: req.SessionID, Kinds: q.kinds, BeforeWindow: max(req.Window, 0), Limit: q.limit,
 		})
 		if err != nil {
-			return Block{}, fmt.Errorf("restore items: %w", err)
+			return in, fmt.Errorf("restore items: %w", err)
 		}
-		items[q.sec] = append(items[q.sec], got...)
 		for _, it := range got {
-			maxLine = max(maxLine, it.Line)
+			in.items[it.Kind] = append(in.items[it.Kind], it)
 		}
 	}
 	notes, err := restoreNotes(ctx, st, req.SessionID, req.Project)
 	if err != nil {
-		return Block{}, err
+		return in, err
 	}
+	in.notes = notes
+	in.recent, err = st.Chunks(ctx, carryover.ChunkFilter{
+		SessionID: req.SessionID, Turn: -1, BeforeWindow: max(req.Window, 0), Newest: true, Limit: recentChunks,
+	})
+	if err != nil {
+		return in, fmt.Errorf("restore chunks: %w", err)
+	}
+	return in, nil
+}
 
-	r := ranker{window: req.Window, maxLine: maxLine, project: req.Project}
+func newComposer(nov novelty, root string) *composer {
+	return &composer{nov: nov, root: root, quoted: map[int64]bool{}}
+}
+
+// composer renders the parts of one restore and remembers what it showed.
+type composer struct {
+	nov      novelty
+	root     string
+	itemIDs  []int64
+	chunkIDs []int64
+	// shown is the text of the block so far, lowercased: an identifier it
+	// already holds is not listed again.
+	shown      strings.Builder
+	typedShown int
+	// typedLen is the bytes the typed identifiers took, typedAvail what
+	// all of them would take.
+	typedLen, typedAvail int
+	steps                int
+	notes                int
+	quoted               map[int64]bool // items left out as already in the summary
+}
+
+func (c *composer) show(line string, itemID, chunkID int64) string {
+	c.shown.WriteString(strings.ToLower(line))
+	if itemID != 0 && !slices.Contains(c.itemIDs, itemID) {
+		c.itemIDs = append(c.itemIDs, itemID)
+	}
+	if chunkID != 0 && !slices.Contains(c.chunkIDs, chunkID) {
+		c.chunkIDs = append(c.chunkIDs, chunkID)
+	}
+	return line
+}
+
+// seen reports whether the summary states the item, counting those it
+// leaves out.
+func (c *composer) seen(it carryover.Item) bool {
+	if c.nov.seen(it) {
+		c.quoted[it.ID] = true
+		return true
+	}
+	return false
+}
+
+// rel shows a path relative to the project root when it lies inside it.
+func (c *composer) rel(p string) string { return relPath(p, c.root) }
+
+// nowPart: the state note, the last request, the todo list, what the
+// assistant was about to do.
+func (c *composer) nowPart(in restoreInput, room int) []string {
+	var lines []string
+	add := func(line string, itemID, chunkID int64) bool {
+		if line == "" || linesLen(lines)+len(line) > room {
+			return false
+		}
+		lines = append(lines, c.show(line, itemID, chunkID))
+		return true
+	}
+	for i := len(in.notes) - 1; i >= 0; i-- {
+		if n := in.notes[i]; n.Kind == "state" {
+			if add("- state (note): "+clip(oneLine(n.Text), stateCap)+"\n", 0, 0) {
+				c.notes++
+			}
+			break
+		}
+	}
+	for _, it := range in.items[carryover.KindGoal] { // newest first
+		if trivial(it) || noise(it.Text) {
+			continue
+		}
+		if !c.seen(it) {
+			add(fmt.Sprintf("- last request (L%d): %s\n", it.Line, clip(oneLine(it.Text), requestCap)), it.ID, 0)
+		}
+		break
+	}
+	if todos := in.items[carryover.KindTodo]; len(todos) > 0 {
+		it := todos[0]
+		if t := todoLine(it.Text, todoCap); t != "" {
+			add(fmt.Sprintf("- todo list (L%d): %s\n", it.Line, t), it.ID, 0)
+		}
+	}
+	if s, id := aboutTo(in.recent); s != "" && !c.nov.seenText(s) {
+		add("- was about to: "+clip(s, aboutCap)+"\n", 0, id)
+	}
+	return lines
+}
+
+// todoLine renders a todo list on one line, the open tasks first: "[>] a
+// · [ ] b · [x] c".
+func todoLine(text string, room int) string {
+	var open, done []string
+	for l := range strings.SplitSeq(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if strings.HasPrefix(l, "[x]") || strings.HasPrefix(l, "[completed]") {
+			done = append(done, l)
+		} else {
+			open = append(open, l)
+		}
+	}
+	var b strings.Builder
+	for _, l := range append(open, done...) {
+		if b.Len() > 0 {
+			l = " · " + l
+		}
+		if b.Len()+len(l) > room {
+			break
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// aboutTo returns the last thing the assistant said before the cut (its
+// last text line in the last chunks) and the chunk it is in.
+func aboutTo(recent []carryover.Chunk) (string, int64) {
+	for _, ch := range recent { // newest first
+		lines := strings.Split(ch.Text, "\n")
+		for i := len(lines) - 1; i >= 0; i-- {
+			if t, ok := strings.CutPrefix(strings.TrimSpace(lines[i]), "Assistant: "); ok {
+				t = oneLine(t)
+				if len(t) >= 12 && !noise(t) {
+					return t, ch.ID
+				}
+			}
+		}
+	}
+	return "", 0
+}
+
+// filesLine lists the files edited, newest first, relative to the root.
+func (c *composer) filesLine(items []carryover.Item, room int) string {
+	const prefix = "- edited: "
+	var b strings.Builder
+	seen := map[string]bool{}
+	var ids []int64
+	for _, it := range items {
+		p := c.rel(oneLine(it.Text))
+		if p == "" || seen[p] || c.seen(it) {
+			continue
+		}
+		seen[p] = true
+		sep := ", "
+		if b.Len() == 0 {
+			sep = prefix
+		}
+		if b.Len()+len(sep)+len(p)+1 > room {
+			break
+		}
+		b.WriteString(sep)
+		b.WriteString(p)
+		ids = append(ids, it.ID)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	b.WriteByte('\n')
+	line := b.String()
+	for _, id := range ids {
+		c.show("", id, 0)
+	}
+	return c.show(line, 0, 0)
+}
+
+// commandKinds orders the kinds of commands shown: the last one that
+// worked of each.
+var commandKinds = []string{"test", "build", "lint", "run", "git"}
+
+// commandKind classifies a shell command by what it is for.
+func commandKind(cmd string) string {
+	f := strings.Fields(strings.ToLower(cmd))
+	if len(f) == 0 {
+		return ""
+	}
+	// Environment assignments and wrappers before the program.
+	for len(f) > 1 && (strings.Contains(f[0], "=") || f[0] == "sudo" || f[0] == "env" || f[0] == "time") {
+		f = f[1:]
+	}
+	prog, rest := filepath.Base(f[0]), strings.Join(f[1:], " ")
+	has := func(words ...string) bool {
+		for _, w := range words {
+			if slices.Contains(f[1:], w) || strings.HasPrefix(rest, w+" ") || rest == w {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case prog == "git" || prog == "gh":
+		return "git"
+	case strings.Contains(prog, "test") || prog == "pytest" || prog == "jest" || prog == "vitest" ||
+		has("test", "tests", "vitest", "jest", "pytest", "spec", "check") && !has("build"):
+		return "test"
+	case strings.Contains(prog, "lint") || prog == "staticcheck" || prog == "eslint" || prog == "ruff" ||
+		prog == "gofmt" || prog == "prettier" || prog == "mypy" || has("vet", "lint", "credo", "fmt", "format", "clippy", "typecheck"):
+		return "lint"
+	case prog == "make" || prog == "tsc" || prog == "cmake" || prog == "ninja" || has("build", "compile", "install", "deps.get", "deps.compile"):
+		return "build"
+	case prog == "go" || prog == "npm" || prog == "npx" || prog == "pnpm" || prog == "yarn" || prog == "mix" ||
+		prog == "cargo" || prog == "python" || prog == "python3" || prog == "node" || prog == "uv" || prog == "bun" ||
+		prog == "docker" || prog == "curl" || strings.HasPrefix(f[0], "./"):
+		return "run"
+	}
+	return ""
+}
+
+// commandLines shows the last command that worked of each kind, then
+// other commands that worked, newest first, each verbatim but for what
+// only shaped its output; commands that differ only in numbers count as
+// one.
+func (c *composer) commandLines(items []carryover.Item, room int) []string {
+	var lines []string
+	found := map[string]carryover.Item{}
+	var others []carryover.Item
+	for _, it := range items { // newest first
+		if trivial(it) || c.seen(it) {
+			continue
+		}
+		k := commandKind(it.Text)
+		if _, ok := found[k]; k != "" && !ok {
+			found[k] = it
+			continue
+		}
+		others = append(others, it)
+	}
+	used := 0
+	keys := map[string]bool{}
+	add := func(label string, it carryover.Item) {
+		cmd := clip(shortCommand(oneLine(it.Text)), commandTextCap)
+		key := maskDigits(commandKey(normSpace(cmd)))
+		if keys[key] {
+			return
+		}
+		line := fmt.Sprintf("- %s`%s` (L%d)\n", label, cmd, it.Line)
+		if used+len(line) > room {
+			return
+		}
+		keys[key] = true
+		used += len(line)
+		lines = append(lines, c.show(line, it.ID, 0))
+	}
+	for _, k := range commandKinds {
+		if it, ok := found[k]; ok {
+			add(k+": ", it)
+		}
+	}
+	for _, it := range others {
+		add("ran: ", it)
+	}
+	return lines
+}
+
+// typedLines lists the specific identifiers the model typed into its tool
+// calls before the cut, the most recent and most repeated first (weight:
+// the sum of the squares of the relative positions of the chunks that
+// hold them), without those the summary or the block already states.
+func (c *composer) typedLines(in restoreInput, room int) []string {
+	const prefix, width = "- typed: ", 110
+	items := in.items[carryover.KindInputs]
+	if len(items) == 0 || room < len(prefix)+20 {
+		return nil
+	}
+	maxLine := 1
+	for _, it := range items {
+		maxLine = max(maxLine, it.Line)
+	}
+	weight := map[string]float64{}
+	itemOf := map[string]int64{}
+	var order []string
+	for _, it := range items {
+		pos := float64(it.Line) / float64(maxLine)
+		for _, id := range strings.Fields(it.Text) {
+			if _, ok := weight[id]; !ok {
+				order = append(order, id)
+				itemOf[id] = it.ID
+			}
+			weight[id] += pos * pos
+		}
+	}
+	slices.SortStableFunc(order, func(a, b string) int { return cmpDesc(weight[a], weight[b]) })
+	shown := c.shown.String()
+	for _, id := range order {
+		c.typedAvail += len(c.rel(id)) + 1
+	}
+	var lines []string
+	var line strings.Builder
+	used := 0
+	listed := map[string]bool{}
+	flush := func() {
+		if line.Len() > 0 {
+			line.WriteByte('\n')
+			lines = append(lines, line.String())
+			used += line.Len()
+			line.Reset()
+		}
+	}
+	for _, id := range order {
+		show := c.rel(id)
+		low := strings.ToLower(show)
+		if listed[show] || c.nov.seenIdent(id) || c.nov.seenIdent(show) || strings.Contains(shown, low) {
+			continue
+		}
+		sep := " "
+		if line.Len() == 0 {
+			sep = "  "
+			if len(lines) == 0 {
+				sep = prefix
+			}
+		}
+		if used+line.Len()+len(sep)+len(show)+1 > room {
+			continue // a shorter one may still fit
+		}
+		if line.Len() > 0 && line.Len()+len(sep)+len(show) > width {
+			flush()
+			sep = "  "
+			if used+len(sep)+len(show)+1 > room {
+				continue
+			}
+		}
+		line.WriteString(sep)
+		line.WriteString(show)
+		listed[show] = true
+		c.typedShown++
+		c.show("", itemOf[id], 0)
+	}
+	flush()
+	c.typedLen = linesLen(lines)
+	return lines
+}
+
+// factsPart ranks the lost facts — open errors, fixed errors, user
+// constraints, decisions, values, markers and notes — and takes the best
+// that fit, interleaving the kinds by their shares.
+func (c *composer) factsPart(in restoreInput, room int) []string {
+	r := ranker{window: in.window, maxLine: 1, project: c.root}
+	for _, its := range in.items {
+		for _, it := range its {
+			r.maxLine = max(r.maxLine, it.Line)
+		}
+	}
 	var secs [numSections][]*entry
-	secs[secState] = r.stateEntries(items[secState], notes, nov)
-	for sec := secConstraints; sec < secRecent; sec++ {
-		// Score every item, but render only the best: rendering and
-		// near-duplicate tests cost more than scoring.
+	for sec := range numSections {
+		var kinds []carryover.ItemKind
+		switch sec {
+		case secErrors:
+			kinds = []carryover.ItemKind{carryover.KindError, carryover.KindFix}
+		case secConstraints:
+			kinds = []carryover.ItemKind{carryover.KindConstraint}
+		case secDecisions:
+			kinds = []carryover.ItemKind{carryover.KindDecision}
+		case secValues:
+			kinds = []carryover.ItemKind{carryover.KindValue}
+		case secNotes:
+			kinds = []carryover.ItemKind{carryover.KindMarker, carryover.KindNote}
+		}
 		type scored struct {
 			it    carryover.Item
 			score float64
 		}
 		var ss []scored
-		for _, it := range items[sec] {
-			if it.Kind == carryover.KindValue {
-				it.Text = nov.unseenValues(it.Text)
-			}
-			if it.Text != "" && !nov.seen(it) && !trivial(it) {
-				ss = append(ss, scored{it, r.score(it)})
+		for _, k := range kinds {
+			for _, it := range in.items[k] {
+				if it.Kind == carryover.KindValue {
+					it.Text = c.nov.unseenValues(dropNoiseValues(it.Text))
+				}
+				if it.Text != "" && !c.seen(it) && !trivial(it) && !noise(it.Text) {
+					ss = append(ss, scored{it, r.score(it)})
+				}
 			}
 		}
 		slices.SortStableFunc(ss, func(a, b scored) int { return cmpDesc(a.score, b.score) })
@@ -291,622 +670,179 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 		for _, s := range ss[:min(len(ss), 2*candidatesCap)] {
 			es = append(es, r.itemEntry(sec, s.it, s.score))
 		}
-		for _, n := range notes {
-			if noteSection(n.Kind) == sec && !nov.seenText(n.Text) {
+		for _, n := range in.notes {
+			if n.Kind != "state" && noteSection(n.Kind) == sec && !c.nov.seenText(n.Text) {
 				es = append(es, r.noteEntry(sec, n))
 			}
 		}
 		slices.SortStableFunc(es, func(a, b *entry) int { return cmpDesc(a.score, b.score) })
 		secs[sec] = es
 	}
-	recent, err := st.Chunks(ctx, carryover.ChunkFilter{
-		SessionID: req.SessionID, Turn: -1, BeforeWindow: max(req.Window, 0), Newest: true, Limit: recentChunks,
-	})
-	if err != nil {
-		return Block{}, fmt.Errorf("restore chunks: %w", err)
-	}
-	secs[secRecent] = recentEntries(recent, nov)
 	dedupe(&secs)
-
-	header := fmt.Sprintf("## carryover: restored after compaction (session %s, window %d)\n"+
-		"Exact details from before the compaction that the summary may have dropped. More: `carryover search \"<words>\"`.\n",
-		carryover.ShortID(req.SessionID), req.Window)
-	chosen := fill(interleave(secs), budget-len(header))
-	if len(chosen) == 0 {
-		return Block{}, nil
+	// What the working set already shows is not repeated as a fact.
+	shown := c.shown.String()
+	for sec := range secs {
+		secs[sec] = slices.DeleteFunc(secs[sec], func(e *entry) bool {
+			return e.text != "" && strings.Contains(shown, strings.ToLower(e.text))
+		})
 	}
-	return renderBlock(header, chosen), nil
+	chosen := fill(interleave(secs), room)
+	// Open errors first, then by kind in the order of the sections.
+	slices.SortStableFunc(chosen, func(a, b picked) int {
+		ao, bo := a.sec == secErrors && a.open, b.sec == secErrors && b.open
+		switch {
+		case ao && !bo:
+			return -1
+		case bo && !ao:
+			return 1
+		}
+		return int(a.sec) - int(b.sec)
+	})
+	lines := make([]string, 0, len(chosen))
+	for _, p := range chosen {
+		lines = append(lines, c.show(p.line, p.itemID, p.chunkID))
+	}
+	return lines
 }
 
-// Limits of the last-steps section.
-const (
-	recentChunks  = 12  // chunks fetched
-	recentTextCap = 500 // bytes of one chunk's excerpt
-)
-
-// recentEntries renders the last chunks before the compaction, newest
-// first: the summary compresses the end of a window hardest, and exact
-// values, paths and outputs of those last steps are what the next turn
-// needs. Lines the summary already quotes, lines an earlier excerpt already
-// shows (a long write continued over several chunks) and lines without
-// information (closing brackets, omission markers) are left out.
-func recentEntries(chunks []carryover.Chunk, nov novelty) []*entry {
-	var es []*entry
-	shown := map[string]bool{}
-	for _, c := range chunks {
-		var lines []string
-		for l := range strings.SplitSeq(c.Text, "\n") {
+// stepsPart shows the last tool calls before the cut, oldest first, one
+// short line each.
+func (c *composer) stepsPart(recent []carryover.Chunk, room int) []string {
+	const lineCap = 130
+	var calls []string
+	var ids []int64
+	for _, ch := range recent { // newest first
+		lines := strings.Split(ch.Text, "\n")
+		var mine []string
+		for _, l := range lines {
 			l = strings.TrimSpace(l)
-			k := normSpace(l)
-			if shown[k] || !informativeLine(l) || nov.seenText(l) {
+			if !isCallLine(l) {
 				continue
 			}
-			shown[k] = true
-			lines = append(lines, l)
+			mine = append(mine, l)
 		}
-		if len(lines) == 0 {
-			continue
+		for i := len(mine) - 1; i >= 0; i-- {
+			calls = append(calls, fmt.Sprintf("- L%d %s\n", ch.LastLine, clip(c.relLine(mine[i]), lineCap)))
+			ids = append(ids, ch.ID)
 		}
-		e := &entry{
-			sec:     secRecent,
-			chunkID: c.ID,
-			text:    strings.Join(lines, "\n"),
-			prov:    fmt.Sprintf("(L%d-%d)", c.FirstLine, c.LastLine),
-			multi:   true,
-		}
-		e.finish()
-		es = append(es, e)
-	}
-	return es
-}
-
-// informativeLine reports whether an excerpt line says something: at
-// least two words of three letters or more, or one specific token (a path,
-// identifier, number, flag). Closing brackets, "end", "…" and omission
-// markers carry nothing a model could use.
-func informativeLine(l string) bool {
-	if strings.HasPrefix(l, "… [") && strings.HasSuffix(l, "omitted] …") {
-		return false
-	}
-	if specificity(l, 1) > 0 {
-		return true
-	}
-	n := 0
-	for _, w := range words(l) {
-		if len(w) >= 3 {
-			n++
-		}
-	}
-	return n >= 2
-}
-
-// compactionSummary returns the summary stored for the compaction that
-// opened window (the last one when window <= 0).
-func compactionSummary(ctx context.Context, st carryover.Store, sessionID string, window int) (string, error) {
-	cs, err := st.Compactions(ctx, sessionID)
-	if err != nil {
-		return "", fmt.Errorf("restore compactions: %w", err)
-	}
-	for i := len(cs) - 1; i >= 0; i-- {
-		if window <= 0 || cs[i].Window == window {
-			return cs[i].Summary, nil
-		}
-	}
-	return "", nil
-}
-
-// restoreNotes returns the session's notes and the project's decisions,
-// constraints and plain notes, each once.
-func restoreNotes(ctx context.Context, st carryover.Store, sessionID, project string) ([]carryover.Note, error) {
-	notes, err := st.Notes(ctx, "", sessionID)
-	if err != nil {
-		return nil, fmt.Errorf("restore notes: %w", err)
-	}
-	if project == "" {
-		return notes, nil
-	}
-	shared, err := st.Notes(ctx, project, "")
-	if err != nil {
-		return nil, fmt.Errorf("restore project notes: %w", err)
-	}
-	have := map[int64]bool{}
-	for _, n := range notes {
-		have[n.ID] = true
-	}
-	for _, n := range shared {
-		if !have[n.ID] && n.Kind != "state" {
-			notes = append(notes, n)
-		}
-	}
-	return notes, nil
-}
-
-func noteSection(kind string) section {
-	switch kind {
-	case "decision":
-		return secDecisions
-	case "constraint":
-		return secConstraints
-	case "state":
-		return secState
-	}
-	return secNotes
-}
-
-// ranker scores items; see the package documentation.
-type ranker struct {
-	window  int
-	maxLine int
-	project string
-}
-
-func (r ranker) score(it carryover.Item) float64 {
-	w := it.Weight
-	if w <= 0 {
-		w = defaultWeights[it.Kind]
-	}
-	recency := 0.5 + 0.5*float64(min(it.Line, r.maxLine))/float64(r.maxLine)
-	age := max(r.window-1-it.Window, 0)
-	s := w * recency * math.Exp(-float64(age)/HalfLife)
-	if age == 0 && r.window > 0 {
-		s *= JustCompactedBoost
-	}
-	s *= 1 + SpecificityStep*float64(specificity(it.Text+" "+it.Detail, SpecificityMax))
-	if it.Count > 1 {
-		s *= 1 + CountBoost*math.Log(float64(it.Count))
-	}
-	if it.Kind == carryover.KindError && !it.Resolved {
-		s *= OpenErrorBoost
-	}
-	return s
-}
-
-func (r ranker) itemEntry(sec section, it carryover.Item, score float64) *entry {
-	e := &entry{
-		sec:    sec,
-		score:  score,
-		itemID: it.ID,
-		text:   oneLine(it.Text),
-		detail: oneLine(it.Detail),
-		sep:    " — ",
-		prov:   fmt.Sprintf("(L%d)", it.Line),
-	}
-	switch it.Kind {
-	case carryover.KindError:
-		e.open = !it.Resolved
-		if e.open {
-			e.label = "open: "
-		}
-	case carryover.KindFix:
-		e.label = "fix: "
-		e.code = true
-		e.textCap = fixTextCap
-	case carryover.KindFileEdit:
-		e.text = relPath(e.text, r.project)
-		e.code = true
-	case carryover.KindCommand:
-		e.text = shortCommand(e.text)
-		e.code = true
-		e.textCap, e.detailCap = commandTextCap, whereCap
-	case carryover.KindValue:
-		e.detailCap = whereCap
-	case carryover.KindDecision:
-		e.sep = " — because: "
-	}
-	e.finish()
-	return e
-}
-
-func (r ranker) noteEntry(sec section, n carryover.Note) *entry {
-	e := &entry{
-		sec:   sec,
-		score: NoteWeight * (1 + SpecificityStep*float64(specificity(n.Text, SpecificityMax))),
-		text:  oneLine(n.Text),
-		prov:  "(note)",
-	}
-	e.finish()
-	return e
-}
-
-// stateEntries returns the current state in a fixed order: the latest
-// state note, the latest todo list, the latest goals.
-func (r ranker) stateEntries(items []carryover.Item, notes []carryover.Note, nov novelty) []*entry {
-	var es []*entry
-	for i := len(notes) - 1; i >= 0; i-- {
-		if notes[i].Kind == "state" {
-			e := &entry{sec: secState, label: "state ", text: notes[i].Text, prov: "(note)", multi: true}
-			e.finish()
-			es = append(es, e)
+		if len(calls) >= 12 {
 			break
 		}
 	}
-	var todo bool
-	goals := 0
-	for _, it := range items { // newest first
-		switch {
-		case it.Kind == carryover.KindTodo && !todo:
-			todo = true
-			e := &entry{sec: secState, itemID: it.ID, label: "todo list ", text: it.Text,
-				prov: fmt.Sprintf("(L%d)", it.Line), multi: true}
-			e.finish()
-			es = append(es, e)
-		case it.Kind == carryover.KindGoal && goals < 2 && !nov.seen(it) && !trivial(it):
-			goals++
-			e := r.itemEntry(secState, it, 0)
-			e.label = "goal: "
-			e.finish()
-			es = append(es, e)
+	// Newest first is how they were gathered; keep the newest that fit,
+	// then show them in order.
+	var keep []string
+	var keepIDs []int64
+	used := 0
+	seen := map[string]bool{}
+	for i, l := range calls {
+		key := l[strings.IndexByte(l, ' ')+1:]
+		_, key, _ = strings.Cut(key, " ")
+		if seen[key] || c.nov.seenAllIdents(key) {
+			continue
 		}
+		if used+len(l) > room {
+			break
+		}
+		seen[key] = true
+		used += len(l)
+		keep = append(keep, l)
+		keepIDs = append(keepIDs, ids[i])
 	}
-	// The order above is the order of importance.
-	for i, e := range es {
-		e.score = float64(len(es) - i)
+	slices.Reverse(keep)
+	slices.Reverse(keepIDs)
+	for i, l := range keep {
+		keep[i] = c.show(l, 0, keepIDs[i])
 	}
-	return es
+	return keep
 }
 
-// finish computes what dedupe and fill need.
-func (e *entry) finish() {
-	e.dupKey = normSpace(e.text)
+// relLine shows the paths of a rendered call relative to the root.
+func (c *composer) relLine(l string) string {
+	if c.root == "" {
+		return l
+	}
+	return strings.ReplaceAll(l, strings.TrimSuffix(c.root, "/")+"/", "")
+}
+
+// callPrefixes start the lines of a chunk that render a tool call (see
+// package chunk).
+var callPrefixes = []string{"$ ", "Edit ", "MultiEdit ", "Write ", "Read ", "Grep ", "Glob ", "LS ", "NotebookEdit ",
+	"WebFetch ", "WebSearch ", "Task", "Agent", "TodoWrite", "Skill ", "TaskCreate ", "TaskUpdate "}
+
+func isCallLine(l string) bool {
+	for _, p := range callPrefixes {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// noise reports texts that never help the next step: interruption
+// markers, bare acknowledgements, test tallies, escaped whitespace only.
+func noise(s string) bool {
+	t := strings.TrimSpace(s)
+	l := strings.ToLower(t)
 	switch {
-	case e.sec == secErrors:
-		e.dupKey = maskDigits(e.dupKey)
-	case e.code:
-		e.dupKey = commandKey(e.dupKey)
+	case t == "":
+		return true
+	case strings.Contains(l, "[request interrupted"), strings.Contains(l, "request interrupted by user"):
+		return true
+	case testTally(l):
+		return true
+	case strings.Trim(strings.ReplaceAll(strings.ReplaceAll(t, `\n`, ""), `\t`, ""), " ") == "":
+		return true
 	}
-	e.toks = tokenHashes(e.text)
-	if e.sec == secCommands {
-		// The same command on another numbered task, port or line is
-		// the same command for the next step.
-		e.dupKey = maskDigits(e.dupKey)
-		e.toks = tokenHashes(maskDigits(e.text))
-	}
-	if e.sec == secRecent {
-		e.full = e.render(recentTextCap, 0)
-	} else if e.multi {
-		e.full = e.render(blockTextCap, 0)
-	} else {
-		e.full = e.render(cmp.Or(e.textCap, lineTextCap), cmp.Or(e.detailCap, lineDetailCap))
-	}
-}
-
-// dedupe drops near-duplicates: entries whose text equals one already kept
-// (for errors: with digits masked), whose token set overlaps a kept one's by NearDupJaccard,
-// or whose text is shown as another entry's detail (a fix already named next
-// to its error). Earlier sections and higher scores win.
-func dedupe(secs *[numSections][]*entry) {
-	shown := map[string]bool{}
-	for _, e := range secs[secErrors] {
-		if e.detail != "" {
-			shown[normSpace(e.detail)] = true
-			// A resolved error's detail reads "fixed by: <fix> — in <call>".
-			if fix, ok := strings.CutPrefix(e.detail, "fixed by: "); ok {
-				fix, _, _ = strings.Cut(fix, " — in ")
-				shown[normSpace(fix)] = true
-			}
-		}
-	}
-	for sec := range secs {
-		var kept []*entry
-	next:
-		for _, e := range secs[sec] {
-			if len(kept) >= candidatesCap {
-				break
-			}
-			if e.dupKey == "" || !e.multi && (shown[e.dupKey] || shown[normSpace(e.text)]) {
-				continue
-			}
-			for _, k := range kept {
-				if jaccard(e.toks, k.toks) >= NearDupJaccard {
-					continue next
-				}
-			}
-			shown[e.dupKey] = true
-			kept = append(kept, e)
-		}
-		secs[sec] = kept
-	}
-}
-
-// NearDupJaccard is the token-set overlap above which two lines of a
-// section count as the same fact.
-const NearDupJaccard = 0.8
-
-// jaccard is the overlap |a∩b|/|a∪b| of two sorted hash sets.
-func jaccard(a, b []uint64) float64 {
-	if len(a) < 3 || len(b) < 3 {
-		return 0 // too short to judge: the exact dupKey decides
-	}
-	if float64(min(len(a), len(b))) < NearDupJaccard*float64(max(len(a), len(b))) {
-		return 0 // sizes alone rule out the threshold
-	}
-	inter := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] == b[j]:
-			inter++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
-}
-
-// maskDigits replaces digit runs with "#": the same error at another line
-// number is the same error.
-func maskDigits(s string) string {
-	var b strings.Builder
-	digits := false
-	for _, r := range s {
-		if '0' <= r && r <= '9' {
-			if !digits {
-				b.WriteByte('#')
-			}
-			digits = true
-			continue
-		}
-		digits = false
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// tokenHashes returns the sorted distinct FNV-1a hashes of the words of s.
-func tokenHashes(s string) []uint64 {
-	ws := words(lowerASCII(s))
-	hs := make([]uint64, 0, len(ws))
-	for _, w := range ws {
-		h := uint64(14695981039346656037)
-		for i := 0; i < len(w); i++ {
-			h ^= uint64(w[i])
-			h *= 1099511628211
-		}
-		hs = append(hs, h)
-	}
-	slices.Sort(hs)
-	return slices.Compact(hs)
-}
-
-// interleave orders all entries into one sequence that does not depend on
-// the budget: each step takes the best remaining entry of the section that
-// has used the smallest part of its share so far. A section that runs out
-// leaves its share to the others. Any budget then takes a prefix of this
-// sequence, so a bigger budget always shows a superset.
-func interleave(secs [numSections][]*entry) []*entry {
-	var used [numSections]float64
-	var next [numSections]int
-	var seq []*entry
-	for {
-		best := section(-1)
-		for sec := range secRecent {
-			if next[sec] >= len(secs[sec]) {
-				continue
-			}
-			if best < 0 || used[sec]/sectionShare[sec] < used[best]/sectionShare[best] {
-				best = sec
-			}
-		}
-		if best < 0 {
-			// The last steps only take what the ranked sections leave.
-			return append(seq, secs[secRecent]...)
-		}
-		e := secs[best][next[best]]
-		next[best]++
-		cost := len(e.full)
-		if used[best] == 0 {
-			cost += len(sectionTitles[best])
-		}
-		used[best] += float64(cost)
-		seq = append(seq, e)
-	}
-}
-
-// picked is an entry with the text it is shown with.
-type picked struct {
-	*entry
-	line string
-}
-
-// fill takes the longest prefix of seq that fits in room bytes, the last
-// entry possibly cut to fit.
-func fill(seq []*entry, room int) []picked {
-	var out []picked
-	var opened [numSections]bool
-	for _, e := range seq {
-		head := 0
-		if !opened[e.sec] {
-			head = len(sectionTitles[e.sec])
-		}
-		if len(e.full)+head <= room {
-			out = append(out, picked{e, e.full})
-			room -= len(e.full) + head
-			opened[e.sec] = true
-			continue
-		}
-		if line := e.fit(room - head); line != "" {
-			out = append(out, picked{e, line})
-		}
-		break
-	}
-	return out
-}
-
-func renderBlock(header string, chosen []picked) Block {
-	var b strings.Builder
-	b.WriteString(header)
-	var blk Block
-	for sec := range numSections {
-		var lines []picked
-		for _, p := range chosen {
-			if p.sec == sec {
-				lines = append(lines, p)
-			}
-		}
-		if len(lines) == 0 {
-			continue
-		}
-		if sec == secErrors {
-			// Open errors first; selection order (score) within each group.
-			slices.SortStableFunc(lines, func(a, b picked) int {
-				switch {
-				case a.open == b.open:
-					return 0
-				case a.open:
-					return -1
-				}
-				return 1
-			})
-		}
-		b.WriteString(sectionTitles[sec])
-		for _, p := range lines {
-			b.WriteString(p.line)
-			if p.itemID != 0 {
-				blk.ItemIDs = append(blk.ItemIDs, p.itemID)
-			}
-			if p.chunkID != 0 {
-				blk.ChunkIDs = append(blk.ChunkIDs, p.chunkID)
-			}
-		}
-	}
-	blk.Text = b.String()
-	return blk
-}
-
-// novelty tells whether the summary already holds an item's key strings.
-type novelty struct {
-	summary string // normalised
-	project string
-}
-
-func newNovelty(summary, project string) novelty {
-	return novelty{summary: normSpace(summary), project: project}
-}
-
-// seen reports whether the summary quotes the item's key string: the
-// path (absolute or project-relative), the command, or the head of the
-// error or statement. A todo list is never considered seen: it is state.
-func (n novelty) seen(it carryover.Item) bool {
-	if n.summary == "" || it.Kind == carryover.KindTodo {
+	if specificity(t, 1) > 0 {
 		return false
 	}
-	if it.Kind == carryover.KindFileEdit {
-		return n.seenText(it.Text) || n.seenText(relPath(it.Text, n.project))
+	for _, p := range []string{"ok", "okay", "good", "great", "perfect", "expected", "done", "got it", "sure",
+		"excellent", "all good", "looks good", "now let me", "let me"} {
+		if l == p || strings.HasPrefix(l, p+" ") || strings.HasPrefix(l, p+",") || strings.HasPrefix(l, p+".") ||
+			strings.HasPrefix(l, p+"!") || strings.HasPrefix(l, p+" —") {
+			return len(t) < 80
+		}
 	}
-	return n.seenText(it.Text)
+	return false
 }
 
-// valueSep joins the values of one value item (chunk's valueSep).
-const valueSep = " · "
-
-// unseenValues returns the values of a value item's text that the summary
-// does not quote, or "" when it quotes them all.
-func (n novelty) unseenValues(text string) string {
-	if n.summary == "" {
-		return text
+// testTally reports a line that only counts tests ("5 tests, 0
+// failures", "12 passed", "ok 3 tests").
+func testTally(l string) bool {
+	f := strings.FieldsFunc(l, func(r rune) bool { return r == ' ' || r == ',' || r == ';' || r == '(' || r == ')' })
+	if len(f) == 0 || len(f) > 8 {
+		return false
 	}
+	counts := 0
+	for _, w := range f {
+		switch w {
+		case "tests", "test", "failures", "failure", "passed", "failed", "skipped", "errors", "error", "ok",
+			"doctests", "properties", "excluded", "pending", "assertions", "examples":
+			counts++
+		default:
+			if strings.Trim(w, "0123456789.") != "" {
+				return false
+			}
+		}
+	}
+	return counts > 0
+}
+
+// dropNoiseValues removes test tallies from a value item's values.
+func dropNoiseValues(text string) string {
 	var keep []string
 	for v := range strings.SplitSeq(text, valueSep) {
-		if !n.seenText(v) {
+		if !testTally(strings.ToLower(strings.TrimSpace(v))) {
 			keep = append(keep, v)
 		}
 	}
 	return strings.Join(keep, valueSep)
 }
 
-func (n novelty) seenText(s string) bool {
-	if n.summary == "" {
-		return false
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
 	}
-	k := normSpace(s)
-	if len(k) > keyCap {
-		k = strings.TrimSpace(strings.TrimSuffix(clip(k, keyCap), "…"))
-	}
-	return len(k) >= 4 && containsBounded(n.summary, k)
-}
-
-// relPath returns p relative to the project root when it lies inside it.
-func relPath(p, project string) string {
-	if project == "" || !filepath.IsAbs(p) {
-		return p
-	}
-	if rel, err := filepath.Rel(project, p); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return p
-}
-
-// trivial reports items not worth restoring: navigation and inspection
-// commands, cheap to rediscover, and goals without one informative word
-// ("continue", "ok go on").
-func trivial(it carryover.Item) bool {
-	switch it.Kind {
-	case carryover.KindCommand:
-		return trivialCommand(it.Text)
-	case carryover.KindGoal:
-		for _, t := range queryTerms(it.Text) {
-			if informative(t) || t.rare {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// commandKey reduces a normalised command to what it runs: the same
-// command piped into another head or tail count is the same command.
-func commandKey(cmd string) string {
-	for _, cut := range []string{" | head", " | tail"} {
-		if i := strings.Index(cmd, cut); i > 0 {
-			cmd = cmd[:i]
-		}
-	}
-	return strings.TrimSpace(strings.ReplaceAll(cmd, "2>&1", ""))
-}
-
-// shortCommand drops what only shapes a command's output in a transcript
-// ("2>&1", a final "| head -N" or "| tail -N"): it costs budget and the
-// model adds it back when it runs the command.
-func shortCommand(cmd string) string {
-	cmd = strings.ReplaceAll(cmd, " 2>&1", "")
-	for {
-		i := strings.LastIndexByte(cmd, '|')
-		if i <= 0 || cmd[i-1] == '|' {
-			return cmd
-		}
-		f := strings.Fields(cmd[i+1:])
-		if len(f) == 0 || len(f) > 3 || f[0] != "head" && f[0] != "tail" || strings.ContainsAny(cmd[i+1:], ";&|<>$`") {
-			return cmd
-		}
-		cmd = strings.TrimSpace(cmd[:i])
-	}
-}
-
-// trivialCommand reports navigation and inspection commands.
-func trivialCommand(cmd string) bool {
-	f := strings.Fields(cmd)
-	if len(f) == 0 {
-		return true
-	}
-	switch f[0] {
-	case "ls", "cd", "pwd", "cat", "echo", "head", "tail", "wc", "which", "true", "clear", "tree", "file":
-		return true
-	case "git":
-		return len(f) == 1 || slices.Contains([]string{"status", "diff", "log", "show", "branch", "add"}, f[1])
-	}
-	return false
-}
-
-func cmpDesc(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
+	return fmt.Sprintf("%d %ss", n, what)
 }

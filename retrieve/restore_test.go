@@ -42,6 +42,9 @@ func restoreFixture(tb testing.TB) carryover.Store {
 		{Kind: carryover.KindCommand, Text: "go vet ./...", Turn: 2, Line: 255, ChunkSeq: 8, Weight: 0.6},
 		{Kind: carryover.KindMarker, Text: "IMPORTANT: keep the JSON output of search stable", Turn: 2, Line: 260, ChunkSeq: 8, Weight: 1.35},
 		{Kind: carryover.KindTodo, Text: "[completed] write the parser\n[in_progress] wire the --budget flag\n[pending] tests for budgets", Turn: 2, Line: 320, ChunkSeq: 10, Weight: 0.8},
+		// What the model typed into its tool calls: the working set.
+		{Kind: carryover.KindInputs, Text: restoreProject + "/internal/config/loader.go budgetFlagParser DEFAULT_BUDGET_CHARS cmd/carryover/main.go", Key: "inputs:a", Turn: 1, Line: 150, ChunkSeq: 3},
+		{Kind: carryover.KindInputs, Text: "restoreBudgetTable_v2 " + restoreProject + "/retrieve/fill.go GO_TEST_TIMEOUT_42s", Key: "inputs:b", Turn: 2, Line: 305, ChunkSeq: 9},
 		// The current window: still in the model's context.
 		{Kind: carryover.KindFileEdit, Text: restoreProject + "/current/visible.go", Detail: "after the compaction", Turn: 3, Window: 1, Line: 900, ChunkSeq: 20, Weight: 0.7},
 	}
@@ -88,14 +91,18 @@ func TestRestoreContent(t *testing.T) {
 
 	mustContain := []string{
 		"## carryover: restored after compaction (session 5e55a0b1, window 1)",
+		"paths relative to /src/app",
 		"carryover search",
-		"Wiring the --budget flag; next: budget tests", // state note
-		"wire the --budget flag",                       // todo list
-		"never use cgo: the binary must stay static",   // constraint
-		"rank with FTS5 BM25 instead of embeddings — because: no model download in a hook",
-		"undefined: sqlite.Open (compile error in cmd/carryover/db.go:14) — fixed by: go get modernc.org/sqlite@v1.61.1",
-		"`internal/config/loader.go` — load .carryover.toml before flags",
-		"`go test ./retrieve/ -run TestRestore -count=1` (L250)", // provenance: the line, which get takes
+		"- state (note): Wiring the --budget flag; next: budget tests",
+		"- last request (L5): Add a --budget flag to the restore command",
+		"wire the --budget flag", // todo list
+		"- edited: internal/config/loader.go",
+		"- test: `go test ./retrieve/ -run TestRestore -count=1` (L250)",                        // provenance: the line, which get takes
+		"restoreBudgetTable_v2", "retrieve/fill.go", "DEFAULT_BUDGET_CHARS", "budgetFlagParser", // typed, relative
+		"- constraint: never use cgo: the binary must stay static (L9)",
+		"- decision: rank with FTS5 BM25 instead of embeddings — because: no model download in a hook",
+		"- error (fixed): undefined: sqlite.Open (compile error in cmd/carryover/db.go:14) — fixed by: go get modernc.org/sqlite@v1.61.1",
+		"- open error: panic: runtime error: index out of range",
 		"IMPORTANT: keep the JSON output of search stable",
 	}
 	for _, s := range mustContain {
@@ -108,29 +115,22 @@ func TestRestoreContent(t *testing.T) {
 		"go vet ./...":          "a command the summary quotes (other case and spacing)",
 		"current/visible.go":    "an item of the current window",
 		"fix: `go get":          "a fix already shown with its error",
+		"/src/app/":             "a path not made relative to the root",
 	}
 	for s, why := range mustNot {
 		if strings.Contains(text, s) {
 			t.Errorf("block holds %s: %q", why, s)
 		}
 	}
-
 	if n := strings.Count(text, "index out of range"); n != 1 {
 		t.Errorf("an error and its near-duplicate (other line number) shown %d times, want once", n)
 	}
-
-	order := []string{
-		"### Current state / task",
-		"state (note):",
-		"### User constraints",
-		"### Decisions",
-		"### Errors",
-		"open: panic: runtime error",
-		"undefined: sqlite.Open",
-		"### Files changed",
-		"### Commands that worked",
-		"### Notes / markers",
+	if n := strings.Count(text, "internal/config/loader.go"); n != 1 {
+		t.Errorf("an edited file also listed as typed: shown %d times", n)
 	}
+
+	order := []string{"### Now", "- state (note):", "- last request", "- todo list", "### Working set", "- edited:",
+		"- test:", "- typed:", "### Lost facts", "- open error:"}
 	last := -1
 	for _, s := range order {
 		i := strings.Index(text, s)
@@ -143,9 +143,10 @@ func TestRestoreContent(t *testing.T) {
 		}
 		last = i
 	}
-	for line := range strings.SplitSeq(text, "\n") {
-		if strings.HasPrefix(line, "- ") && !strings.HasSuffix(line, ")") && !strings.HasSuffix(line, "):") {
-			t.Errorf("line without provenance: %q", line)
+	_, facts, _ := strings.Cut(text, "### Lost facts")
+	for line := range strings.SplitSeq(facts, "\n") {
+		if strings.HasPrefix(line, "- ") && !strings.HasSuffix(line, ")") {
+			t.Errorf("fact without provenance: %q", line)
 		}
 	}
 }
@@ -178,6 +179,17 @@ func TestRestoreBudgets(t *testing.T) {
 			i := slices.IndexFunc(items, func(it carryover.Item) bool { return it.ID == id })
 			if i < 0 {
 				t.Errorf("budget %d: id %d is no item of the session", budget, id)
+				continue
+			}
+			if items[i].Kind == carryover.KindInputs {
+				// Its identifiers are listed one by one, relative to the root.
+				shown := false
+				for _, id := range strings.Fields(items[i].Text) {
+					shown = shown || strings.Contains(blk.Text, strings.TrimPrefix(id, restoreProject+"/"))
+				}
+				if !shown {
+					t.Errorf("budget %d: no identifier of inputs item %d is in the block", budget, id)
+				}
 				continue
 			}
 			head, _, _ := strings.Cut(items[i].Text, "\n")

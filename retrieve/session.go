@@ -116,13 +116,6 @@ type notFound string
 func (e notFound) Error() string        { return string(e) }
 func (e notFound) Is(target error) bool { return target == carryover.ErrNotFound }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 // FindProject finds the archived project a directory belongs to: root,
 // the directory's project as ingest names it (projectdir's repository
 // root), when it has sessions, else the nearest directory at or above dir

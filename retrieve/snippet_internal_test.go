@@ -62,21 +62,18 @@ func TestInformativeLine(t *testing.T) {
 	}
 }
 
-// TestRecentEntriesDropRepeats checks that a line shown in a newer
-// excerpt is not repeated in an older one, and that empty lines go.
-func TestRecentEntriesDropRepeats(t *testing.T) {
-	chunks := []carryover.Chunk{
-		{ID: 2, Turn: 1, FirstLine: 20, LastLine: 30, Text: "Write lib/app.ex (cont.)\n  end\n  timeout_ms: 1500\n}"},
-		{ID: 1, Turn: 1, FirstLine: 10, LastLine: 19, Text: "Write lib/app.ex (cont.)\nmax_retries: 3\nend"},
+// TestStepsPart: the last tool calls before the cut, oldest first, one
+// line each, relative to the root, repeats and what the summary states
+// left out.
+func TestStepsPart(t *testing.T) {
+	chunks := []carryover.Chunk{ // newest first
+		{ID: 2, FirstLine: 20, LastLine: 30, Text: "Assistant: now run it\n$ go test ./...\n→ ok\nEdit /src/app/lib/app.ex:\n+ timeout_ms: 1500"},
+		{ID: 1, FirstLine: 10, LastLine: 19, Text: "$ go test ./...\n→ FAIL\nRead /src/app/lib/app.ex\nGrep \"quoted_in_summary\" in lib"},
 	}
-	es := recentEntries(chunks, newNovelty("", ""))
-	if len(es) != 2 {
-		t.Fatalf("got %d entries, want 2", len(es))
-	}
-	if es[0].text != "Write lib/app.ex (cont.)\ntimeout_ms: 1500" {
-		t.Errorf("newest excerpt = %q", es[0].text)
-	}
-	if es[1].text != "max_retries: 3" {
-		t.Errorf("older excerpt = %q, want only its new line", es[1].text)
+	c := composer{nov: newNovelty(`we searched for quoted_in_summary`, "/src/app"), root: "/src/app"}
+	got := strings.Join(c.stepsPart(chunks, 1000), "")
+	want := "- L19 Read lib/app.ex\n- L30 $ go test ./...\n- L30 Edit lib/app.ex:\n"
+	if got != want {
+		t.Errorf("stepsPart =\n%s\nwant\n%s", got, want)
 	}
 }

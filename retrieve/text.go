@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/carryover-dev/carryover/internal/tokenize"
 )
 
 // normSpace lowercases s and collapses every run of white space into one
@@ -96,69 +98,8 @@ func containsBounded(hay, needle string) bool {
 	}
 }
 
-// words splits s into runs of letters, digits and underscores.
-func words(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-}
-
-// identParts splits an identifier into its camelCase and snake_case parts:
-// "SpotterWeb" → "Spotter", "Web"; "secret_key_base" → "secret", "key",
-// "base". A word with no inner boundary yields nothing.
-func identParts(w string) []string {
-	var parts []string
-	for _, p := range strings.Split(w, "_") {
-		start := 0
-		rs := []rune(p)
-		for i := 1; i < len(rs); i++ {
-			lowerToUpper := unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
-			acronymEnd := i+1 < len(rs) && unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i+1])
-			if lowerToUpper || acronymEnd {
-				parts = append(parts, string(rs[start:i]))
-				start = i
-			}
-		}
-		parts = append(parts, string(rs[start:]))
-	}
-	if len(parts) < 2 {
-		return nil
-	}
-	return parts
-}
-
-// isIdentLike reports whether a raw word looks like a specific identifier
-// rather than prose: a path, a dotted or snake_case name, camelCase, a flag,
-// or letters mixed with digits.
-func isIdentLike(w string) bool {
-	if len(w) < 3 {
-		return false
-	}
-	if strings.HasPrefix(w, "--") && len(w) > 3 {
-		return true
-	}
-	var letter, digit, upperAfterLower, inner bool
-	prevLower := false
-	for i, r := range w {
-		switch {
-		case unicode.IsLetter(r):
-			letter = true
-			if unicode.IsUpper(r) && prevLower {
-				upperAfterLower = true
-			}
-			prevLower = unicode.IsLower(r)
-			continue
-		case unicode.IsDigit(r):
-			digit = true
-		case r == '/' || r == '_' || r == '.' || r == ':':
-			if i > 0 && i < len(w)-1 {
-				inner = true
-			}
-		}
-		prevLower = false
-	}
-	return upperAfterLower || inner && letter || letter && digit
-}
+// words splits s into its words (tokenize.Words).
+func words(s string) []string { return tokenize.Words(s) }
 
 // specificity counts the distinct rare-looking tokens of s (paths, dotted
 // or snake_case names, camelCase, flags, numbers), capped at max.
@@ -166,7 +107,7 @@ func specificity(s string, limit int) int {
 	var seen []string // a handful at most: a slice beats a map
 	for f := range strings.FieldsSeq(s) {
 		f = strings.Trim(f, "`'\"()[]{},;")
-		if (isIdentLike(f) || isNumber(f)) && !slices.Contains(seen, f) {
+		if (tokenize.IsIdentLike(f) || isNumber(f)) && !slices.Contains(seen, f) {
 			seen = append(seen, f)
 			if len(seen) >= limit {
 				break
@@ -188,25 +129,6 @@ func isNumber(s string) bool {
 	return true
 }
 
-// stopwords are words that say nothing about what to look up: English
-// function words, conversational filler and generic request verbs.
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for w := range strings.FieldsSeq(`a about above after again all also am an and any are as at be because been
-		before being below between both but by can could did do does doing done don down during each else ever
-		few for from further get got had has have having he her here hers him his how i if in into is it its
-		itself just let lets like make me more most my no nor not now of off ok okay on once only or other our
-		ours out over own please same she should so some such than thank thanks that the their them then there
-		these they this those through thx to too under until up very was we were what when where which while who
-		whom why will with would yes yeah yep you your yours sure go going continue proceed next great good fine
-		nice cool right alright hi hello hey let's now again use used using want need try tried one two see look
-		show tell give take keep work works working thing things something anything way well still again back
-		first last new old same did does was were wasn't isn't don't can't won't didn't`) {
-		m[w] = true
-	}
-	return m
-}()
-
 // term is one query term to look for in chunk texts.
 type term struct {
 	text   string  // lowercase (ASCII) form searched for
@@ -215,10 +137,11 @@ type term struct {
 	rare   bool    // identifier-like: a path, camelCase, snake_case, dotted name, flag
 }
 
-// queryTerms splits a query the way identifiers are split: raw
-// identifier-like words ("config/test.exs", "SpotterWeb.Endpoint") are kept
-// whole as rare terms, then every word and its camelCase/snake_case parts
-// become terms. Stop words and one-letter words are dropped.
+// queryTerms splits a query with package tokenize: raw identifier-like
+// words ("config/test.exs", "SpotterWeb.Endpoint") are kept whole as rare
+// terms, then every word and its camelCase/snake_case parts become terms.
+// Stopwords and filler (tokenize.IsStopword, tokenize.IsFiller) and
+// one-letter words are dropped: a prompt of filler recalls nothing.
 func queryTerms(q string) []term {
 	var terms []term
 	seen := map[string]int{}
@@ -237,19 +160,23 @@ func queryTerms(q string) []term {
 	for raw := range strings.FieldsSeq(q) {
 		raw = strings.Trim(raw, "`'\"()[]{},;:!?")
 		raw = strings.TrimSuffix(raw, ".")
-		if isIdentLike(raw) && hasWordOf(raw, 2) {
+		if tokenize.IsIdentLike(raw) && hasWordOf(raw, 2) {
 			add(term{text: lowerASCII(raw), weight: 3, rare: true})
 		}
 		for _, w := range words(raw) {
 			lw := lowerASCII(w)
-			if len(w) < 2 || stopwords[strings.ToLower(w)] {
+			if len(w) < 2 || skipWord(strings.ToLower(w)) {
 				continue
 			}
-			rare := isIdentLike(w)
+			rare := tokenize.IsIdentLike(w)
 			add(term{text: lw, weight: termWeight(lw, rare), base: true, rare: rare})
-			for _, p := range identParts(w) {
+			parts := tokenize.SplitIdent(w)
+			if len(parts) < 2 {
+				continue
+			}
+			for _, p := range parts {
 				lp := lowerASCII(p)
-				if len(lp) < 3 || stopwords[lp] {
+				if len(lp) < 3 || skipWord(strings.ToLower(p)) {
 					continue
 				}
 				add(term{text: lp, weight: termWeight(lp, false) / 2})
@@ -258,6 +185,10 @@ func queryTerms(q string) []term {
 	}
 	return terms
 }
+
+// skipWord reports whether a lowercased word of a prompt says nothing
+// about what to look up.
+func skipWord(w string) bool { return tokenize.IsStopword(w) || tokenize.IsFiller(w) }
 
 // termWeight favours long and identifier-like terms: "secret_key_base"
 // says more than "key".

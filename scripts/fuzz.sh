@@ -14,7 +14,9 @@ targets=(
   "./transcript FuzzDecode"
   "./transcript FuzzReaderResume"
   "./sqlite FuzzQueryTerms"
-  "./settings FuzzInstallUninstall"
+  "./redact FuzzRedact"
+  "./redact FuzzRedactCost"
+  "./claudesettings FuzzInstallUninstall"
 )
 for t in "${targets[@]}"; do
   set -- $t

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/rank"
 )
 
 // Apply writes a batch in one IMMEDIATE transaction: all of it or nothing.
@@ -180,7 +180,7 @@ func insertChunks(ctx context.Context, tx *sql.Tx, projectID int64, sessionID st
 		res, err := ins.ExecContext(ctx, projectID, sessionID, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine,
 			ms(c.Start), ms(c.End), c.Prompt, c.Summary, c.Text,
 			jsonList(c.Tools), jsonList(c.Files), jsonList(c.Commands), jsonList(c.Errors),
-			c.Sidechain, c.AgentID, c.Hash, indexTerms(c.Prompt, c.Summary, c.Text, lines(c.Files), lines(c.Commands), lines(c.Errors)))
+			c.Sidechain, c.AgentID, c.Hash, rank.ChunkTerms(c))
 		if err != nil {
 			return nil, wrapErr(fmt.Sprintf("apply: chunk %d", c.Seq), err)
 		}
@@ -305,9 +305,6 @@ func jsonList(l []string) string {
 	b, _ := json.Marshal(l) // cannot fail for a []string
 	return string(b)
 }
-
-// lines joins a list one element per line, as the search index sees it.
-func lines(l []string) string { return strings.Join(l, "\n") }
 
 // parseList decodes a JSON array; nil when empty.
 func parseList(s string) ([]string, error) {

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -58,7 +59,8 @@ var ErrNotStore = errors.New("not a carryover store: left as is")
 
 // looksLikeStore reports whether the file at path starts with SQLite's
 // header or is a whole number of pages long (page sizes are multiples of
-// 512), as a database whose header was damaged still is.
+// 512), as a database whose header was damaged still is. A database that
+// another application marked as its own is not.
 func looksLikeStore(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -69,9 +71,14 @@ func looksLikeStore(path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	head := make([]byte, 16)
+	head := make([]byte, 72)
 	n, _ := io.ReadFull(f, head)
-	return string(head[:n]) == "SQLite format 3\x00" || fi.Size() > 0 && fi.Size()%512 == 0, nil
+	if n == len(head) && string(head[:16]) == sqliteMagic {
+		if id := binary.BigEndian.Uint32(head[68:]); id != 0 && id != ApplicationID {
+			return false, nil
+		}
+	}
+	return n >= 16 && string(head[:16]) == sqliteMagic || fi.Size() > 0 && fi.Size()%512 == 0, nil
 }
 
 // MovedAside lists the store files MoveAside left next to path, oldest

@@ -241,11 +241,12 @@ func (s *Store) Compactions(ctx context.Context, sessionID string) ([]carryover.
 }
 
 // RecordInjection appends to the audit log and returns the record's id. A
-// zero Time is set to now.
+// zero Time is set to now; the text is cut to carryover.InjectionTextCap.
 func (s *Store) RecordInjection(ctx context.Context, in carryover.Injection) (int64, error) {
 	if in.Time.IsZero() {
 		in.Time = time.Now()
 	}
+	in.Text = carryover.ClipInjectionText(in.Text)
 	chunkIDs, err := json.Marshal(orEmpty(in.ChunkIDs))
 	if err != nil {
 		return 0, fmt.Errorf("record injection: %w", err)
@@ -255,10 +256,10 @@ func (s *Store) RecordInjection(ctx context.Context, in carryover.Injection) (in
 		return 0, fmt.Errorf("record injection: %w", err)
 	}
 	res, err := s.db.ExecContext(ctx, `INSERT INTO injections
-		(time_ms, session_id, project, event, win, chars, tokens, chunk_ids, item_ids, hash, latency_us)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		(time_ms, session_id, project, event, win, chars, tokens, chunk_ids, item_ids, hash, latency_us, text, reason)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		ms(in.Time), in.SessionID, in.Project, in.Event, in.Window, in.Chars, in.Tokens,
-		string(chunkIDs), string(itemIDs), in.Hash, in.Latency.Microseconds())
+		string(chunkIDs), string(itemIDs), in.Hash, in.Latency.Microseconds(), in.Text, in.Reason)
 	if err != nil {
 		return 0, wrapErr("record injection", err)
 	}
@@ -277,7 +278,7 @@ func (s *Store) Injections(ctx context.Context, sessionID string, lim int) ([]ca
 		w.add("session_id = ?", sessionID)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, time_ms, session_id, project, event, win, chars, tokens,
-		chunk_ids, item_ids, hash, latency_us FROM injections`+w.sql()+` ORDER BY id DESC`+limit(lim), w.args...)
+		chunk_ids, item_ids, hash, latency_us, text, reason FROM injections`+w.sql()+` ORDER BY id DESC`+limit(lim), w.args...)
 	if err != nil {
 		return nil, wrapErr("injections", err)
 	}
@@ -288,7 +289,7 @@ func (s *Store) Injections(ctx context.Context, sessionID string, lim int) ([]ca
 		var t, latency int64
 		var chunkIDs, itemIDs string
 		if err := rows.Scan(&in.ID, &t, &in.SessionID, &in.Project, &in.Event, &in.Window, &in.Chars, &in.Tokens,
-			&chunkIDs, &itemIDs, &in.Hash, &latency); err != nil {
+			&chunkIDs, &itemIDs, &in.Hash, &latency, &in.Text, &in.Reason); err != nil {
 			return nil, wrapErr("injections", err)
 		}
 		in.Time, in.Latency = fromMS(t), time.Duration(latency)*time.Microsecond

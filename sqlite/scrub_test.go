@@ -73,6 +73,10 @@ func TestPruneLeavesNoTraceInTheFiles(t *testing.T) {
 	if _, err := st.AddNote(ctx, carryover.Note{SessionID: sid, Project: "/p/a", Kind: "note", Text: "note " + secret}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := st.RecordInjection(ctx, carryover.Injection{SessionID: sid, Project: "/p/a", Event: "UserPromptSubmit",
+		Hash: "h", Text: "## carryover: recalled\n" + secret, Reason: "recall of " + secret}); err != nil {
+		t.Fatal(err)
+	}
 	if err := st.Checkpoint(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +91,7 @@ func TestPruneLeavesNoTraceInTheFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Chunks != 10 || rep.Notes != 1 || rep.Compactions != 1 {
+	if rep.Chunks != 10 || rep.Notes != 1 || rep.Compactions != 1 || rep.Injections != 1 {
 		t.Fatalf("report %+v", rep)
 	}
 	// Without VACUUM, older versions of updated rows (the session row is

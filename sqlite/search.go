@@ -9,19 +9,18 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/rank"
 )
 
 // DefaultSearchLimit is the number of hits returned when Query.Limit is 0.
 const DefaultSearchLimit = 20
 
-// maxCandidates bounds the rows one search ranks: bm25 costs microseconds
-// per matching row, and a common term matches every row.
-const maxCandidates = 2000
+// maxCandidates bounds the rows one search ranks (rank.MaxCandidates).
+const maxCandidates = rank.MaxCandidates
 
-// chunkRank is bm25 with one weight per chunks_fts column: prompt, summary,
-// files, commands, errors, text, terms. A term in a file path, command or
-// error names the chunk's subject; one in the prose only mentions it.
-const chunkRank = `bm25(chunks_fts, 2, 1.5, 3, 3, 3, 1, 1)`
+// chunkRank is bm25 with one weight per chunks_fts column, whose columns
+// are rank's fields in order: the score scale of package rank.
+var chunkRank = `bm25(chunks_fts, ` + rank.WeightList() + `)`
 
 // Search ranks chunks by BM25 over the full-text index. Any text is
 // accepted: it is reduced to quoted terms joined with OR (see queryTerms),
@@ -33,8 +32,9 @@ const chunkRank = `bm25(chunks_fts, 2, 1.5, 3, 3, 3, 1, 1)`
 // defaults to DefaultSearchLimit.
 //
 // The best HybridPool (or Limit, if more) by BM25 are then reranked with
-// the chunks' stored vectors and their parent turns (see rerank): Hit.BM25
-// is -bm25 and Hit.Score the fused score that orders the hits, both
+// the chunks' stored vectors, their parent turns and, within one session,
+// their turns as documents (see rerank and package rank): Hit.BM25 is
+// -bm25 and Hit.Score the fused score that orders the hits, both
 // higher-is-better. The full-text index stems English words (Porter).
 // Chunks without a vector yet (see Backfill) are ranked by BM25 alone.
 func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit, error) {
@@ -105,10 +105,10 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	if err != nil {
 		return nil, wrapErr("search", err)
 	}
-	var cands []candidate
+	var cands []rank.Candidate
 	for rows.Next() {
-		var c candidate
-		if err := rows.Scan(&c.id, &c.bm); err != nil {
+		var c rank.Candidate
+		if err := rows.Scan(&c.ID, &c.BM25); err != nil {
 			rows.Close()
 			return nil, wrapErr("search", err)
 		}
@@ -118,17 +118,19 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("search", err)
 	}
-	df := docFreq{df: p.df, lo: lo, hi: hi}
-	var turnDoc map[int64]float64
 	if q.SessionID != "" && !p.capped {
 		// Only within one session, and not when its rarest query word is
 		// in thousands of its chunks: across a project, a hook could not
 		// afford to read the turn of every matching row.
-		if turnDoc, err = s.turnScores(ctx, scope{lo: lo, hi: hi, w: w}, p.kept); err != nil {
+		turnDoc, err := s.turnScores(ctx, scope{lo: lo, hi: hi, w: w}, p.kept)
+		if err != nil {
 			return nil, err
 		}
+		for i := range cands {
+			cands[i].TurnDoc = turnDoc[cands[i].ID]
+		}
 	}
-	if err := s.rerank(ctx, q.Text, df, cands, turnDoc); err != nil {
+	if err := s.rerank(ctx, q.Text, docFreq{df: p.df, lo: lo, hi: hi}, cands); err != nil {
 		return nil, err
 	}
 	cands = cands[:min(lim, len(cands))]
@@ -136,7 +138,7 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 }
 
 // readHits reads the chunks of cands, in their order.
-func (s *Store) readHits(ctx context.Context, cands []candidate) ([]carryover.Hit, error) {
+func (s *Store) readHits(ctx context.Context, cands []rank.Candidate) ([]carryover.Hit, error) {
 	if len(cands) == 0 {
 		return nil, nil
 	}
@@ -146,8 +148,8 @@ func (s *Store) readHits(ctx context.Context, cands []candidate) ([]carryover.Hi
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprint(&b, c.id)
-		pos[c.id] = i
+		fmt.Fprint(&b, c.ID)
+		pos[c.ID] = i
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks c JOIN projects p ON p.id = c.project_id
 		WHERE c.id IN (`+b.String()+`)`)
@@ -162,7 +164,7 @@ func (s *Store) readHits(ctx context.Context, cands []candidate) ([]carryover.Hi
 			return nil, wrapErr("search", err)
 		}
 		i := pos[ch.ID]
-		hits[i] = carryover.Hit{Chunk: ch, Score: cands[i].score, BM25: cands[i].bm}
+		hits[i] = carryover.Hit{Chunk: ch, Score: cands[i].Score, BM25: cands[i].BM25}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("search", err)

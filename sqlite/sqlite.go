@@ -72,42 +72,92 @@ type Store struct {
 
 // Open opens the store at path, creating its directory (0700) and file
 // (0600) when needed, and migrates the schema when it is older than this
-// package's. A file that is not a SQLite database yields an error wrapping
-// ErrCorrupt; a schema written by a newer carryover one wrapping
-// carryover.ErrSchemaTooNew.
+// package's.
+//
+// Open only uses a file that is carryover's: a missing or empty one (it
+// creates its store there), a store it made (marked with ApplicationID), or
+// one made before the marker (carryover's tables and a schema version it
+// wrote; the first read-write open marks it). Anything else, another
+// application's database or any other file, is refused unchanged with an
+// error wrapping ErrNotStore. A file that is a SQLite database only by its
+// size, its header damaged, yields one wrapping ErrCorrupt; a schema
+// written by a newer carryover one wrapping carryover.ErrSchemaTooNew.
+//
+// A store this process cannot write (see CheckWrite) is opened read-only
+// even without Options.ReadOnly: reads work, writes fail, and SQLite
+// leaves no read-only side files behind.
 func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("open store: empty path")
 	}
-	abs, err := filepath.Abs(path)
+	s, err := open(ctx, path, opt)
 	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	if err := checkPath(abs); err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	if opt.BusyTimeout <= 0 {
-		opt.BusyTimeout = DefaultBusyTimeout
-	}
-	if !opt.ReadOnly {
-		if err := createFile(abs); err != nil {
-			return nil, fmt.Errorf("open store: %w", err)
+		if strings.ContainsRune(path, 0) || len(path) > MaxPathLen {
+			return nil, fmt.Errorf("open store: %w", err) // not a path to print
 		}
-	}
-	db, err := sql.Open("sqlite", dsn(abs, opt))
-	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", path, err)
-	}
-	if opt.Embedder == nil {
-		opt.Embedder = cembed.DefaultHashed()
-	}
-	s := &Store{db: db, path: path, emb: opt.Embedder}
-	if err := s.init(ctx, opt.ReadOnly, opt.BusyTimeout); err != nil {
-		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	return s, nil
 }
+
+func open(ctx context.Context, path string, opt Options) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPath(abs); err != nil {
+		return nil, err
+	}
+	if opt.BusyTimeout <= 0 {
+		opt.BusyTimeout = DefaultBusyTimeout
+	}
+	var unwritable error
+	if !opt.ReadOnly {
+		if _, err := os.Lstat(abs); err == nil {
+			if unwritable = CheckWrite(abs); unwritable != nil {
+				opt.ReadOnly = true
+			}
+		}
+	}
+	if !opt.ReadOnly {
+		if err := createFile(abs); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkHeader(abs); err != nil {
+		return nil, err
+	}
+	if opt.Embedder == nil {
+		opt.Embedder = cembed.DefaultHashed()
+	}
+	mode := ""
+	if opt.ReadOnly {
+		mode = readMode(abs)
+	}
+	for attempt := 0; ; attempt++ {
+		db, err := sql.Open("sqlite", dsn(abs, opt, mode))
+		if err != nil {
+			return nil, err
+		}
+		s := &Store{db: db, path: path, emb: opt.Embedder}
+		err = s.init(ctx, abs, opt.ReadOnly, opt.BusyTimeout)
+		if err == nil {
+			return s, nil
+		}
+		db.Close()
+		if errors.Is(err, errReopen) && attempt == 0 {
+			continue
+		}
+		if unwritable != nil && !errors.Is(err, ErrNotStore) {
+			err = fmt.Errorf("%w (and it cannot be written: %w)", err, unwritable)
+		}
+		return nil, err
+	}
+}
+
+// errReopen asks Open to open the store again: a connection that has seen
+// a read-only -shm keeps it read-only.
+var errReopen = errors.New("side files repaired: open again")
 
 // MaxPathLen caps the store's path, in bytes.
 const MaxPathLen = 4096
@@ -142,17 +192,14 @@ func checkPath(abs string) error {
 
 // createFile creates the database file with mode 0600 (SQLite gives its
 // -wal and -shm files the same mode) and its directory with 0700. An
-// existing file readable by others is made private (best effort: it may
-// belong to someone else).
+// existing file is left as it is: it may not be carryover's (see
+// makePrivate for a store that is).
 func createFile(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		if fi, err := os.Lstat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			_ = os.Chmod(path, 0o600)
-		}
 		return nil
 	}
 	if err != nil {
@@ -161,15 +208,30 @@ func createFile(path string) error {
 	return f.Close()
 }
 
+// makePrivate takes the group's and others' permissions off a carryover
+// store readable by them (best effort: it may belong to someone else). The
+// owner's stay as they are: a store made read-only stays read-only.
+func makePrivate(path string) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
+		_ = os.Chmod(path, fi.Mode().Perm()&0o700)
+	}
+}
+
 // dsn sets the pragmas on every connection the pool opens: they are
 // per-connection state. The WAL journal mode is not among them: it is
 // persistent, set once when the store is created (see init), and asking
 // for it again would cost most of an open.
-func dsn(path string, opt Options) string {
+//
+// mode "immutable" opens a read-only store that nothing can write as such
+// (see readMode).
+func dsn(path string, opt Options, mode string) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opt.BusyTimeout.Milliseconds()))
 	if opt.ReadOnly {
 		q.Set("mode", "ro")
+		if mode == "immutable" {
+			q.Set("immutable", "1")
+		}
 	} else {
 		q.Set("_txlock", "immediate")
 	}
@@ -217,26 +279,40 @@ func migrations() ([]migration, error) {
 	return ms, nil
 }
 
-// init checks the schema version and, only when it is behind, switches the
-// file to WAL and migrates it: opening a current store costs one pragma
-// read.
-func (s *Store) init(ctx context.Context, readOnly bool, busy time.Duration) error {
+// init checks that the file is carryover's and its schema version and,
+// only when the version is behind, switches the file to WAL and migrates
+// it; a store made before the marker is marked. Opening a current store
+// costs one read of two header fields.
+func (s *Store) init(ctx context.Context, abs string, readOnly bool, busy time.Duration) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
 	}
 	want := ms[len(ms)-1].version
-	var have int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&have); err != nil {
-		return wrapErr("read schema version", err)
+	o, err := readOwner(ctx, s.db, want)
+	if err != nil {
+		return err
 	}
 	switch {
-	case have == want:
-		return nil
-	case have > want:
-		return fmt.Errorf("schema version %d, this carryover knows %d: %w", have, want, carryover.ErrSchemaTooNew)
+	case o.version > want:
+		return fmt.Errorf("schema version %d, this carryover knows %d: %w", o.version, want, carryover.ErrSchemaTooNew)
+	case readOnly && o.blank:
+		return errors.New("no store there yet: open it read-write once to create it")
+	case readOnly && o.version < want:
+		return fmt.Errorf("schema version %d, want %d: open the store read-write once to migrate it", o.version, want)
 	case readOnly:
-		return fmt.Errorf("schema version %d, want %d: open the store read-write once to migrate it", have, want)
+		return nil
+	}
+	// The file is carryover's (or empty): it may be written and repaired.
+	if repairSideFiles(abs) {
+		return errReopen
+	}
+	makePrivate(abs)
+	if o.version == want {
+		if o.marked {
+			return nil
+		}
+		return s.mark(ctx)
 	}
 	// Outside the migration's transaction: the journal mode cannot change
 	// inside one.
@@ -244,6 +320,15 @@ func (s *Store) init(ctx context.Context, readOnly bool, busy time.Duration) err
 		return wrapErr("set journal mode", err)
 	}
 	return s.migrate(ctx, ms)
+}
+
+// mark gives a store made before the marker existed its ApplicationID.
+func (s *Store) mark(ctx context.Context) error {
+	// PRAGMA takes no bound parameters; the id is a constant.
+	if _, err := s.db.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
+		return wrapErr("mark the store as carryover's", err)
+	}
+	return nil
 }
 
 // setWAL switches the file to WAL. Processes opening a new store at once
@@ -298,9 +383,13 @@ func (s *Store) migrate(ctx context.Context, ms []migration) (err error) {
 			return fmt.Errorf("migrate %s: %w", m.name, err)
 		}
 	}
-	// PRAGMA takes no bound parameters; want is an integer from our own files.
+	// PRAGMA takes no bound parameters; want is an integer from our own
+	// files. The marker is written with the schema, in one transaction.
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", want)); err != nil {
 		return wrapErr("migrate: set schema version", err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
+		return wrapErr("migrate: mark the store as carryover's", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return wrapErr("migrate: commit", err)

@@ -7,10 +7,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/embedding"
+	"github.com/carryover-dev/carryover/internal/tokenize"
+	"github.com/carryover-dev/carryover/rank"
 )
 
 // BackfillBatch is how many chunks stored without a vector (by a version
@@ -73,20 +76,104 @@ func insertVectors(ctx context.Context, tx *sql.Tx, chunks []carryover.Chunk, id
 // index per chunk it may embed: indexing costs a fraction of embedding.
 const indexBackfillFactor = 4
 
-// Backfill catches a migrated store up, newest chunks first: it adds up to
-// indexBackfillFactor × limit chunks to the full-text index (see migration
-// 0004) and embeds up to limit chunks that were stored before the store
-// had vectors, and returns how many chunks it indexed or embedded; 0 means
-// every chunk is indexed and has its vector. Apply calls it with
+// termsBackfillFactor is how many chunk ids Backfill goes through for
+// their terms per chunk it may embed: most hold no Han, Kana or Hangul,
+// and cost only their reading.
+const termsBackfillFactor = 4
+
+// Backfill catches a migrated store up, newest chunks first: it goes
+// through termsBackfillFactor × limit chunk ids stored before migration
+// 0006 for their terms, adds up to indexBackfillFactor × limit chunks to
+// the full-text index (see migration 0004) and embeds up to limit chunks
+// that were stored before the store had vectors, and returns how many
+// chunks it went through; 0 means every chunk is indexed, with its terms,
+// and has its vector. Apply calls it with
 // BackfillBatch after each batch; `carryover ingest` may call it until it
 // returns 0. Vectors of another embedder's store are left alone.
 func (s *Store) Backfill(ctx context.Context, limit int) (int, error) {
+	t, err := s.backfillTerms(ctx, termsBackfillFactor*limit)
+	if err != nil {
+		return t, err
+	}
 	n, err := s.backfillIndex(ctx, indexBackfillFactor*limit)
 	if err != nil {
-		return n, err
+		return t + n, err
 	}
 	m, err := s.backfillVectors(ctx, limit)
-	return n + m, err
+	return t + n + m, err
+}
+
+// backfillTerms computes the terms column again for the chunks with the
+// limit ids below the 'terms_backfill_below' bound (see migration 0006),
+// newest first, and lowers the bound past them (to 1 when none is left),
+// in one transaction. Only chunks with a Han, Kana or Hangul character
+// (tokenize.HasCJK) can change; those that did are updated, and the
+// triggers index them again. It returns how many ids it went through.
+func (s *Store) backfillTerms(ctx context.Context, limit int) (int, error) {
+	var below int64
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'terms_backfill_below'`).Scan(&below)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && below <= 1 {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, wrapErr("backfill terms", err)
+	}
+	from := max(below-int64(limit), 1)
+	// Read and computed outside the write transaction, which then checks
+	// that no other process moved the bound meanwhile.
+	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkCols+`, c.terms FROM chunks c JOIN projects p ON p.id = c.project_id
+		WHERE c.id >= ? AND c.id < ?`, from, below)
+	if err != nil {
+		return 0, wrapErr("backfill terms", err)
+	}
+	type change struct {
+		id    int64
+		terms string
+	}
+	var changes []change
+	for rows.Next() {
+		var terms string
+		c, err := scanChunk(rows, &terms)
+		if err != nil {
+			rows.Close()
+			return 0, wrapErr("backfill terms", err)
+		}
+		texts := append([]string{c.Prompt, c.Summary, c.Text}, slices.Concat(c.Files, c.Commands, c.Errors)...)
+		if !slices.ContainsFunc(texts, tokenize.HasCJK) {
+			continue
+		}
+		if t := rank.ChunkTerms(c); t != terms {
+			changes = append(changes, change{c.ID, t})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, wrapErr("backfill terms", err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, wrapErr("backfill terms", err)
+	}
+	defer tx.Rollback()
+	var now int64
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'terms_backfill_below'`).Scan(&now); err != nil {
+		return 0, wrapErr("backfill terms", err)
+	}
+	if now != below {
+		return 0, nil // another process did these
+	}
+	for _, c := range changes {
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET terms = ? WHERE id = ?`, c.terms, c.id); err != nil {
+			return 0, wrapErr("backfill terms", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'terms_backfill_below'`, from); err != nil {
+		return 0, wrapErr("backfill terms", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, wrapErr("backfill terms: commit", err)
+	}
+	return int(below - from), nil
 }
 
 // backfillIndex adds up to limit chunks below the 'fts_backfill_below'
@@ -246,7 +333,7 @@ func (s *Store) queryVector(ctx context.Context, text string, df docFreq) ([]flo
 // chunks are stored together), for candidateVecs.vector to blend. It
 // returns nil when none of ids has a vector (none backfilled yet, or
 // another embedder's store).
-func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32) (*candidateVecs, error) {
+func (s *Store) candidateVectors(ctx context.Context, ids []int64) (*candidateVecs, error) {
 	var name string
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && name != s.emb.Name() {
@@ -273,7 +360,7 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32)
 		return nil, wrapErr("search: vectors", err)
 	}
 	defer rows.Close()
-	cv := &candidateVecs{ctxW: ctxW, stored: make(map[int64]storedVector, len(want))}
+	cv := &candidateVecs{stored: make(map[int64]storedVector, len(want))}
 	for rows.Next() {
 		var id int64
 		var st storedVector
@@ -299,7 +386,6 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64, ctxW float32)
 
 // candidateVecs holds the quantised vectors candidateVectors read.
 type candidateVecs struct {
-	ctxW   float32
 	stored map[int64]storedVector
 	tmp    []float32 // a neighbour's vector, dequantised
 }
@@ -311,9 +397,9 @@ type storedVector struct {
 }
 
 // vector returns the vector of chunk id, dequantised into dst (reused
-// when large enough) and blended with ctxW times the vectors of its
-// neighbours in the same turn: a sub-turn window is scored with its parent
-// turn as context. A blended vector is no longer a unit vector. It also
+// when large enough) and blended with the vectors of its neighbours in the
+// same turn (rank.Blend): a sub-turn window is scored with its parent turn
+// as context. A blended vector is no longer a unit vector. It also
 // returns the chunk's parent (see migration 0004): the id of its turn's
 // first chunk, or its own id when unknown. ok is false for a chunk without
 // a vector (not yet backfilled).
@@ -323,23 +409,13 @@ func (cv *candidateVecs) vector(dst []float32, id int64) (v []float32, parent in
 		return dst, 0, false
 	}
 	v = embedding.Dequantize(dst, c.vec)
-	if cv.ctxW != 0 {
-		if prev, ok := cv.stored[id-1]; ok && c.linked {
-			cv.tmp = embedding.Dequantize(cv.tmp, prev.vec)
-			addScaled(v, cv.tmp, cv.ctxW)
-		}
-		if next, ok := cv.stored[id+1]; ok && next.linked {
-			cv.tmp = embedding.Dequantize(cv.tmp, next.vec)
-			addScaled(v, cv.tmp, cv.ctxW)
-		}
+	if prev, ok := cv.stored[id-1]; ok && c.linked {
+		cv.tmp = embedding.Dequantize(cv.tmp, prev.vec)
+		rank.Blend(v, cv.tmp)
+	}
+	if next, ok := cv.stored[id+1]; ok && next.linked {
+		cv.tmp = embedding.Dequantize(cv.tmp, next.vec)
+		rank.Blend(v, cv.tmp)
 	}
 	return v, cmp.Or(c.parent, id), true
-}
-
-// addScaled adds w × b to a.
-func addScaled(a, b []float32, w float32) {
-	b = b[:len(a)]
-	for i := range a {
-		a[i] += w * b[i]
-	}
 }

@@ -46,6 +46,8 @@ func Run(t *testing.T, open Open) {
 		{"Search", testSearch},
 		{"SearchFilters", testSearchFilters},
 		{"SearchAnyText", testSearchAnyText},
+		{"SearchRankedOrder", testSearchRankedOrder},
+		{"SearchScriptsWithoutSpaces", testSearchScriptsWithoutSpaces},
 		{"OddText", testOddText},
 		{"Injections", testInjections},
 		{"Notes", testNotes},
@@ -551,6 +553,90 @@ func testSearchFilters(t *testing.T, st carryover.Store) {
 	}
 }
 
+// testSearchRankedOrder checks whole rankings, not only the top hit, on
+// fixtures where BM25 decides: every chunk has as many tokens, each in its
+// own turn, so that the order follows from how often and where a chunk
+// holds the query's words and how rare they are.
+func testSearchRankedOrder(t *testing.T, st carryover.Store) {
+	b := carryover.Batch{Session: carryover.Session{ID: "s1", Project: "/p", Updated: base}}
+	add := func(prompt, summary, file, text string) {
+		seq := len(b.Chunks)
+		b.Chunks = append(b.Chunks, carryover.Chunk{Seq: seq, Turn: seq, FirstLine: seq + 1, LastLine: seq + 1,
+			Start: base, End: base, Prompt: prompt, Summary: summary, Files: []string{file}, Text: text, Hash: fmt.Sprint("r", seq)})
+	}
+	// Six words of prose each: kestrel in five of them, lantern in three.
+	add("plan", "notes", "docs/readme.md", "kestrel kestrel lantern moss fern reed")    // 0: both, kestrel twice
+	add("plan", "notes", "docs/readme.md", "kestrel lantern moss fern reed sedge")      // 1: both
+	add("plan", "notes", "docs/readme.md", "lantern moss fern reed sedge rush")         // 2: the rarer word
+	add("plan", "notes", "docs/readme.md", "kestrel moss fern reed sedge rush")         // 3: the commoner word
+	add("plan", "notes", "docs/readme.md", "kestrel moss fern reed sedge rush bulrush") // 4: the same, longer
+	add("plan", "notes", "docs/readme.md", "kestrel sparrow finch wren robin lark")     // 5: the commoner word, other words
+	// The same words, osprey in another field each: a file, the prompt,
+	// the prose.
+	add("plan", "notes", "docs/osprey.md", "moss fern reed sedge rush bulrush")   // 6
+	add("osprey", "notes", "docs/readme.md", "moss fern reed sedge rush bulrush") // 7
+	add("plan", "notes", "docs/readme.md", "osprey fern reed sedge rush bulrush") // 8
+	for range 4 {
+		add("plan", "notes", "docs/readme.md", "moss fern reed sedge rush bulrush")
+	}
+	apply(t, st, b)
+	for q, want := range map[string][]string{
+		"kestrel lantern": {"s1/0", "s1/1", "s1/2"},
+		"osprey":          {"s1/6", "s1/7", "s1/8"},
+	} {
+		got := search(t, st, carryover.Query{Text: q, Project: "/p", Limit: 3})
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("search %q = %v, want %v", q, got, want)
+		}
+	}
+	// Below the top three: one word, shorter before longer.
+	got := search(t, st, carryover.Query{Text: "kestrel lantern", Project: "/p"})
+	if len(got) != 6 || got[3] == "s1/4" || slices.Index(got, "s1/3") > slices.Index(got, "s1/4") {
+		t.Errorf("search %q = %v, want all six, s1/3 before s1/4", "kestrel lantern", got)
+	}
+	hits, err := st.Search(context.Background(), carryover.Query{Text: "kestrel lantern", Project: "/p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(hits); i++ {
+		if hits[i].Score > hits[i-1].Score {
+			t.Errorf("hit %d scores %v after %v: not best first", i, hits[i].Score, hits[i-1].Score)
+		}
+	}
+}
+
+// testSearchScriptsWithoutSpaces checks that a word inside a run of
+// Chinese, Japanese or Korean is found, and only where the run holds it.
+func testSearchScriptsWithoutSpaces(t *testing.T, st carryover.Store) {
+	b := carryover.Batch{Session: carryover.Session{ID: "s1", Project: "/p", Updated: base}}
+	for i, text := range []string{
+		"首次全量 = 自动化优先",
+		"データベースの移行を完了しました",
+		"데이터베이스를 백업했습니다",
+		"全量同步 finished",
+		"the deploy finished",
+	} {
+		b.Chunks = append(b.Chunks, carryover.Chunk{Seq: i, Turn: i, Start: base, End: base, Text: text, Hash: fmt.Sprint("c", i)})
+	}
+	apply(t, st, b)
+	for q, want := range map[string][]string{
+		"全量":     {"s1/0", "s1/3"},
+		"自动化":    {"s1/0"},
+		"自动化优先":  {"s1/0"},
+		"全量同步":   {"s1/3"},
+		"移行":     {"s1/1"},
+		"データベース": {"s1/1"},
+		"데이터베이스": {"s1/2"},
+		"同步优先":   nil,
+	} {
+		got := search(t, st, carryover.Query{Text: q, Project: "/p"})
+		slices.Sort(got)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("search %q = %v, want %v", q, got, want)
+		}
+	}
+}
+
 func testSearchAnyText(t *testing.T, st carryover.Store) {
 	searchFixture(t, st)
 	for _, q := range []string{
@@ -589,7 +675,9 @@ func testOddText(t *testing.T, st carryover.Store) {
 func testInjections(t *testing.T, st carryover.Store) {
 	ctx := context.Background()
 	in := carryover.Injection{Time: base, SessionID: "s1", Project: "/p", Event: "SessionStart:compact", Window: 1,
-		Chars: 3900, Tokens: 975, ChunkIDs: []int64{3, 1, 2}, ItemIDs: []int64{7}, Hash: "abc", Latency: 4200 * time.Microsecond}
+		Chars: 3900, Tokens: 975, ChunkIDs: []int64{3, 1, 2}, ItemIDs: []int64{7}, Hash: "abc", Latency: 4200 * time.Microsecond,
+		Text:   "## carryover: restored after compaction (session s1, window 1)\n- `go test -race ./...` 'quoted' \"é\" 漢字\n",
+		Reason: "restore after compaction 1: 1 item, 3 chunks"}
 	id1, err := st.RecordInjection(ctx, in)
 	if err != nil {
 		t.Fatal(err)
@@ -620,6 +708,20 @@ func testInjections(t *testing.T, st carryover.Store) {
 	}
 	if lim, _ := st.Injections(ctx, "", 1); len(lim) != 1 {
 		t.Errorf("limit 1: %d injections", len(lim))
+	}
+
+	// A text over the cap is kept cut, the same way by every store.
+	long := strings.Repeat("- a long restore line with a path internal/pdf/render.go\n", 1000)
+	if _, err := st.RecordInjection(ctx, carryover.Injection{SessionID: "s3", Event: "UserPromptSubmit", Chars: len(long),
+		Text: long, Reason: "recall"}); err != nil {
+		t.Fatal(err)
+	}
+	s3, err := st.Injections(ctx, "s3", 0)
+	if err != nil || len(s3) != 1 {
+		t.Fatalf("Injections(s3) = %d, %v", len(s3), err)
+	}
+	if got := s3[0].Text; got != carryover.ClipInjectionText(long) || len(got) > carryover.InjectionTextCap || s3[0].Chars != len(long) {
+		t.Errorf("a %d-byte text was kept as %d bytes (cap %d), chars %d", len(long), len(got), carryover.InjectionTextCap, s3[0].Chars)
 	}
 }
 

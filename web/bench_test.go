@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +17,8 @@ import (
 )
 
 // BenchmarkPages renders each page of an archive of 20 sessions × 200
-// chunks, each session with a compaction, 10 injections and 50 hook runs,
+// chunks, each session with a compaction, 10 injections (a restore and
+// recalls, with their texts) and 50 hook runs,
 // through the whole handler (token check, store reads, template).
 func BenchmarkPages(b *testing.B) {
 	ctx := context.Background()
@@ -49,13 +51,17 @@ func BenchmarkPages(b *testing.B) {
 			b.Fatal(err)
 		}
 		for j := range 10 {
-			in := carryover.Injection{Time: base, SessionID: id, Project: "/p", Event: "UserPromptSubmit", Window: 1, Chars: 800, Tokens: 200, Hash: "h"}
+			in := carryover.Injection{Time: base, SessionID: id, Project: "/p", Event: "UserPromptSubmit", Window: 1, Chars: 2000, Tokens: 500, Hash: "h",
+				Reason: "recall: BM25 7.2 ≥ 2, 3 of 4 informative words (coverage 0.78 ≥ 0.5) from this session's window 0, turn 2"}
 			for _, c := range cs {
 				in.ChunkIDs = append(in.ChunkIDs, c.ID)
 			}
 			if j == 0 {
-				in.Event = "SessionStart:compact"
+				in.Event, in.Chars, in.Tokens = "SessionStart:compact", 4000, 1000
+				in.Reason = "restore after compaction 1: 40 items, 3 chunks in 3990 of 4000 chars"
 			}
+			// The texts a restore and recalls keep, of their usual size.
+			in.Text = strings.Repeat("- `go test -race ./internal/pdf/...` passed after the fix in internal/pdf/render.go (L812)\n", in.Chars/90)
 			if _, err := st.RecordInjection(ctx, in); err != nil {
 				b.Fatal(err)
 			}

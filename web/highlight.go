@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/carryover-dev/carryover/internal/words"
+	"github.com/carryover-dev/carryover/internal/tokenize"
 )
 
 // segment is a run of text, marked when it matches a query term. The
@@ -18,10 +18,10 @@ type segment struct {
 // splits them.
 func queryTerms(q string) map[string]bool {
 	terms := map[string]bool{}
-	for _, w := range strings.FieldsFunc(q, func(r rune) bool { return !words.IsWordRune(r) }) {
+	for _, w := range strings.FieldsFunc(q, func(r rune) bool { return !tokenize.IsWordRune(r) }) {
 		lw := strings.ToLower(w)
 		terms[lw] = true
-		for _, p := range words.SplitIdent(w) {
+		for _, p := range tokenize.SplitIdent(w) {
 			terms[strings.ToLower(p)] = true
 		}
 	}
@@ -36,14 +36,14 @@ func highlight(text string, terms map[string]bool) []segment {
 	plain := 0 // start of the pending unmarked run
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
-		if !words.IsWordRune(r) {
+		if !tokenize.IsWordRune(r) {
 			i += n
 			continue
 		}
 		j := i + n
 		for j < len(text) {
 			r, n := utf8.DecodeRuneInString(text[j:])
-			if !words.IsWordRune(r) {
+			if !tokenize.IsWordRune(r) {
 				break
 			}
 			j += n
@@ -67,10 +67,10 @@ func matches(w string, terms map[string]bool) bool {
 	if terms[strings.ToLower(w)] {
 		return true
 	}
-	if !words.IsCompound(w) {
+	if !tokenize.IsCompound(w) {
 		return false
 	}
-	for _, p := range words.SplitIdent(w) {
+	for _, p := range tokenize.SplitIdent(w) {
 		if terms[strings.ToLower(p)] {
 			return true
 		}

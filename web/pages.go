@@ -103,62 +103,6 @@ func (s *Server) shortener(ctx context.Context) (*carryover.IDShortener, error) 
 	return carryover.NewIDShortener(ids), nil
 }
 
-// injectionView is an audit record with links to the chunks it carried.
-type injectionView struct {
-	carryover.Injection
-	Chunks []chunkRef
-	Items  int
-}
-
-// chunkRef links to an archived chunk; Session is "" when it is gone.
-type chunkRef struct {
-	ID      int64
-	Session string
-	Turn    int
-}
-
-type chunkView struct {
-	carryover.Chunk
-	Brief    string // its summary without the turn's prompt, which the turn shows
-	Injected int    // times it was injected in this session
-}
-
-// brief drops the "prompt | " head of a chunk summary when it repeats the
-// turn's prompt.
-func brief(c carryover.Chunk) string {
-	head, rest, ok := strings.Cut(c.Summary, " | ")
-	if ok && strings.HasPrefix(strings.Join(strings.Fields(c.Prompt), " "), strings.TrimSuffix(head, "…")) {
-		return rest
-	}
-	return c.Summary
-}
-
-type turnView struct {
-	Turn   int
-	Prompt string
-	Chunks []chunkView
-}
-
-// windowView is one context window: the compaction that opened it (none
-// for the first), what was injected into it, its turns, and what was sent
-// to the summariser before it closed.
-type windowView struct {
-	Window     int
-	Compaction *carryover.Compaction
-	Injected   []injectionView
-	Turns      []turnView
-	PreCompact []injectionView
-}
-
-type sessionView struct {
-	Session    carryover.Session
-	Parent     *carryover.Session // the session a subagent belongs to
-	Subagents  []sessionRow       // the subagents the session ran, Short naming each under it
-	Windows    []windowView
-	Injections int
-	Tokens     int
-}
-
 func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 	ref := r.PathValue("id")
 	ctx, cancel := ctxTimeout(r)
@@ -179,20 +123,6 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := sess.ID
-	v := sessionView{Session: sess}
-	if sess.Parent != "" {
-		if p, err := s.st.Session(ctx, sess.Parent); err == nil {
-			v.Parent = &p
-		}
-	}
-	subs, err := retrieve.Subagents(ctx, s.st, id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	for _, x := range subs {
-		v.Subagents = append(v.Subagents, sessionRow{Session: x, Short: carryover.AgentName(x.ID)})
-	}
 	chunks, err := s.st.Chunks(ctx, carryover.ChunkFilter{SessionID: id, Turn: -1})
 	if err != nil {
 		s.fail(w, r, err)
@@ -214,47 +144,19 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v.Injections = len(injs)
-	last := sess.Windows
-	for _, c := range chunks {
-		last = max(last, c.Window)
+	subs, err := retrieve.Subagents(ctx, s.st, id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
-	for _, in := range injs {
-		last = max(last, in.Window)
-	}
-	v.Windows = make([]windowView, last+1)
-	for i := range v.Windows {
-		v.Windows[i].Window = i
-	}
-	for i := range comps {
-		if c := comps[i]; c.Window >= 0 && c.Window <= last {
-			v.Windows[c.Window].Compaction = &comps[i]
+	v := timeline(sess, chunks, comps, injs, refs)
+	if sess.Parent != "" {
+		if p, err := s.st.Session(ctx, sess.Parent); err == nil {
+			v.Parent = &p
 		}
 	}
-	injected := map[int64]int{}
-	for _, in := range injs {
-		iv := injectionView{Injection: in, Items: len(in.ItemIDs)}
-		for _, cid := range in.ChunkIDs {
-			ref := refs[cid]
-			ref.ID = cid
-			iv.Chunks = append(iv.Chunks, ref)
-			injected[cid]++
-		}
-		v.Tokens += in.Tokens
-		wv := &v.Windows[max(in.Window, 0)]
-		if strings.HasPrefix(in.Event, "PreCompact") {
-			wv.PreCompact = append(wv.PreCompact, iv)
-		} else {
-			wv.Injected = append(wv.Injected, iv)
-		}
-	}
-	for _, c := range chunks {
-		wv := &v.Windows[max(c.Window, 0)]
-		if n := len(wv.Turns); n == 0 || wv.Turns[n-1].Turn != c.Turn {
-			wv.Turns = append(wv.Turns, turnView{Turn: c.Turn, Prompt: c.Prompt})
-		}
-		t := &wv.Turns[len(wv.Turns)-1]
-		t.Chunks = append(t.Chunks, chunkView{Chunk: c, Brief: brief(c), Injected: injected[c.ID]})
+	for _, x := range subs {
+		v.Subagents = append(v.Subagents, sessionRow{Session: x, Short: carryover.AgentName(x.ID)})
 	}
 	title := sess.Title
 	if title == "" {

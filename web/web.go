@@ -29,6 +29,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/stats"
+	"github.com/carryover-dev/carryover/termsafe"
 )
 
 //go:embed templates/*.html
@@ -177,6 +178,16 @@ var funcs = template.FuncMap{
 	},
 	"clip":  clip,
 	"bytes": stats.Bytes,
+	// Archived text may hold control characters and bidirectional
+	// overrides, which reorder what a page shows: show them escaped.
+	"oneline": termsafe.Line,
+	"plain":   termsafe.String,
+	"head": func(n int, ss []string) []string {
+		return ss[:min(n, len(ss))]
+	},
+	"beyond": func(n int, ss []string) int {
+		return max(len(ss)-n, 0)
+	},
 }
 
 // parseTemplates parses each page together with the shared layout.

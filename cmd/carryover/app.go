@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -219,14 +220,21 @@ func (a *app) fail(err error) int {
 	return 1
 }
 
-// openStore opens the configured store for the CLI.
+// openStore opens the configured store for a command that writes to it:
+// a local store this user cannot write is refused, with how to fix it.
 func (a *app) openStore(ctx context.Context, cfg config) (carryover.Store, error) {
-	return a.openStoreWith(ctx, cfg, sqlite.Options{})
+	return a.openStoreWith(ctx, cfg, sqlite.Options{}, true)
 }
 
-// openStoreWith is openStore with the options of a local store; its busy
-// timeout defaults to 5 s.
-func (a *app) openStoreWith(ctx context.Context, cfg config, opt sqlite.Options) (carryover.Store, error) {
+// openStoreRead opens the configured store for a command that only reads:
+// a local store this user cannot write opens read-only.
+func (a *app) openStoreRead(ctx context.Context, cfg config) (carryover.Store, error) {
+	return a.openStoreWith(ctx, cfg, sqlite.Options{}, false)
+}
+
+// openStoreWith is openStore (write) or openStoreRead with the options of
+// a local store; its busy timeout defaults to 5 s.
+func (a *app) openStoreWith(ctx context.Context, cfg config, opt sqlite.Options, write bool) (carryover.Store, error) {
 	// --db names a SQLite file explicitly: it wins over a configured server.
 	if cfg.DatabaseURL != "" && a.dbFlag == "" {
 		if err := checkURL(cfg.DatabaseURL); err != nil {
@@ -239,11 +247,34 @@ func (a *app) openStoreWith(ctx context.Context, cfg config, opt sqlite.Options)
 		return st, nil
 	}
 	opt.BusyTimeout = cmp.Or(opt.BusyTimeout, 5*time.Second)
+	var nw *sqlite.NotWritableError
+	if err := sqlite.CheckWrite(cfg.DB); errors.As(err, &nw) {
+		if write {
+			if abs, _ := filepath.Abs(cfg.DB); nw.Path == abs {
+				return nil, hintErr{fmt.Errorf("cannot write the store %s: %s", cfg.DB, nw.Reason), nw.Fix}
+			}
+			return nil, hintErr{fmt.Errorf("cannot write the store %s: %w", cfg.DB, err), nw.Fix}
+		}
+		opt.ReadOnly = true
+	}
 	st, err := sqlite.Open(ctx, cfg.DB, opt)
 	if err != nil {
-		return nil, hintErr{fmt.Errorf("open store %s: %w", cfg.DB, err), "use --db PATH or CARRYOVER_DB to choose another store"}
+		// sqlite.Open's errors name the store already.
+		return nil, storeErr(err)
 	}
 	return st, nil
+}
+
+// storeErr adds a hint to an error opening the local store.
+func storeErr(err error) error {
+	if errors.Is(err, sqlite.ErrNotStore) {
+		return hintErr{err, "carryover uses only a store it created, and changed nothing in this file:" +
+			" point --db, CARRYOVER_DB or the db setting of your config at carryover's store (or at a new path)"}
+	}
+	if errors.Is(err, sqlite.ErrCorrupt) || errors.Is(err, sqlite.ErrFull) {
+		return err // fail gives their hints
+	}
+	return hintErr{err, "use --db PATH or CARRYOVER_DB to choose another store"}
 }
 
 // newFlags returns a flag set for a subcommand that also accepts --db.

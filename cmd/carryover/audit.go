@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/termsafe"
 )
 
 // auditEntry is one injection as `audit --json` prints it.
@@ -24,6 +25,8 @@ type auditEntry struct {
 	ChunkIDs  []int64   `json:"chunk_ids"`
 	ItemIDs   []int64   `json:"item_ids"`
 	LatencyMS float64   `json:"latency_ms"`
+	Reason    string    `json:"reason"`
+	Text      string    `json:"text,omitempty"` // with --contents
 }
 
 func (a *app) cmdAudit(ctx context.Context, args []string) error {
@@ -31,7 +34,7 @@ func (a *app) cmdAudit(ctx context.Context, args []string) error {
 	session := fl.String("session", "", "only this session (id or unique prefix)")
 	asJSON := fl.Bool("json", false, "print JSON")
 	limit := fl.Int("limit", 50, "at most this many injections (0 for all)")
-	contents := fl.Bool("contents", false, "print what each chunk and item id holds")
+	contents := fl.Bool("contents", false, "print the injected text and what each chunk and item id holds")
 	pos, err := parseInterspersed(fl, args)
 	if err != nil {
 		return err
@@ -46,7 +49,7 @@ func (a *app) cmdAudit(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := a.openStore(ctx, cfg)
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -70,9 +73,14 @@ func (a *app) cmdAudit(ctx context.Context, args []string) error {
 	if *asJSON {
 		out := make([]auditEntry, 0, len(ins))
 		for _, in := range ins {
-			out = append(out, auditEntry{ID: in.ID, Time: in.Time, SessionID: in.SessionID, Project: in.Project,
+			e := auditEntry{ID: in.ID, Time: in.Time, SessionID: in.SessionID, Project: in.Project,
 				Event: in.Event, Window: in.Window, Chars: in.Chars, Tokens: in.Tokens, Hash: in.Hash,
-				ChunkIDs: orNoIDs(in.ChunkIDs), ItemIDs: orNoIDs(in.ItemIDs), LatencyMS: float64(in.Latency.Microseconds()) / 1000})
+				ChunkIDs: orNoIDs(in.ChunkIDs), ItemIDs: orNoIDs(in.ItemIDs), LatencyMS: float64(in.Latency.Microseconds()) / 1000,
+				Reason: in.Reason}
+			if *contents {
+				e.Text = in.Text
+			}
+			out = append(out, e)
 		}
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
@@ -84,9 +92,14 @@ func (a *app) cmdAudit(ctx context.Context, args []string) error {
 	}
 	items := map[string]map[int64]carryover.Item{} // by session, then id
 	for _, in := range ins {
+		// Archived text goes through termsafe: an imported record may hold
+		// escape sequences.
 		fmt.Fprintf(a.stdout, "%s  %s  %-22s window %d  %d chars, ~%d tokens  hash %s  %d ms\n",
-			in.Time.Local().Format("2006-01-02 15:04:05"), carryover.ShortID(in.SessionID), in.Event, in.Window,
-			in.Chars, in.Tokens, in.Hash, in.Latency.Milliseconds())
+			in.Time.Local().Format("2006-01-02 15:04:05"), termsafe.Line(carryover.ShortID(in.SessionID)), termsafe.Line(in.Event),
+			in.Window, in.Chars, in.Tokens, termsafe.Line(in.Hash), in.Latency.Milliseconds())
+		if in.Reason != "" {
+			fmt.Fprintf(a.stdout, "    why: %s\n", termsafe.Line(in.Reason))
+		}
 		if !*contents {
 			if len(in.ChunkIDs) > 0 {
 				fmt.Fprintf(a.stdout, "    chunks %s\n", auditIDs(in.ChunkIDs))
@@ -99,6 +112,7 @@ func (a *app) cmdAudit(ctx context.Context, args []string) error {
 		if err := a.auditContents(ctx, st, in, items); err != nil {
 			return err
 		}
+		a.auditText(in)
 	}
 	if *limit > 0 && len(ins) == *limit {
 		fmt.Fprintf(a.stdout, "(the newest %d; --limit 0 for all)\n", *limit)
@@ -125,8 +139,8 @@ func (a *app) auditContents(ctx context.Context, st carryover.Store, in carryove
 				fmt.Fprintf(a.stdout, "    chunk %d: no longer stored\n", id)
 				continue
 			}
-			fmt.Fprintf(a.stdout, "    chunk %d: session %s turn %d lines %d-%d: %s\n", id, carryover.ShortID(c.SessionID),
-				c.Turn, c.FirstLine, c.LastLine, truncate(c.Summary, 100))
+			fmt.Fprintf(a.stdout, "    chunk %d: session %s turn %d lines %d-%d: %s\n", id, termsafe.Line(carryover.ShortID(c.SessionID)),
+				c.Turn, c.FirstLine, c.LastLine, termsafe.Line(truncate(c.Summary, 100)))
 		}
 	}
 	if len(in.ItemIDs) > 0 {
@@ -144,13 +158,26 @@ func (a *app) auditContents(ctx context.Context, st carryover.Store, in carryove
 		}
 		for _, id := range in.ItemIDs {
 			if it, ok := byID[id]; ok {
-				fmt.Fprintf(a.stdout, "    item %d: %s: %s\n", id, it.Kind, truncate(it.Text, 100))
+				fmt.Fprintf(a.stdout, "    item %d: %s: %s\n", id, it.Kind, termsafe.Line(truncate(it.Text, 100)))
 			} else {
 				fmt.Fprintf(a.stdout, "    item %d\n", id)
 			}
 		}
 	}
 	return nil
+}
+
+// auditText prints what was injected, each line indented behind a bar so
+// that it reads apart from the records.
+func (a *app) auditText(in carryover.Injection) {
+	if in.Text == "" {
+		fmt.Fprintln(a.stdout, "    text: not kept (recorded before carryover kept the injected text)")
+		return
+	}
+	fmt.Fprintln(a.stdout, "    text:")
+	for l := range strings.SplitSeq(strings.TrimRight(termsafe.String(in.Text), "\n"), "\n") {
+		fmt.Fprintf(a.stdout, "    | %s\n", l)
+	}
 }
 
 func auditIDs(ids []int64) string {

@@ -52,6 +52,7 @@ func (a *app) benchSurvival(ctx context.Context, args []string) error {
 	fl.IntVar(&opt.Budget, "budget", retrieve.DefaultRestoreBudget, "characters of restore and of recall text")
 	fl.IntVar(&opt.K, "k", 8, "recall: top-k hits")
 	fl.DurationVar(&opt.Timeout, "hook-timeout", bench.DefaultHookTimeout, "the hooks' deadline")
+	fl.Var(sharesFlag{&opt.Shares}, "shares", "the restore's budget shares now,files,commands,facts,steps (a sweep; default: the product's)")
 	asJSON := fl.Bool("json", false, "print JSON")
 	verbose := fl.Bool("v", false, "print each item's outcome")
 	if _, err := parseInterspersed(fl, args); err != nil {
@@ -216,6 +217,7 @@ func (a *app) benchNeeded(ctx context.Context, args []string) error {
 	opt := bench.NeededOptions{}
 	fl.IntVar(&opt.Budget, "budget", retrieve.DefaultRestoreBudget, "characters of restore")
 	fl.DurationVar(&opt.Timeout, "hook-timeout", bench.DefaultHookTimeout, "the hooks' deadline")
+	fl.Var(sharesFlag{&opt.Shares}, "shares", "the restore's budget shares now,files,commands,facts,steps (a sweep; default: the product's)")
 	all := fl.Bool("all", false, "your own sessions (Claude Code's transcripts under ~/.claude/projects)")
 	var transcripts stringList
 	fl.Var(&transcripts, "transcripts", "a transcript or a directory of them (repeatable; default: the spotter sessions beside the repo)")
@@ -259,3 +261,23 @@ type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// sharesFlag reads a restore's budget shares as five comma-separated
+// fractions.
+type sharesFlag struct{ s *retrieve.RestoreShares }
+
+func (f sharesFlag) String() string {
+	if f.s == nil {
+		return ""
+	}
+	return fmt.Sprintf("%g,%g,%g,%g,%g", f.s.Now, f.s.Files, f.s.Commands, f.s.Facts, f.s.Steps)
+}
+
+func (f sharesFlag) Set(v string) error {
+	var sh retrieve.RestoreShares
+	if _, err := fmt.Sscanf(strings.ReplaceAll(v, ",", " "), "%g %g %g %g %g", &sh.Now, &sh.Files, &sh.Commands, &sh.Facts, &sh.Steps); err != nil {
+		return fmt.Errorf("want five fractions now,files,commands,facts,steps: %w", err)
+	}
+	*f.s = sh
+	return nil
+}

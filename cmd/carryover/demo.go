@@ -15,6 +15,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
+	"github.com/carryover-dev/carryover/ident"
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/transcript"
 )
@@ -121,10 +122,52 @@ func (a *app) cmdDemo(ctx context.Context, args []string) error {
 		return fmt.Errorf("demo: SessionStart printed invalid JSON: %w", err)
 	}
 	ctxText := resp.HookSpecificOutput.AdditionalContext
-	fmt.Fprintf(a.stdout, "\n▶ SessionStart(compact) hook: restored %d chars (~%d tokens) in %s; Claude now sees:\n\n%s\n",
+	summary := ""
+	for _, l := range lines[cut:summaryEnd] {
+		if e, err := transcript.Decode(bytes.TrimSpace(l)); err == nil && e.CompactSummary {
+			summary = e.Text()
+		}
+	}
+	if summary != "" {
+		fmt.Fprintf(a.stdout, "\n▶ The summary Claude Code kept (%d chars; its start):\n\n%s\n", len(summary), indent(demoClip(summary, 900)))
+	}
+	fmt.Fprintf(a.stdout, "\n▶ SessionStart(compact) hook: restored %d chars (~%d tokens) in %s; Claude now sees this too:\n\n%s\n",
 		len(ctxText), (len(ctxText)+3)/4, took.Round(time.Millisecond), indent(ctxText))
-	fmt.Fprintf(a.stdout, "\nEvery step is also searchable: carryover --db %s search \"<words>\" (use --keep to keep the demo store)\n", cfg.DB)
+	if added := restoreAdds(ctxText, summary); len(added) > 0 {
+		fmt.Fprintf(a.stdout, "\n▶ What the restore gives back that the summary does not state: %d exact details, e.g. %s\n",
+			len(added), strings.Join(added[:min(len(added), 8)], ", "))
+	}
+	if *keep {
+		fmt.Fprintf(a.stdout, "\nEvery step is also searchable: carryover --db %s search \"<words>\"\n", cfg.DB)
+	} else {
+		fmt.Fprintf(a.stdout, "\nNext: carryover install (hooks for your sessions), carryover ingest --all (the sessions you have),\n"+
+			"then carryover search \"<words>\". Run the demo with --keep to search its store.\n")
+	}
 	return nil
+}
+
+// restoreAdds lists the specific identifiers (paths, names, ids, values)
+// of the restore that the summary does not hold.
+func restoreAdds(restore, summary string) []string {
+	low := strings.ToLower(summary)
+	var out []string
+	for _, id := range ident.Specifics(restore) {
+		if !strings.Contains(low, strings.ToLower(id)) && !strings.HasPrefix(id, "carryover") {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// demoClip shortens s to about n bytes at a line end.
+func demoClip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n], '\n'); i > n/2 {
+		return s[:i] + "\n…"
+	}
+	return s[:n] + "…"
 }
 
 // demoHook runs one hook through the same code path Claude Code triggers.

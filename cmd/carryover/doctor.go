@@ -65,7 +65,7 @@ func (a *app) cmdDoctor(ctx context.Context, args []string) error {
 		name := "settings " + scope
 		switch {
 		case err != nil:
-			d.fail(name, fmt.Sprintf("%s: %v", path, err), "fix or restore the file (carryover keeps a backup next to it when it edits it)")
+			d.fail(name, fmt.Sprintf("%s: %v", path, err), "fix or restore the file (carryover keeps a backup of the version before its last edit: "+a.backupPath(path)+")")
 			continue
 		case !f.Exists():
 			continue
@@ -189,12 +189,18 @@ func (a *app) checkHooks(d *doctor, found []installedHook) {
 		}
 		seen[key] = h.scope
 		prog, rest := splitCommand(h.Command)
-		fi, err := os.Stat(prog)
-		switch {
-		case err != nil:
+		if !strings.ContainsRune(prog, filepath.Separator) {
+			// A portable install (project settings): Claude Code's shell
+			// finds it on PATH, as doctor's does.
+			if _, ok := lookPath(a.getenv, prog); !ok {
+				d.fail(name, fmt.Sprintf("%s settings run %q, which is not on PATH: the hook cannot run", h.scope, prog),
+					"put the carryover binary on PATH (go install github.com/carryover-dev/carryover/cmd/carryover@latest), or install for this machine with --scope local")
+				continue
+			}
+		} else if fi, err := os.Stat(prog); err != nil {
 			d.fail(name, fmt.Sprintf("%s: %v", prog, err), "the binary moved or was deleted: reinstall with the binary you use (carryover install)")
 			continue
-		case fi.IsDir() || fi.Mode()&0o111 == 0:
+		} else if fi.IsDir() || fi.Mode()&0o111 == 0 {
 			d.fail(name, prog+" is not executable", "chmod +x it, or reinstall")
 			continue
 		}
@@ -235,14 +241,14 @@ func (a *app) checkMCP(d *doctor, project string) error {
 		srv, ok, err := loadMCP(t)
 		switch {
 		case err != nil:
-			d.fail(name, fmt.Sprintf("%s: %v", t.Path, err), "fix or restore the file (carryover keeps a backup next to it when it edits it)")
+			d.fail(name, fmt.Sprintf("%s: %v", t.Path, err), "fix or restore the file (carryover keeps a backup of the version before its last edit: "+a.backupPath(t.Path)+")")
 			continue
 		case !ok:
 			continue
 		}
 		found++
-		if !isExecutable(srv.Command) {
-			d.fail(name, fmt.Sprintf("%s: %s is missing or not executable", t.Path, srv.Command), "reinstall with the binary you use: carryover install --scope "+scope)
+		if _, ok := resolveCommand(a.getenv, srv.Command); !ok {
+			d.fail(name, fmt.Sprintf("%s: %s is missing, not executable or not on PATH", t.Path, srv.Command), "reinstall with the binary you use: carryover install --scope "+scope)
 			continue
 		}
 		d.pass(name, fmt.Sprintf("%s: %s %s", t.Path, srv.Command, strings.Join(srv.Args, " ")))
@@ -285,13 +291,21 @@ func (a *app) checkStore(ctx context.Context, d *doctor, cfg config) {
 				" (sessions whose transcripts are gone are only in this file); delete it once done")
 		}
 	}
+	var nw *sqlite.NotWritableError
+	if err := sqlite.CheckWrite(cfg.DB); errors.As(err, &nw) {
+		d.fail("store", fmt.Sprintf("%s: cannot be written: %v", cfg.DB, err), nw.Fix)
+		return
+	}
 	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{BusyTimeout: 2 * time.Second})
 	if err != nil {
 		hint := "check the path and its permissions (--db, CARRYOVER_DB)"
-		if errors.Is(err, sqlite.ErrCorrupt) {
+		switch {
+		case errors.Is(err, sqlite.ErrNotStore):
+			hint = "carryover uses only a store it created and left this file as it is: point --db, CARRYOVER_DB or the db setting at carryover's store"
+		case errors.Is(err, sqlite.ErrCorrupt):
 			hint = corruptHint(cfg.DB)
 		}
-		d.fail("store", fmt.Sprintf("%s: %v", cfg.DB, err), hint)
+		d.fail("store", err.Error(), hint)
 		return
 	}
 	defer st.Close()

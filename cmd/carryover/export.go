@@ -30,7 +30,7 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := a.openStore(ctx, cfg)
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}

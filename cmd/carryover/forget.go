@@ -25,12 +25,13 @@ import (
 func (a *app) cmdForget(ctx context.Context, args []string) error {
 	fl := a.newFlags("forget")
 	undo := fl.Bool("undo", false, "let a forgotten session be archived again (give its exact id)")
+	yes := fl.Bool("yes", false, "do not ask before forgetting a session given by a prefix of its id")
 	pos, err := parseInterspersed(fl, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErr{"forget: give one session id (or a unique prefix)"}
+		return usageErr{fmt.Sprintf("forget: give one session id (or a unique prefix of at least %d characters)", minForgetPrefix)}
 	}
 	cfg, err := a.loadConfig("")
 	if err != nil {
@@ -45,7 +46,10 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 		return a.unforget(ctx, st, pos[0])
 	}
 
-	sess, err := findSession(ctx, st, pos[0])
+	sess, err := a.forgetTarget(ctx, st, pos[0], *yes)
+	if errors.Is(err, errCancelled) {
+		return err
+	}
 	if err != nil {
 		// Notes and audit records may name a session that was never
 		// archived: an exact id still finds them.
@@ -121,6 +125,42 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
+}
+
+// minForgetPrefix is the shortest prefix of a session id forget takes: a
+// character or two matches some session in most archives, by accident.
+const minForgetPrefix = 4
+
+var errCancelled = errors.New("forget cancelled: nothing was removed")
+
+// forgetTarget finds the session forget removes: the session with the
+// exact id, or the one session whose id starts with a prefix of at least
+// minForgetPrefix characters, once the user confirmed it (unless yes).
+func (a *app) forgetTarget(ctx context.Context, st carryover.Store, id string, yes bool) (carryover.Session, error) {
+	if s, err := st.Session(ctx, id); err == nil {
+		return s, nil
+	}
+	if len(id) < minForgetPrefix {
+		return carryover.Session{}, usageErr{fmt.Sprintf("forget: %q is too short to name a session: give its exact id or at least %d characters of it ('carryover sessions' lists them)",
+			id, minForgetPrefix)}
+	}
+	sess, err := findSession(ctx, st, id)
+	if err != nil || yes {
+		return sess, err
+	}
+	what := sess.ID
+	if sess.Project != "" {
+		what += fmt.Sprintf(" (%s: %s)", sess.Project, truncate(sess.Title, 60))
+	}
+	if sess.Subagents > 0 {
+		what += " with its " + plural(sess.Subagents, "subagent")
+	}
+	fmt.Fprintf(a.stderr, "%q matches session %s.\nforget it everywhere, for good? type yes: ", id, what)
+	line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+	if strings.TrimSpace(line) != "yes" {
+		return carryover.Session{}, errCancelled
+	}
+	return sess, nil
 }
 
 // unforget removes the forgotten record of the session with exact id id.

@@ -35,7 +35,7 @@ func TestForgottenSessionStaysGone(t *testing.T) {
 		t.Fatal("the hook archived nothing")
 	}
 
-	out, errOut, code := h.runCLI(t, "forget", demoID[:8])
+	out, errOut, code := h.runCLI(t, "forget", "--yes", demoID[:8])
 	if code != 0 {
 		t.Fatalf("forget exited %d: %s%s", code, out, errOut)
 	}

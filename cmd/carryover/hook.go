@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"io"
+	"os/signal"
+	"syscall"
 
 	"github.com/carryover-dev/carryover/hook"
 )
@@ -11,6 +13,10 @@ import (
 // happens it exits 0: exit 2 would block a compaction. Failures go to the
 // log.
 func (a *app) cmdHook(ctx context.Context, args []string) int {
+	// A reader that goes away (Claude Code cancelled, or a shell's
+	// '| head') must not kill the hook with SIGPIPE (exit 141): the write
+	// fails, the failure is logged, and the hook exits 0.
+	signal.Ignore(syscall.SIGPIPE)
 	a.openLog()
 	if len(args) != 1 {
 		a.log.Error("hook: want exactly one event argument", "args", args)

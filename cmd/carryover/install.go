@@ -1,10 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,156 @@ func installedBinary() (string, error) {
 	return exe, nil
 }
 
+// lookPath finds the executable file name in the absolute directories of
+// $PATH, as a shell would.
+func lookPath(getenv func(string) string, name string) (string, bool) {
+	for _, dir := range filepath.SplitList(getenv("PATH")) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if isExecutable(p) {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// resolveCommand is the executable a settings file's command runs: the
+// path itself, or for a bare name (a portable install) what $PATH finds.
+func resolveCommand(getenv func(string) string, prog string) (string, bool) {
+	if strings.ContainsRune(prog, filepath.Separator) {
+		return prog, isExecutable(prog)
+	}
+	return lookPath(getenv, prog)
+}
+
+// portableName is the command project settings run: they are committed
+// and run on teammates' machines, where this binary's path means nothing.
+const portableName = "carryover"
+
+// hookCommand is the program the settings of scope run: this binary's
+// absolute path, except in project scope, where it is portableName when
+// that resolves on PATH to this binary. Otherwise project scope is
+// refused, unless force writes the absolute path anyway.
+func (a *app) hookCommand(scope, exe string, force bool) (string, error) {
+	if scope != "project" {
+		return exe, nil
+	}
+	found, ok := lookPath(a.getenv, portableName)
+	if ok && sameFile(found, exe) {
+		return portableName, nil
+	}
+	why := "carryover is not on PATH"
+	if ok {
+		why = fmt.Sprintf("carryover on PATH is %s, not %s", found, exe)
+	}
+	if force {
+		fmt.Fprintf(a.stderr, "carryover: warning: %s: the project settings get the absolute path %s (--force), which works only where the binary is at that path\n", why, exe)
+		return exe, nil
+	}
+	return "", hintErr{fmt.Errorf("project settings are committed and run on other machines, so their hooks run 'carryover' from PATH, but %s", why),
+		fmt.Sprintf("put this binary on PATH (go install github.com/carryover-dev/carryover/cmd/carryover@latest, or ln -s %s ~/bin/carryover) and install again;"+
+			" or install for this machine only with --scope local; --force writes the absolute path anyway", exe)}
+}
+
+// sameFile reports whether two paths name the same file (links followed).
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// installedElsewhere returns the other scopes whose settings, which Claude
+// Code merges with scope's for the project, already hold carryover's
+// hooks, with their paths: the hooks would run twice.
+func (a *app) installedElsewhere(scope, project string) ([][2]string, error) {
+	var found [][2]string
+	for _, other := range []string{"user", "project", "local"} {
+		if other == scope {
+			continue
+		}
+		path, _, err := a.installTarget(other, project)
+		if err != nil {
+			return nil, err
+		}
+		if f, err := claudesettings.Load(path); err == nil && len(f.Ours()) > 0 {
+			found = append(found, [2]string{other, path})
+		}
+	}
+	return found, nil
+}
+
+// duplicateErr refuses an install into scope while other scopes hold
+// carryover's hooks, or with force only warns.
+func (a *app) duplicateErr(scope, project string, others [][2]string, force bool) error {
+	if len(others) == 0 {
+		return nil
+	}
+	var where, fix []string
+	for _, o := range others {
+		where = append(where, fmt.Sprintf("%s settings (%s)", o[0], o[1]))
+		cmd := "carryover uninstall --scope " + o[0]
+		if o[0] != "user" && project != "" {
+			cmd += " --project " + project
+		}
+		fix = append(fix, cmd)
+	}
+	msg := fmt.Sprintf("carryover's hooks are already installed in the %s: with them in the %s settings too, Claude Code runs every hook twice",
+		strings.Join(where, " and "), scope)
+	if force {
+		fmt.Fprintf(a.stderr, "carryover: warning: %s (--force; carryover doctor reports it)\n", msg)
+		return nil
+	}
+	return hintErr{errors.New(msg), "keep one install: run " + strings.Join(fix, ", then ") + ", and install again; or install anyway with --force"}
+}
+
+// backupPath is where carryover keeps its one backup of a settings file:
+// in its state directory, never in the project, where a backup of
+// personal settings could be committed. It is "" when there is no state
+// directory (no absolute HOME or XDG_STATE_HOME).
+func (a *app) backupPath(path string) string {
+	state := a.configEnv().Dirs().State
+	if state == "" {
+		return ""
+	}
+	name := url.PathEscape(path)
+	if len(name) > 200 {
+		sum := sha256.Sum256([]byte(path))
+		name = fmt.Sprintf("%x-%s", sum[:8], filepath.Base(path))
+	}
+	return filepath.Join(state, "backups", name)
+}
+
+// setBackup makes f keep its one backup in carryover's state directory;
+// without one, editing is refused rather than leaving backups beside the
+// file, which may be inside a project.
+func (a *app) setBackup(f *claudesettings.File, path string) error {
+	b := a.backupPath(path)
+	if b == "" {
+		return errors.New("no place for the backup of " + path + ": set HOME or XDG_STATE_HOME to an absolute path")
+	}
+	f.SetBackup(b)
+	return nil
+}
+
+// checkWritable refuses, before anything is saved, when a file to be
+// edited is read-only: then nothing changes.
+func checkWritable(path string, f *claudesettings.File, mcp *mcpEdit) error {
+	if err := f.CheckWritable(); err != nil {
+		return settingsErr(path, err)
+	}
+	if mcp != nil {
+		if err := mcp.file.CheckWritable(); err != nil {
+			return mcpFileErr(mcp.target.Path, err)
+		}
+	}
+	return nil
+}
+
 func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	fl := a.newFlags("install")
 	scope := fl.String("scope", "user", "where to install: user (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json)")
@@ -60,6 +211,8 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	binary := fl.String("binary", "", "the carryover binary the hooks and the MCP server run (default: this one)")
 	noMCP := fl.Bool("no-mcp", false, "do not register carryover's MCP server (carryover mcp) with Claude Code")
 	statusLine := fl.Bool("statusline", false, "also show carryover's status line (an existing statusLine command is kept and wrapped)")
+	force := fl.Bool("force", false, "install even when another scope already has carryover's hooks (they would run twice),"+
+		" or into project settings with the binary's absolute path when carryover is not on PATH")
 	if _, err := parseInterspersed(fl, args); err != nil {
 		return err
 	}
@@ -78,9 +231,23 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	if fi, err := os.Stat(exe); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		return fmt.Errorf("%s is not an executable file", exe)
 	}
+	others, err := a.installedElsewhere(*scope, *project)
+	if err != nil {
+		return err
+	}
+	if err := a.duplicateErr(*scope, *project, others, *force); err != nil {
+		return err
+	}
+	cmd, err := a.hookCommand(*scope, exe, *force)
+	if err != nil {
+		return err
+	}
 	f, err := claudesettings.Load(path)
 	if err != nil {
 		return settingsErr(path, err)
+	}
+	if err := a.setBackup(f, path); err != nil {
+		return err
 	}
 	var legacy string
 	if *scope == "user" {
@@ -91,13 +258,13 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 			return fmt.Errorf("migrate %s: %w", legacy, err)
 		}
 	}
-	hooks := claudesettings.DefaultHooks(exe, claudesettings.HookOptions{Startup: *startup, PostToolUse: *postTool})
+	hooks := claudesettings.DefaultHooks(cmd, claudesettings.HookOptions{Startup: *startup, PostToolUse: *postTool})
 	changed, err := f.Install(hooks)
 	if err != nil {
 		return fmt.Errorf("install into %s: %w", path, err)
 	}
 	if *statusLine {
-		slChanged, err := f.InstallStatusLine(exe)
+		slChanged, err := f.InstallStatusLine(cmd)
 		if err != nil {
 			return settingsErr(path, fmt.Errorf("status line: %w", err))
 		}
@@ -106,13 +273,17 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	var mcp *mcpEdit
 	if !*noMCP {
 		if mcp, err = a.editMCP(*scope, proj, func(f *claudesettings.File, at []string) (bool, error) {
-			return f.InstallMCP(at, claudesettings.MCPName, claudesettings.CarryoverMCP(exe))
+			return f.InstallMCP(at, claudesettings.MCPName, claudesettings.CarryoverMCP(cmd))
 		}); err != nil {
 			return err
 		}
 	}
 	mdPath := filepath.Join(proj, "CLAUDE.md")
+	writable := checkWritable(path, f, mcp)
 	if *dryRun {
+		if writable != nil {
+			fmt.Fprintf(a.stdout, "note: %v: install would refuse to change it\n", writable)
+		}
 		if d := f.Diff(); d != "" {
 			fmt.Fprint(a.stdout, d)
 		} else {
@@ -133,10 +304,13 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 		}
 		return nil
 	}
+	if writable != nil {
+		return writable
+	}
 	if changed {
 		backup, err := f.Save()
 		if err != nil {
-			return fmt.Errorf("save %s: %w", path, err)
+			return settingsErr(path, fmt.Errorf("save: %w", err))
 		}
 		fmt.Fprintf(a.stdout, "installed %d carryover hooks into %s\n", len(hooks), path)
 		if backup != "" {
@@ -150,7 +324,7 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 		case err != nil:
 			return err
 		case changed:
-			fmt.Fprintf(a.stdout, "registered carryover's MCP server (%s mcp, %s scope) in %s\n", exe, *scope, mcp.target.Path)
+			fmt.Fprintf(a.stdout, "registered carryover's MCP server (%s mcp, %s scope) in %s\n", cmd, *scope, mcp.target.Path)
 		default:
 			fmt.Fprintf(a.stdout, "%s: carryover's MCP server is already registered; nothing changed\n", mcp.target.Path)
 		}
@@ -173,7 +347,11 @@ func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	if cmd, ok := f.StatusLine(); *statusLine && ok {
 		fmt.Fprintf(a.stdout, "status line: %s\n", cmd)
 	}
-	fmt.Fprintf(a.stdout, "hooks run %s; check them with: carryover doctor\n", exe)
+	if cmd != exe {
+		fmt.Fprintf(a.stdout, "hooks run %s from PATH (here %s), so the project's settings work on every machine that has carryover on PATH; check them with: carryover doctor\n", cmd, exe)
+	} else {
+		fmt.Fprintf(a.stdout, "hooks run %s; check them with: carryover doctor\n", exe)
+	}
 	if mcp != nil && *scope == "project" {
 		fmt.Fprintln(a.stdout, "Claude Code asks once per project before it starts a server from .mcp.json")
 	}
@@ -186,7 +364,8 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 	project := fl.String("project", "", "project directory for --scope project|local and --claude-md (default: current directory)")
 	dryRun := fl.Bool("dry-run", false, "print the change as a diff and write nothing")
 	claudeMD := fl.Bool("claude-md", false, "also remove carryover's section from the project's CLAUDE.md")
-	purge := fl.Bool("purge", false, "also delete the archive (asks for confirmation)")
+	noMCP := fl.Bool("no-mcp", false, "leave the file holding the scope's MCP servers (~/.claude.json, .mcp.json) alone")
+	purge := fl.Bool("purge", false, "also delete the archive: carryover's store, its moved-aside copies and pending marks, and the log (asks for confirmation)")
 	yes := fl.Bool("yes", false, "with --purge: do not ask")
 	if _, err := parseInterspersed(fl, args); err != nil {
 		return err
@@ -199,6 +378,9 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 	if err != nil {
 		return settingsErr(path, err)
 	}
+	if err := a.setBackup(f, path); err != nil {
+		return err
+	}
 	changed, err := f.Uninstall()
 	if err != nil {
 		return err
@@ -208,29 +390,53 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 		return settingsErr(path, err)
 	}
 	changed = changed || slChanged
-	mcp, err := a.editMCP(*scope, proj, func(f *claudesettings.File, at []string) (bool, error) {
-		return f.UninstallMCP(at, claudesettings.MCPName)
-	})
-	if err != nil {
-		return err
+	var mcp *mcpEdit
+	if !*noMCP {
+		if mcp, err = a.editMCP(*scope, proj, func(f *claudesettings.File, at []string) (bool, error) {
+			return f.UninstallMCP(at, claudesettings.MCPName)
+		}); err != nil {
+			return err
+		}
 	}
+	var purged *purgeList
+	if *purge {
+		// Checked before anything changes: a store that is not carryover's
+		// stops the whole uninstall.
+		if purged, err = a.purgeList(ctx); err != nil {
+			return err
+		}
+	}
+	writable := checkWritable(path, f, mcp)
 	if *dryRun {
+		if writable != nil {
+			fmt.Fprintf(a.stdout, "note: %v: uninstall would refuse to change it\n", writable)
+		}
 		if d := f.Diff(); d != "" {
 			fmt.Fprint(a.stdout, d)
 		} else {
 			fmt.Fprintf(a.stdout, "%s: no carryover hooks; nothing to change\n", path)
 		}
-		if d := mcp.file.Diff(); d != "" {
-			fmt.Fprint(a.stdout, d)
-		} else {
-			fmt.Fprintf(a.stdout, "%s: carryover's MCP server is not registered; nothing to change\n", mcp.target.Path)
+		if mcp != nil {
+			if d := mcp.file.Diff(); d != "" {
+				fmt.Fprint(a.stdout, d)
+			} else {
+				fmt.Fprintf(a.stdout, "%s: carryover's MCP server is not registered; nothing to change\n", mcp.target.Path)
+			}
+		}
+		if purged != nil {
+			for _, p := range purged.paths() {
+				fmt.Fprintf(a.stdout, "would delete %s\n", p)
+			}
 		}
 		return nil
+	}
+	if writable != nil {
+		return writable
 	}
 	if changed {
 		backup, err := f.Save()
 		if err != nil {
-			return fmt.Errorf("save %s: %w", path, err)
+			return settingsErr(path, fmt.Errorf("save: %w", err))
 		}
 		fmt.Fprintf(a.stdout, "removed carryover's hooks from %s\n", path)
 		if slChanged {
@@ -242,13 +448,17 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 	} else {
 		fmt.Fprintf(a.stdout, "%s: no carryover hooks; nothing changed\n", path)
 	}
-	switch changed, err := mcp.save(); {
-	case err != nil:
-		return err
-	case changed:
-		fmt.Fprintf(a.stdout, "removed carryover's MCP server from %s\n", mcp.target.Path)
-	default:
-		fmt.Fprintf(a.stdout, "%s: carryover's MCP server is not registered; nothing changed\n", mcp.target.Path)
+	if mcp != nil {
+		switch changed, err := mcp.save(); {
+		case err != nil:
+			return err
+		case changed:
+			fmt.Fprintf(a.stdout, "removed carryover's MCP server from %s\n", mcp.target.Path)
+		default:
+			fmt.Fprintf(a.stdout, "%s: carryover's MCP server is not registered; nothing changed\n", mcp.target.Path)
+		}
+	} else {
+		fmt.Fprintln(a.stdout, "left the MCP server registration as it is (--no-mcp)")
 	}
 	if *claudeMD {
 		mdPath := filepath.Join(proj, "CLAUDE.md")
@@ -260,24 +470,8 @@ func (a *app) cmdUninstall(ctx context.Context, args []string) error {
 			fmt.Fprintf(a.stdout, "removed carryover's section from %s\n", mdPath)
 		}
 	}
-	if *purge {
-		cfg, err := a.loadConfig("")
-		if err != nil {
-			return err
-		}
-		if !*yes {
-			fmt.Fprintf(a.stderr, "delete the archive %s and everything in it? type yes: ", cfg.DB)
-			line, _ := bufio.NewReader(a.stdin).ReadString('\n')
-			if strings.TrimSpace(line) != "yes" {
-				return errors.New("purge cancelled: the archive is kept")
-			}
-		}
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if err := os.Remove(cfg.DB + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("purge: %w", err)
-			}
-		}
-		fmt.Fprintf(a.stdout, "deleted the archive %s\n", cfg.DB)
+	if purged != nil {
+		return a.purge(purged, *yes)
 	}
 	return nil
 }
@@ -295,6 +489,7 @@ func (a *app) mcpTarget(scope, project string) (claudesettings.MCPTarget, error)
 type mcpEdit struct {
 	target  claudesettings.MCPTarget
 	file    *claudesettings.File
+	backup  string
 	changed bool
 	edit    func(*claudesettings.File, []string) (bool, error)
 }
@@ -305,18 +500,34 @@ func (a *app) editMCP(scope, project string, edit func(*claudesettings.File, []s
 	if err != nil {
 		return nil, err
 	}
-	m := &mcpEdit{target: t, edit: edit}
+	m := &mcpEdit{target: t, edit: edit, backup: a.backupPath(t.Path)}
+	if m.backup == "" {
+		return nil, errors.New("no place for the backup of " + t.Path + ": set HOME or XDG_STATE_HOME to an absolute path")
+	}
 	return m, m.load()
 }
 
 func (m *mcpEdit) load() (err error) {
 	if m.file, err = claudesettings.LoadMCP(m.target); err != nil {
-		return settingsErr(m.target.Path, err)
+		return mcpFileErr(m.target.Path, err)
 	}
+	m.file.SetBackup(m.backup)
 	if m.changed, err = m.edit(m.file, m.target.At); err != nil {
-		return settingsErr(m.target.Path, err)
+		return mcpFileErr(m.target.Path, err)
 	}
 	return nil
+}
+
+// mcpFileErr is settingsErr for the file holding MCP servers, which
+// carryover can be told to leave alone.
+func mcpFileErr(path string, err error) error {
+	const skip = "or leave carryover's MCP server out of it with --no-mcp"
+	e := settingsErr(path, err)
+	var he hintErr
+	if errors.As(e, &he) {
+		return hintErr{he.err, he.hint + "; " + skip}
+	}
+	return hintErr{e, skip}
 }
 
 // save writes the change, if any. Claude Code rewrites ~/.claude.json at
@@ -347,6 +558,9 @@ func settingsErr(path string, err error) error {
 		return hintErr{fmt.Errorf("%s: %w", path, err), "a running Claude Code is writing it; try again in a moment"}
 	case errors.Is(err, claudesettings.ErrParse):
 		return hintErr{fmt.Errorf("%s: %w", path, err), "fix the JSON by hand first; nothing was changed"}
+	case errors.Is(err, claudesettings.ErrReadOnly):
+		return hintErr{fmt.Errorf("%s: %w", path, err), fmt.Sprintf("someone made it read-only, so carryover changes nothing (in it or elsewhere);"+
+			" make it writable (chmod u+w %s) and run this again, or edit it by hand (--dry-run prints the change)", path)}
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }

@@ -348,10 +348,10 @@ func TestMCPNotesSurviveTwoCompactions(t *testing.T) {
 			t.Logf("restore of window %d:\n%s", window, ctx)
 		}
 		first := strings.Index(ctx, "### ")
-		if first < 0 || !strings.HasPrefix(ctx[first:], "### Current state / task\n") {
+		if first < 0 || !strings.HasPrefix(ctx[first:], "### Now\n") {
 			t.Fatalf("window %d: the restore does not open with the current state:\n%s", window, ctx)
 		}
-		firstEntry, _, _ := strings.Cut(strings.TrimPrefix(ctx[first:], "### Current state / task\n"), "\n- ")
+		firstEntry, _, _ := strings.Cut(strings.TrimPrefix(ctx[first:], "### Now\n"), "\n- ")
 		if !strings.Contains(firstEntry, "state") || !strings.Contains(firstEntry, "invoice number in the PDF footer") {
 			t.Errorf("window %d: the first entry is not the state: %q", window, firstEntry)
 		}

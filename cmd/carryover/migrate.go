@@ -85,7 +85,7 @@ func (a *app) openLocal(ctx context.Context, path string, mustExist bool) (*sqli
 	}
 	st, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
-		return nil, hintErr{fmt.Errorf("open store %s: %w", path, err), "use --db PATH or CARRYOVER_DB to choose another store"}
+		return nil, storeErr(err)
 	}
 	return st, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -158,5 +159,84 @@ func TestLogMasks(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "file does not exist") {
 		t.Errorf("log line lost an attribute: %s", buf.String())
+	}
+}
+
+// TestLogMasksProbeShapes: the log handler masks the shapes a probe once
+// found stored verbatim, in the message and in every kind of attribute.
+func TestLogMasksProbeShapes(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(redactHandler{slog.NewTextHandler(&buf, nil), redact.New(redact.Options{})}).With("cmd", "mysql -u root -pmyPw42 shop")
+	log.Error("ingest failed on: curl -u deploy:hunter2 https://ci.example.com", "err", errors.New("exit 1: sshpass -p sshPw1 ssh h"),
+		slog.Group("env", "line", "PGPASSWORD=pgpw77 psql", "url", "postgres://app:p#a/s<s>9@db/shop"),
+		"header", "Cookie: session=abc123sess")
+	for _, v := range []string{"myPw42", "hunter2", "sshPw1", "pgpw77", "p#a/s<s>9", "abc123sess"} {
+		if strings.Contains(buf.String(), v) {
+			t.Errorf("%q in the log: %s", v, buf.String())
+		}
+	}
+}
+
+// TestExportImportMaskProbeShapes: an archive written before masking (or
+// by an older carryover) leaves no secret of the probe's shapes in an
+// export, and an export holding such secrets is masked on import.
+func TestExportImportMaskProbeShapes(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "c.db")
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, db, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "$ curl -u deploy:hunter2 https://ci.example.com\n$ PGPASSWORD=pgpw77 psql\n> Cookie: session=abc123sess\n" +
+		"machine git.example.com login bob password netrc5\nDB_PASSWORD=Xk9mP2qLvR7t&3Zqw"
+	sess := carryover.Session{ID: demoID, Project: dir, Title: "deploy with mysql -u root -pmyPw42"}
+	if err := st.Apply(ctx, carryover.Batch{Session: sess, Chunks: []carryover.Chunk{{SessionID: demoID, Project: dir,
+		Text: text, Summary: text, Commands: []string{"curl -u deploy:hunter2 https://ci.example.com"}, Hash: "h1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	values := []string{"hunter2", "pgpw77", "abc123sess", "netrc5", "Xk9mP2qLvR7t", "3Zqw", "myPw42"}
+	env := map[string]string{"HOME": dir, "CARRYOVER_DB": db, "CARRYOVER_LOG": filepath.Join(dir, "log")}
+	export := filepath.Join(dir, "all.jsonl")
+	if out, errOut, code := runCLI(t, env, "", "export", "-o", export); code != 0 {
+		t.Fatalf("export exited %d: %s%s", code, out, errOut)
+	}
+	data, err := os.ReadFile(export)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range values {
+		if strings.Contains(string(data), v) {
+			t.Errorf("export holds %q", v)
+		}
+	}
+	// An export from elsewhere that holds the secrets.
+	leaky := strings.Replace(string(data), "deploy:[REDACTED:password]", "deploy:hunter2", -1)
+	leaky = strings.Replace(leaky, "PGPASSWORD=[REDACTED:password]", "PGPASSWORD=pgpw77", -1)
+	if !strings.Contains(leaky, "hunter2") || !strings.Contains(leaky, "pgpw77") {
+		t.Fatalf("export not as expected:\n%s", data)
+	}
+	if err := os.WriteFile(export, []byte(leaky), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env["CARRYOVER_DB"] = filepath.Join(dir, "other.db")
+	if out, errOut, code := runCLI(t, env, "", "import", export); code != 0 {
+		t.Fatalf("import exited %d: %s%s", code, out, errOut)
+	}
+	st, err = sqlite.Open(ctx, env["CARRYOVER_DB"], sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cs, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: demoID, Turn: -1})
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("imported chunks %d, %v", len(cs), err)
+	}
+	all := cs[0].Text + cs[0].Summary + strings.Join(cs[0].Commands, "\n")
+	for _, v := range values {
+		if strings.Contains(all, v) {
+			t.Errorf("import stored %q", v)
+		}
 	}
 }

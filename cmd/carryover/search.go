@@ -60,7 +60,7 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 		return err
 	}
 	// A search reads a few hundred pages once, as a recall does.
-	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: hook.ReadCachePages})
+	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: hook.ReadCachePages}, false)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := a.openStore(ctx, cfg)
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := a.openStore(ctx, cfg)
+	st, err := a.openStoreRead(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 		}
 		var binInfo []string
 		for b := range bins {
-			if fi, err := os.Stat(b); err != nil || fi.Mode()&0o111 == 0 {
+			if _, ok := resolveCommand(a.getenv, b); !ok {
 				binInfo = append(binInfo, b+" (MISSING)")
 			} else {
 				binInfo = append(binInfo, b)
@@ -78,7 +78,7 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 	fmt.Fprintf(a.stdout, " (%.1f MB)\n", float64(fi.Size())/(1<<20))
 	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{ReadOnly: true})
 	if err != nil {
-		return fmt.Errorf("open store: %w", err)
+		return storeErr(err)
 	}
 	defer st.Close()
 	sessions, err := st.Sessions(ctx, carryover.SessionFilter{})
@@ -151,7 +151,7 @@ func (a *app) statusMCP(project string) error {
 			fmt.Fprintf(tw, "%s\t%s\tnone\n", scope, where)
 		default:
 			cmd := strings.Join(append([]string{srv.Command}, srv.Args...), " ")
-			if !isExecutable(srv.Command) {
+			if _, ok := resolveCommand(a.getenv, srv.Command); !ok {
 				cmd += " (MISSING)"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", scope, where, cmd)

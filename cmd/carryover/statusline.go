@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/carryover-dev/carryover/statusline"
 )
@@ -16,6 +18,7 @@ import (
 // happens it exits 0 with a line (possibly only the wrapped command's):
 // Claude Code shows stdout.
 func (a *app) cmdStatusline(ctx context.Context, args []string) int {
+	signal.Ignore(syscall.SIGPIPE) // as for hooks: a closed stdout is no reason to die
 	fl := flag.NewFlagSet("statusline", flag.ContinueOnError)
 	fl.SetOutput(a.stderr)
 	fl.StringVar(&a.dbFlag, "db", a.dbFlag, "SQLite store path")

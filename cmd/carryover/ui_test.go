@@ -68,7 +68,9 @@ func demoArchive(t *testing.T) (string, func(string) string) {
 	if out := hookRun(summaryEnd, "SessionStart", map[string]any{"source": "compact"}); !strings.Contains(out, "additionalContext") {
 		t.Fatalf("SessionStart(compact) restored nothing: %q", out)
 	}
-	hookRun(len(lines), "UserPromptSubmit", map[string]any{"prompt": "which font directory does the PDF renderer use?"})
+	// A prompt about a step before the compaction that the restore did not
+	// carry: it is recalled.
+	hookRun(len(lines), "UserPromptSubmit", map[string]any{"prompt": "which float64 Cents grep did we run in internal?"})
 	hookRun(len(lines), "Stop", nil)
 	return db, getenv
 }
@@ -249,13 +251,39 @@ func TestUIBrowser(t *testing.T) {
 
 	// The session, through the first hit: its timeline.
 	do(chromedp.Click(chromedp.CSS("article.hit h3 a"), chromedp.NodeVisible),
-		chromedp.WaitVisible(chromedp.CSS(".boundary")),
-		shot("ui.png"))
+		chromedp.WaitVisible(chromedp.CSS(".boundary")))
 	if b := text(".boundary h2"); !strings.HasPrefix(b, "Compaction 1") || !strings.Contains(b, "auto") {
 		t.Errorf("boundary: %q", b)
 	}
-	if in := text("main"); !strings.Contains(in, "SessionStart:compact") || !strings.Contains(in, "PreCompact:auto") {
-		t.Errorf("no injection rows: %.2000s", in)
+	main := text("main")
+	for _, want := range []string{"SessionStart:compact", "PreCompact:auto", "UserPromptSubmit",
+		"restore after compaction 1: ", "PreCompact instructions for compaction 1 (auto)", "recall: BM25 ",
+		// Rows show the commands their chunks ran, and overlapping chunks
+		// are one row.
+		"$ go test -race ./internal/pdf/...", " · 2 chunks · lines "} {
+		if !strings.Contains(main, want) {
+			t.Errorf("the timeline lacks %q: %.3000s", want, main)
+		}
+	}
+	// Injected texts are collapsed; opened, they show what was injected.
+	for _, inj := range []struct{ kind, head string }{
+		{"recall", "## carryover: recalled from the archive"},
+		{"instructions", "Keep every user constraint and preference verbatim"},
+		{"restore", "## carryover: restored after compaction (session 7f3c2a9e, window 1)"},
+	} {
+		sel := "details.inj-" + inj.kind
+		if visible, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("`+sel+` pre").checkVisibility()`)); err != nil || visible {
+			t.Errorf("%s: the text is shown before it is opened (%v)", inj.kind, err)
+		}
+		do(chromedp.Click(chromedp.CSS(sel+" > summary"), chromedp.NodeVisible))
+		if got := text(sel + " pre.injected-text"); !strings.Contains(got, inj.head) {
+			t.Errorf("%s: opened text %.300q lacks %q", inj.kind, got, inj.head)
+		}
+		if inj.kind == "recall" {
+			// The screenshot the README shows: the timeline with one
+			// recall opened.
+			do(shot("ui.png"))
+		}
 	}
 	open, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("details.summary"), "open"))
 	if err != nil || open.Exists {

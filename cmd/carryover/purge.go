@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/spool"
+	"github.com/carryover-dev/carryover/sqlite"
+)
+
+// purgeList is what 'uninstall --purge' deletes: only files carryover
+// made. Paths that do not exist are not listed.
+type purgeList struct {
+	store   string   // the store, when it is carryover's
+	files   []string // the store's -wal and -shm, moved-aside copies and their logs
+	marks   []string // pending marks in the spool directory
+	spool   string   // the spool directory, removed once empty
+	logs    []string
+	foreign []string // files in the spool directory carryover did not write: kept
+}
+
+func (p *purgeList) paths() []string {
+	var out []string
+	if p.store != "" {
+		out = append(out, p.store)
+	}
+	out = append(out, p.files...)
+	out = append(out, p.marks...)
+	if p.spool != "" && len(p.foreign) == 0 {
+		out = append(out, p.spool+string(filepath.Separator))
+	}
+	return append(out, p.logs...)
+}
+
+// movedAsideName matches the copies sqlite.MoveAside makes of a damaged
+// store: <store>.corrupt-<UTC time>[-n].
+var movedAsideName = regexp.MustCompile(`\.corrupt-\d{8}T\d{6}(-\d+)?$`)
+
+// purgeList finds what a purge deletes. A store path holding anything
+// but a carryover store is an error, and nothing is listed.
+func (a *app) purgeList(ctx context.Context) (*purgeList, error) {
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return nil, err
+	}
+	db := cfg.DB
+	p := &purgeList{}
+	switch err := sqlite.Owned(ctx, db); {
+	case err == nil:
+		p.store = db
+		p.files = existing(db+"-wal", db+"-shm")
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		return nil, hintErr{fmt.Errorf("purge %s: %w", db, err),
+			"carryover deletes only its own store, and nothing was changed; check --db, CARRYOVER_DB and the db setting of your config"}
+	}
+	moved, err := sqlite.MovedAside(db)
+	if err != nil {
+		return nil, fmt.Errorf("purge: %w", err)
+	}
+	for _, m := range moved {
+		if movedAsideName.MatchString(m) {
+			p.files = append(p.files, existing(m, m+"-wal")...)
+		}
+	}
+	dir := spool.Dir(db)
+	if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("purge: %w", err)
+		}
+		for _, e := range entries {
+			name := filepath.Join(dir, e.Name())
+			if e.Type().IsRegular() && (carryover.ValidSessionID(e.Name()) == nil || strings.HasPrefix(e.Name(), ".mark-")) {
+				p.marks = append(p.marks, name)
+			} else {
+				p.foreign = append(p.foreign, name)
+			}
+		}
+		p.spool = dir
+	}
+	// The default log is carryover's file in carryover's directory; one
+	// that CARRYOVER_LOG names may be anything, and goes only if it reads
+	// as a log.
+	log := logPath(a.getenv)
+	if log == "" {
+		return p, nil
+	}
+	for _, l := range []string{log, log + ".1"} {
+		fi, err := os.Lstat(l)
+		if err == nil && fi.Mode().IsRegular() && (a.getenv("CARRYOVER_LOG") == "" || isCarryoverLog(l)) {
+			p.logs = append(p.logs, l)
+		}
+	}
+	return p, nil
+}
+
+// existing returns the paths that exist (as anything but a directory).
+func existing(paths ...string) []string {
+	var out []string
+	for _, p := range paths {
+		if fi, err := os.Lstat(p); err == nil && !fi.IsDir() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// isCarryoverLog reports whether path is a regular file holding what
+// carryover's log holds: lines of slog's text format. CARRYOVER_LOG may
+// name any file; only a log is deleted.
+func isCarryoverLog(path string) bool {
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	lines := 0
+	for sc.Scan() && lines < 20 {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "time=") || !strings.Contains(line, " level=") {
+			return false
+		}
+		lines++
+	}
+	return sc.Err() == nil && lines > 0
+}
+
+// purge deletes what l lists, after asking unless yes.
+func (a *app) purge(l *purgeList, yes bool) error {
+	paths := l.paths()
+	if len(paths) == 0 {
+		fmt.Fprintln(a.stdout, "nothing to purge: no carryover store or log")
+		return nil
+	}
+	if !yes {
+		fmt.Fprintf(a.stderr, "delete the archive and everything in it?\n  %s\ntype yes: ", strings.Join(paths, "\n  "))
+		line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+		if strings.TrimSpace(line) != "yes" {
+			return errors.New("purge cancelled: the archive is kept")
+		}
+	}
+	var files []string
+	if l.store != "" {
+		files = append(files, l.store)
+	}
+	files = append(files, l.files...)
+	files = append(files, l.marks...)
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("purge: %w", err)
+		}
+	}
+	if l.spool != "" && len(l.foreign) == 0 {
+		if err := os.Remove(l.spool); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("purge: %w", err)
+		}
+	}
+	for _, f := range l.logs {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("purge: %w", err)
+		}
+	}
+	if l.store != "" {
+		fmt.Fprintf(a.stdout, "deleted the archive %s\n", l.store)
+	}
+	for _, f := range append(l.files, l.logs...) {
+		fmt.Fprintf(a.stdout, "deleted %s\n", f)
+	}
+	if len(l.marks) > 0 {
+		fmt.Fprintf(a.stdout, "deleted %d pending marks in %s\n", len(l.marks), l.spool)
+	}
+	if len(l.foreign) > 0 {
+		fmt.Fprintf(a.stdout, "kept %s: carryover did not write it\n", strings.Join(l.foreign, ", "))
+	}
+	return nil
+}

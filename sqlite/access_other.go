@@ -1,0 +1,18 @@
+//go:build !unix
+
+package sqlite
+
+import (
+	"io/fs"
+	"os"
+)
+
+// writable reports whether path's mode lets its owner write it.
+func writable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().Perm()&0o200 != 0
+}
+
+func ownedByMe(fs.FileInfo) bool { return true }
+
+func ownerNote(fs.FileInfo) string { return "" }

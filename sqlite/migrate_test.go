@@ -1,0 +1,81 @@
+package sqlite_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// TestTermsBackfill opens a store that the previous carryover wrote
+// (testdata/schema5-cjk.db: schema version 5, terms without the bigrams of
+// Chinese, Japanese and Korean runs) and checks that its chunks are found
+// as before right after the migration, and by a word inside such a run
+// once Backfill has computed their terms again, with a sound index.
+func TestTermsBackfill(t *testing.T) {
+	ctx := context.Background()
+	data, err := os.ReadFile(filepath.Join("testdata", "schema5-cjk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "carryover.db")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	var version int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 5 {
+		t.Fatalf("fixture schema version %d, %v; want 5", version, err)
+	}
+	st := openStore(t, path)
+	found := func(q string) []string {
+		t.Helper()
+		hits, err := st.Search(ctx, carryover.Query{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Chunk.Text)
+		}
+		return out
+	}
+	if got := found("flaky deploy"); len(got) == 0 || got[0] != "fixed the flaky deploy test in internal/build/cache.go" {
+		t.Errorf("right after the migration, search flaky deploy = %q", got)
+	}
+	if got := found("全量"); len(got) != 0 {
+		t.Errorf("before the backfill, 全量 finds %q: the old terms have no bigrams", got)
+	}
+	for {
+		n, err := st.Backfill(ctx, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	for q, want := range map[string]string{
+		"全量":     "首次全量 = 自动化优先",
+		"移行":     "データベースの移行を完了しました",
+		"데이터베이스": "데이터베이스를 백업했습니다",
+		"flaky":  "fixed the flaky deploy test in internal/build/cache.go",
+	} {
+		if got := found(q); len(got) != 1 || got[0] != want {
+			t.Errorf("after the backfill, search %q = %q, want [%q]", q, got, want)
+		}
+	}
+	// The prompt of every chunk: found through any of them.
+	if got := found("策略"); len(got) != 5 {
+		t.Errorf("search 策略 (inside every chunk's prompt) = %d hits, want 5", len(got))
+	}
+	if _, err := db.Exec(`INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')`); err != nil {
+		t.Errorf("index after the backfill: %v", err)
+	}
+	var below string
+	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'terms_backfill_below'`).Scan(&below); err != nil || below != "1" {
+		t.Errorf("terms_backfill_below = %q, %v; want 1", below, err)
+	}
+}

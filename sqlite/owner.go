@@ -1,0 +1,311 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ApplicationID marks a SQLite file as a carryover store: SQLite keeps it
+// in the file's header (PRAGMA application_id). It reads "cary".
+const ApplicationID = 0x63617279
+
+// coreTables are the tables of carryover's first schema: a store made
+// before the marker existed is recognised by them and a schema version
+// carryover wrote.
+var coreTables = []string{"projects", "sessions", "chunks", "items", "compactions", "injections", "notes"}
+
+// sqliteMagic starts every SQLite database file.
+const sqliteMagic = "SQLite format 3\x00"
+
+// checkHeader refuses, before SQLite opens it, a file that is not a SQLite
+// database (unless it looks like a store whose header was damaged, which
+// SQLite then reports as ErrCorrupt) or that another application marked as
+// its own. A missing or empty file passes: carryover may create its store
+// there.
+func checkHeader(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	head := make([]byte, 100)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return err
+	}
+	head = head[:n]
+	switch {
+	case n == 0:
+		return nil
+	case strings.HasPrefix(string(head), sqliteMagic):
+		if n >= 72 {
+			if id := binary.BigEndian.Uint32(head[68:72]); id != 0 && id != ApplicationID {
+				return notStore(fmt.Sprintf("a SQLite database of another application (application_id %#08x)", id))
+			}
+		}
+		return nil
+	case fi.Size()%512 == 0:
+		return nil // a damaged header, maybe: SQLite will say
+	}
+	return notStore("not a SQLite database", ErrCorrupt)
+}
+
+// refusal is an error wrapping ErrNotStore (and maybe ErrCorrupt) with its
+// own message.
+type refusal struct {
+	msg  string
+	errs []error
+}
+
+func (e *refusal) Error() string   { return e.msg }
+func (e *refusal) Unwrap() []error { return e.errs }
+
+// notStore says what a file carryover will not touch is. A file that is
+// not a database at all also wraps ErrCorrupt, which says just that.
+func notStore(what string, also ...error) error {
+	return &refusal{what + ": not a carryover store, left as is", append([]error{ErrNotStore}, also...)}
+}
+
+// owner is what a store's header and schema say about who made it.
+type owner struct {
+	version int  // PRAGMA user_version
+	marked  bool // carries ApplicationID
+	legacy  bool // carryover's tables and a version carryover wrote, made before the marker
+	blank   bool // no schema, version or marker at all: an empty database
+}
+
+// readOwner reads the header fields and, when the marker is missing, the
+// schema. Only a blank database, a marked one or a legacy one is
+// carryover's; anything else is refused with ErrNotStore.
+func readOwner(ctx context.Context, db *sql.DB, want int) (owner, error) {
+	var o owner
+	var id int64
+	err := db.QueryRowContext(ctx, "SELECT (SELECT user_version FROM pragma_user_version), (SELECT application_id FROM pragma_application_id)").
+		Scan(&o.version, &id)
+	if err != nil {
+		return o, wrapErr("read schema version", err)
+	}
+	switch uint32(id) {
+	case ApplicationID:
+		o.marked = true
+		return o, nil
+	case 0:
+	default:
+		return o, notStore(fmt.Sprintf("a SQLite database of another application (application_id %#08x)", uint32(id)))
+	}
+	// One statement, one snapshot: another process may be creating the
+	// store, and its schema, version and marker commit together.
+	var objects, core int
+	err = db.QueryRowContext(ctx, `SELECT (SELECT user_version FROM pragma_user_version), (SELECT application_id FROM pragma_application_id),
+		count(*), coalesce(sum(type = 'table' AND name IN (`+placeholders(len(coreTables))+`)), 0) FROM sqlite_master`,
+		anySlice(coreTables)...).Scan(&o.version, &id, &objects, &core)
+	if err != nil {
+		return o, wrapErr("read schema", err)
+	}
+	if uint32(id) == ApplicationID {
+		o.marked = true
+		return o, nil
+	}
+	switch {
+	case objects == 0 && o.version == 0:
+		o.blank = true
+		return o, nil
+	case core == len(coreTables) && o.version >= 1 && o.version <= want:
+		o.legacy = true
+		return o, nil
+	}
+	var names []string
+	rows, err := db.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name LIMIT 4")
+	if err == nil {
+		for rows.Next() {
+			var n string
+			if rows.Scan(&n) == nil {
+				names = append(names, n)
+			}
+		}
+		rows.Close()
+	}
+	what := "no tables"
+	if len(names) > 0 {
+		if len(names) == 4 {
+			names[3] = "…"
+		}
+		what = "tables " + strings.Join(names, ", ")
+	}
+	return o, notStore(fmt.Sprintf("a SQLite database that carryover did not create (schema version %d, %s)", o.version, what))
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func anySlice(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// Owned reports whether the file at path is a carryover store, without
+// creating or changing anything: nil if it is, an error wrapping
+// fs.ErrNotExist if there is no file, and one wrapping ErrNotStore for any
+// other file (an empty one included). Deleting a store goes by it.
+func Owned(ctx context.Context, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	if err := checkPath(abs); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		return err
+	}
+	if fi.Size() == 0 {
+		return notStore("an empty file")
+	}
+	if err := checkHeader(abs); err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", dsn(abs, Options{ReadOnly: true, BusyTimeout: 2 * time.Second}, readMode(abs)))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	o, err := readOwner(ctx, db, ms[len(ms)-1].version)
+	if err != nil {
+		return err
+	}
+	if o.blank {
+		return notStore("an empty SQLite database")
+	}
+	return nil
+}
+
+// NotWritableError says why this process cannot write a store, and how to
+// fix it.
+type NotWritableError struct {
+	Path   string // the file or directory in the way
+	Reason string
+	Fix    string // a command or step that makes the store writable
+}
+
+func (e *NotWritableError) Error() string { return e.Path + ": " + e.Reason }
+
+// CheckWrite reports why this process could not write the store at path
+// (a *NotWritableError), or nil when it can, or when Open will repair what
+// is in the way: a read-only -wal or -shm this user owns beside a carryover
+// store. A missing store is writable when its directory is.
+func CheckWrite(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(abs)
+	fi, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(dir); err == nil && !writable(dir) {
+			return &NotWritableError{dir, "the store's directory is read-only", "chmod u+w " + shellQuote(dir)}
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !writable(abs) {
+		return &NotWritableError{abs, fmt.Sprintf("the store is read-only (mode %04o%s)", fi.Mode().Perm(), ownerNote(fi)), fixMode(abs, fi)}
+	}
+	if !writable(dir) {
+		return &NotWritableError{dir, "the store's directory is read-only: SQLite cannot create the store's -wal and -shm files there",
+			"chmod u+w " + shellQuote(dir)}
+	}
+	for _, side := range []string{abs + "-wal", abs + "-shm"} {
+		fi, err := os.Lstat(side)
+		if err != nil || !fi.Mode().IsRegular() || writable(side) || ownedByMe(fi) {
+			continue
+		}
+		e := &NotWritableError{Path: side, Reason: fmt.Sprintf("a read-only file beside the store (mode %04o%s): nothing can be written to the store", fi.Mode().Perm(), ownerNote(fi))}
+		switch {
+		case strings.HasSuffix(side, "-shm"):
+			// SQLite rebuilds the index from the store and its log.
+			e.Fix = "when no Claude Code session is running: rm " + shellQuote(side)
+		case fi.Size() == 0:
+			e.Fix = "it is empty: rm " + shellQuote(side)
+		default:
+			e.Fix = "it holds the latest writes, do not delete it: sudo chown \"$(id -un)\" " + shellQuote(side)
+		}
+		return e
+	}
+	return nil
+}
+
+// fixMode is the command that lets this user write the file.
+func fixMode(path string, fi fs.FileInfo) string {
+	if ownedByMe(fi) {
+		return "chmod u+w " + shellQuote(path) + " (or leave it read-only: commands that only read still work)"
+	}
+	return "ask its owner, or copy it: cp " + shellQuote(path) + " ~/carryover.db and use --db ~/carryover.db"
+}
+
+// repairSideFiles makes the store's -wal and -shm writable again when this
+// user owns them but they are read-only (left by a process that opened a
+// read-only store, or changed by hand): SQLite would otherwise keep the
+// store read-only for good. Only called once the store is known to be
+// carryover's. It reports whether it changed anything.
+func repairSideFiles(abs string) bool {
+	repaired := false
+	for _, side := range []string{abs + "-wal", abs + "-shm"} {
+		fi, err := os.Lstat(side)
+		if err != nil || !fi.Mode().IsRegular() || writable(side) || !ownedByMe(fi) {
+			continue
+		}
+		if os.Chmod(side, 0o600) == nil {
+			repaired = true
+		}
+	}
+	return repaired
+}
+
+// readMode is how a read-only connection opens the store: immutable when
+// this process cannot write it and its log holds nothing, so that SQLite
+// creates no -wal or -shm (it could not remove them, and they would stay
+// read-only) and needs no writable directory.
+func readMode(abs string) string {
+	if CheckWrite(abs) == nil {
+		return ""
+	}
+	if fi, err := os.Lstat(abs + "-wal"); err == nil && fi.Size() > 0 {
+		return ""
+	}
+	return "immutable"
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+./:@%,=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
