@@ -18,10 +18,25 @@ import (
 	"unicode/utf8"
 )
 
-// Session is one Claude Code session transcript (one .jsonl file).
+// Session is one Claude Code session transcript (one .jsonl file). A
+// subagent's transcript is a session of its own whose Parent is the
+// session that ran it; its id is "<parent>/agent-<id>" (Claude Code 2.1's
+// <parent>/subagents/agent-<id>.jsonl) or, for the older flat layout,
+// "agent-<id>".
 type Session struct {
-	ID             string
-	Project        string // project root directory (the session's cwd)
+	ID string
+	// Parent is the session that ran this one as a subagent; "" for a
+	// top-level session.
+	Parent string
+	// Project is the root of the git repository the session ran in (the
+	// main worktree's, for every worktree of it), else its directory. A
+	// session keeps the project it was first archived under.
+	Project string
+	// Cwd is the directory the session started in, Branch the git branch
+	// its transcript last reported (they tell a project's worktrees
+	// apart).
+	Cwd            string
+	Branch         string
 	TranscriptPath string
 	Version        string // Claude Code version that wrote it
 	Title          string // first user prompt or summary title, short
@@ -30,6 +45,7 @@ type Session struct {
 	Windows        int // compactions seen so far (context window index of the tail)
 	Turns          int // real user turns seen so far
 	Chunks         int // chunks stored (filled by the store on read)
+	Subagents      int // subagent sessions archived under it (filled by the store on read)
 	// Owner is who archived it (the OS user or a configured identity) and
 	// Team, when not "", the team it is shared with; private otherwise.
 	// The embedded store keeps them; the PostgreSQL store enforces them.
@@ -224,7 +240,13 @@ type Hit struct {
 // SessionFilter selects sessions.
 type SessionFilter struct {
 	Project string
-	Limit   int
+	// Parent keeps the subagents of that session; TopLevel keeps the
+	// sessions that are no subagent's.
+	Parent   string
+	TopLevel bool
+	// IDPrefix keeps the sessions whose id starts with it.
+	IDPrefix string
+	Limit    int
 }
 
 // ItemFilter selects items.
@@ -333,9 +355,14 @@ func TokenEstimate(s string) int {
 }
 
 // ShortID is the short form of a session id shown to people and models:
-// a UUID's first 8 characters, else at most 12.
+// a UUID's first 8 characters, else at most 12; a subagent's is its
+// parent's short form and its own name ("7f3c2a9e/agent-a1b2c3").
+// IDShortener gives forms that stay unique in an archive.
 func ShortID(id string) string {
-	if i := strings.IndexAny(id, "-/"); i == 8 {
+	if parent, agent, ok := strings.Cut(id, "/"); ok {
+		return ShortID(parent) + "/" + agent
+	}
+	if i := strings.IndexByte(id, '-'); i == 8 {
 		return id[:8]
 	}
 	if len(id) > 12 {
@@ -351,6 +378,9 @@ func (b Batch) Validate() error {
 	id := b.Session.ID
 	if id == "" {
 		return errors.New("session id is empty")
+	}
+	if b.Session.Parent == id {
+		return fmt.Errorf("session %q is its own parent", id)
 	}
 	same := func(what, got string) error {
 		if got != "" && got != id {
@@ -403,6 +433,19 @@ func (b Batch) Validate() error {
 // status line state).
 func ValidSessionID(id string) error {
 	if id == "" || len(id) > 200 || strings.ContainsAny(id, "/\\\x00") || strings.Contains(id, "..") {
+		return fmt.Errorf("invalid session_id %q", id)
+	}
+	return nil
+}
+
+// ValidArchivedID is ValidSessionID for the ids the archive holds, which
+// include those of subagents: "<session>/agent-<id>", each part valid.
+func ValidArchivedID(id string) error {
+	parent, agent, ok := strings.Cut(id, "/")
+	if !ok {
+		return ValidSessionID(id)
+	}
+	if ValidSessionID(parent) != nil || ValidSessionID(agent) != nil || !strings.HasPrefix(agent, "agent-") {
 		return fmt.Errorf("invalid session_id %q", id)
 	}
 	return nil

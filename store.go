@@ -7,8 +7,9 @@ import "context"
 // rows already stored when a write fails.
 type Store interface {
 	// Apply writes a batch in one transaction. A batch of a forgotten
-	// session stores nothing and returns ErrForgotten (checked inside the
-	// transaction, so a write racing the forget cannot bring it back).
+	// session, or of a subagent of one (Session.Parent), stores nothing
+	// and returns ErrForgotten (checked inside the transaction, so a write
+	// racing the forget cannot bring it back).
 	// Chunks whose Hash already exists in the project are not stored
 	// twice; an item whose (session, kind, key) exists is merged into it (a
 	// later line, a fix that resolved it, the latest todo list); the session
@@ -19,7 +20,8 @@ type Store interface {
 
 	// Session returns one session, or ErrNotFound.
 	Session(ctx context.Context, id string) (Session, error)
-	// Sessions lists sessions, most recently updated first.
+	// Sessions lists sessions, most recently updated first, each with its
+	// number of chunks and of subagents.
 	Sessions(ctx context.Context, f SessionFilter) ([]Session, error)
 	// Chunks lists chunks of one session in sequence order.
 	Chunks(ctx context.Context, f ChunkFilter) ([]Chunk, error)
@@ -61,10 +63,12 @@ type Store interface {
 	// a project ("" for all).
 	Redactions(ctx context.Context, project string) (map[string]int, error)
 
-	// Prune removes the sessions f selects and everything that belongs to
-	// them: chunks (with their full-text and vector rows), items,
-	// compactions, raw lines, injections and notes. With f.DryRun it only reports;
-	// with f.Forget it also records the session as forgotten.
+	// Prune removes the sessions f selects, with their subagents, and
+	// everything that belongs to them: chunks (with their full-text and
+	// vector rows), items, compactions, raw lines, injections and notes.
+	// With f.DryRun it only reports; with f.Forget it also records the
+	// session as forgotten (its subagents, archived or not, are refused
+	// with it).
 	Prune(ctx context.Context, f PruneFilter) (PruneReport, error)
 	// Forgotten reports whether a session is recorded as forgotten.
 	Forgotten(ctx context.Context, sessionID string) (bool, error)

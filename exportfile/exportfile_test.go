@@ -189,3 +189,41 @@ func TestImportIdempotent(t *testing.T) {
 		t.Errorf("second import into it: %+v, want %+v", again, got)
 	}
 }
+
+// TestExportKeepsFamilies exports a session with its subagents (one of
+// the subagents/ layout, whose id holds a "/") and imports them elsewhere:
+// parents, directories and branches come through.
+func TestExportKeepsFamilies(t *testing.T) {
+	ctx := context.Background()
+	src := open(t, "src")
+	base := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
+	for _, s := range []carryover.Session{
+		{ID: demoID, Project: "/src/app", Cwd: "/src/app/cmd", Branch: "main"},
+		{ID: demoID + "/agent-a1b2c3", Parent: demoID, Project: "/src/app", Cwd: "/src/app/.claude/worktrees/a1", Branch: "wt-a1", Title: "Trace the cache"},
+		{ID: "agent-5e6f7a8b", Parent: demoID, Project: "/src/app", Cwd: "/src/app"},
+	} {
+		s.Started, s.Updated = base, base
+		if err := src.Apply(ctx, carryover.Batch{Session: s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := open(t, "dst")
+	importInto(t, dst, export(t, src))
+	want, err := src.Sessions(ctx, carryover.SessionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := dst.Sessions(ctx, carryover.SessionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || len(want) != 3 {
+		t.Fatalf("%d sessions imported of %d", len(got), len(want))
+	}
+	for i := range want {
+		w, g := want[i], got[i]
+		if g.ID != w.ID || g.Parent != w.Parent || g.Cwd != w.Cwd || g.Branch != w.Branch || g.Subagents != w.Subagents || g.Title != w.Title {
+			t.Errorf("imported %+v, want %+v", g, w)
+		}
+	}
+}

@@ -21,8 +21,9 @@ const (
 	Format = "carryover-export"
 	// Version is the newest format version this package writes and reads.
 	// Version 2 added the text and reason of injections, and raw lines;
-	// version 1 files are still read.
-	Version = 2
+	// version 3 a session's parent, cwd and branch. Older files are still
+	// read (their records have none of these).
+	Version = 3
 )
 
 // Header is the first record of every file.
@@ -50,7 +51,10 @@ type Ingest struct {
 type SessionRecord struct {
 	Type           string    `json:"type"` // "session"
 	ID             string    `json:"id"`
+	Parent         string    `json:"parent,omitempty"`
 	Project        string    `json:"project"`
+	Cwd            string    `json:"cwd,omitempty"`
+	Branch         string    `json:"branch,omitempty"`
 	TranscriptPath string    `json:"transcript_path,omitempty"`
 	Version        string    `json:"version,omitempty"`
 	Title          string    `json:"title,omitempty"`

@@ -28,7 +28,7 @@ func TestInjectionTextTravels(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := export(t, src)
-	if !bytes.HasPrefix(data, []byte(`{"type":"header","format":"carryover-export","version":2,`)) {
+	if !bytes.HasPrefix(data, []byte(`{"type":"header","format":"carryover-export","version":3,`)) {
 		t.Errorf("header: %.120s", data)
 	}
 	if bytes.Contains(data, []byte(secret)) || !bytes.Contains(data, []byte("## carryover: recalled from the archive")) {

@@ -263,7 +263,7 @@ func (im *importer) record(ctx context.Context, line int, data []byte) error {
 		if err := strictUnmarshal(data, &in); err != nil {
 			return err
 		}
-		if err := carryover.ValidSessionID(in.Session); err != nil {
+		if err := carryover.ValidArchivedID(in.Session); err != nil {
 			return err
 		}
 		im.injections = append(im.injections, in)
@@ -274,7 +274,7 @@ func (im *importer) record(ctx context.Context, line int, data []byte) error {
 		}
 		// A project's own notes belong to no session.
 		if n.Session != "" {
-			if err := carryover.ValidSessionID(n.Session); err != nil {
+			if err := carryover.ValidArchivedID(n.Session); err != nil {
 				return err
 			}
 		}
@@ -365,7 +365,7 @@ func (im *importer) session(ctx context.Context, s SessionRecord) error {
 	if err := im.flush(ctx); err != nil {
 		return err
 	}
-	if err := carryover.ValidSessionID(s.ID); err != nil {
+	if err := carryover.ValidArchivedID(s.ID); err != nil {
 		return err
 	}
 	im.batch, im.open, im.covered, im.archived = carryover.Batch{Session: carryover.Session{ID: s.ID}}, true, nil, 0
@@ -375,7 +375,7 @@ func (im *importer) session(ctx context.Context, s SessionRecord) error {
 		im.skipped++
 		return nil
 	}
-	b := carryover.Batch{Session: carryover.Session{ID: s.ID, Project: s.Project, TranscriptPath: s.TranscriptPath,
+	b := carryover.Batch{Session: carryover.Session{ID: s.ID, Parent: s.Parent, Project: s.Project, Cwd: s.Cwd, Branch: s.Branch, TranscriptPath: s.TranscriptPath,
 		Version: s.Version, Title: s.Title, Started: s.Started, Updated: s.Updated, Windows: s.Windows, Turns: s.Turns,
 		Owner: s.Owner, Team: s.Team}}
 	if s.Ingest != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/projectdir"
 	"github.com/carryover-dev/carryover/redact"
 	"github.com/carryover-dev/carryover/retrieve"
 )
@@ -220,7 +221,17 @@ func (h *Handler) record(ctx context.Context, in Input, res Result, st carryover
 		st = local
 	}
 	defer st.Close()
-	err := st.RecordHookRun(rctx, carryover.HookRun{Time: h.Start, SessionID: in.SessionID, Project: in.Cwd,
+	// The session's project, which a cd does not change.
+	project := ""
+	if in.SessionID != "" {
+		if s, err := st.Session(rctx, in.SessionID); err == nil {
+			project = s.Project
+		}
+	}
+	if project == "" {
+		project = projectdir.Root(in.Cwd)
+	}
+	err := st.RecordHookRun(rctx, carryover.HookRun{Time: h.Start, SessionID: in.SessionID, Project: project,
 		Event: res.Event, Latency: res.Latency, Outcome: res.Outcome, Chars: res.Output})
 	if err != nil {
 		h.log().Error("record hook run", "err", err)

@@ -46,7 +46,9 @@ func (r *run) archive(ctx context.Context) (ingest.Report, error) {
 		return ingest.Report{}, errors.New("no transcript_path in payload")
 	}
 	a := ingest.Archiver{Store: r.st, Redactor: r.h.Redactor}
-	rep, err := a.File(ctx, r.in.TranscriptPath, ingest.Options{SessionID: r.in.SessionID, Project: r.in.Cwd})
+	// The payload's cwd names the project of a session not archived yet
+	// only: it follows the model's cd, the session's project does not.
+	rep, err := a.File(ctx, r.in.TranscriptPath, ingest.Options{SessionID: r.in.SessionID, Cwd: r.in.Cwd})
 	if err != nil {
 		return rep, fmt.Errorf("ingest %s: %w", r.in.TranscriptPath, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/carryover-dev/carryover/internal/projectdir"
 	"github.com/carryover-dev/carryover/retrieve"
 )
 
@@ -18,11 +19,12 @@ import (
 func (r *run) sessionStart(ctx context.Context) error {
 	in, cfg := r.in, r.h.Config
 	if in.Source == "startup" && cfg.StartupBrief {
-		blk, err := retrieve.StartupBrief(ctx, r.st, retrieve.BriefRequest{Project: in.Cwd, SessionID: in.SessionID})
+		project := projectdir.Root(in.Cwd)
+		blk, err := retrieve.StartupBrief(ctx, r.st, retrieve.BriefRequest{Project: project, SessionID: in.SessionID})
 		if err != nil {
 			return fmt.Errorf("startup brief: %w", err)
 		}
-		return r.inject(ctx, "SessionStart:startup", in.Cwd, 0, blk)
+		return r.inject(ctx, "SessionStart:startup", project, 0, blk)
 	}
 	if in.Source != "compact" && in.Source != "resume" {
 		return nil

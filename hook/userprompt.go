@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/projectdir"
 	"github.com/carryover-dev/carryover/retrieve"
 )
 
@@ -23,7 +24,7 @@ func (r *run) userPrompt(ctx context.Context) error {
 	if errors.Is(err, carryover.ErrNotFound) {
 		// Nothing archived of this session yet (its first prompt, or the
 		// first after /clear): the project's other sessions may still know.
-		sess = carryover.Session{ID: in.SessionID, Project: in.Cwd}
+		sess = carryover.Session{ID: in.SessionID, Project: projectdir.Root(in.Cwd)}
 	} else if err != nil {
 		return fmt.Errorf("session: %w", err)
 	}

@@ -7,6 +7,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,9 +17,11 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/chunk"
+	"github.com/carryover-dev/carryover/internal/projectdir"
 	"github.com/carryover-dev/carryover/redact"
 	"github.com/carryover-dev/carryover/transcript"
 )
@@ -39,7 +42,15 @@ type Archiver struct {
 // Options name what one transcript is.
 type Options struct {
 	SessionID string // default: derived from the file name
-	Project   string // default: the session's known project, else the transcript's cwd
+	// Project is the project of a session not archived yet (its
+	// repository's root is taken). By default: its parent's, for a
+	// subagent; else the repository root of Cwd; else of the directory its
+	// transcript starts in. A session keeps the project it was first
+	// archived under, however the model moves (cd) later.
+	Project string
+	// Cwd is where the caller runs (a hook's payload cwd); also the
+	// session's own directory when its transcript names none.
+	Cwd string
 }
 
 // Report says what one ingest did.
@@ -145,12 +156,26 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 	if err != nil && !errors.Is(err, carryover.ErrNotFound) {
 		return rep, fmt.Errorf("ingest state: %w", err)
 	}
-	sess := carryover.Session{ID: rep.SessionID, TranscriptPath: path}
+	sess := carryover.Session{ID: rep.SessionID, TranscriptPath: path, Parent: carryover.ParentOfID(rep.SessionID)}
+	stored := sess
 	if known {
 		if s, err := st.Session(ctx, rep.SessionID); err == nil {
-			sess = s
+			sess, stored = s, s
 			sess.TranscriptPath = path
 		}
+	}
+	// What the transcript's place tells of a subagent: its parent (the
+	// flat layout names it only inside) and its description.
+	flat := opt.SessionID == "" && isFlatAgent(path)
+	if sess.Parent == "" && flat {
+		sess.Parent = peekParent(f, rep.SessionID)
+	}
+	red := a.Redactor
+	if red == nil {
+		red = redact.New(redact.Options{})
+	}
+	if desc := agentDescription(path); desc != "" {
+		sess.Title, _ = red.Redact(desc)
 	}
 	cur := chunk.NewCursor()
 	var carry redact.Carry
@@ -183,12 +208,17 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 			}
 		}
 	}
-	if opt.Project != "" {
-		sess.Project = opt.Project
+	if sess.Project == "" && sess.Parent != "" {
+		// A subagent belongs to its parent's project, whatever worktree
+		// it ran in.
+		if p, err := st.Session(ctx, sess.Parent); err == nil {
+			sess.Project = p.Project
+		}
 	}
-	red := a.Redactor
-	if red == nil {
-		red = redact.New(redact.Options{})
+	if sess.Project == "" {
+		if dir := cmp.Or(opt.Project, opt.Cwd); dir != "" {
+			sess.Project = projectdir.Root(filepath.Clean(dir))
+		}
 	}
 	stream := red.Stream(carry)
 	batchBytes := a.BatchBytes
@@ -227,14 +257,25 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 			raw.advance(r.Offset())
 		}
 		if r.Offset() == start {
+			// Nothing new, but a session archived before parents and
+			// descriptions were read gets them.
+			if known && (sess.Parent != stored.Parent || sess.Title != stored.Title) {
+				state.Path = path
+				if err := st.Apply(ctx, carryover.Batch{Session: sess, State: state}); err != nil {
+					return rep, fmt.Errorf("store session: %w", err)
+				}
+			}
 			rep.Complete = true
 			rep.Skipped = r.Skipped
 			rep.Project = sess.Project
 			rep.Window = cur.Window
 			return rep, nil
 		}
+		if sess.Cwd == "" {
+			sess.Cwd = cmp.Or(cwdOf(entries), opt.Cwd)
+		}
 		if sess.Project == "" {
-			sess.Project = projectOf(entries, path)
+			sess.Project = projectdir.Root(cmp.Or(sess.Cwd, filepath.Dir(path)))
 		}
 		// Masked before chunking: chunks, items, summaries, titles and
 		// content hashes are all built from the masked text.
@@ -324,15 +365,61 @@ func openRegular(path string) (*os.File, error) {
 	return f, nil
 }
 
-// projectOf takes the project from the first cwd in the entries, else from
-// the directory holding the transcript.
-func projectOf(entries []transcript.Entry, path string) string {
+// cwdOf is the first cwd in the entries, "" when none has one.
+func cwdOf(entries []transcript.Entry) string {
 	for _, e := range entries {
 		if e.Cwd != "" {
 			return e.Cwd
 		}
 	}
-	return filepath.Dir(path)
+	return ""
+}
+
+// isFlatAgent reports whether path is a subagent transcript of the flat
+// layout older Claude Code versions write: <project>/agent-<id>.jsonl
+// beside its parent's <sessionId>.jsonl.
+func isFlatAgent(path string) bool {
+	return strings.HasPrefix(filepath.Base(path), "agent-") && filepath.Base(filepath.Dir(path)) != "subagents"
+}
+
+// peekParent reads a flat-layout subagent's parent from its first lines:
+// they carry the parent's sessionId.
+func peekParent(f *os.File, self string) string {
+	r := transcript.NewReader(io.NewSectionReader(f, 0, 1<<20), 0, 0)
+	for range 50 {
+		e, err := r.Next()
+		if err != nil {
+			return ""
+		}
+		if e.SessionID != "" && e.SessionID != self && carryover.ValidSessionID(e.SessionID) == nil {
+			return e.SessionID
+		}
+	}
+	return ""
+}
+
+// maxMeta bounds what is read of a subagent's .meta.json.
+const maxMeta = 64 << 10
+
+// agentDescription is the description Claude Code keeps beside a
+// subagent's transcript (agent-<id>.meta.json: {"agentType",
+// "description"}), "" when there is none.
+func agentDescription(path string) string {
+	if !strings.HasPrefix(filepath.Base(path), "agent-") {
+		return ""
+	}
+	f, err := os.Open(strings.TrimSuffix(path, filepath.Ext(path)) + ".meta.json")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var meta struct {
+		Description string `json:"description"`
+	}
+	if err := json.NewDecoder(io.LimitReader(f, maxMeta)).Decode(&meta); err != nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(meta.Description), " ")
 }
 
 func updateSession(s *carryover.Session, entries []transcript.Entry, res chunk.Result, cur chunk.Cursor) {
@@ -351,12 +438,32 @@ func updateSession(s *carryover.Session, entries []transcript.Entry, res chunk.R
 		if e.Version != "" {
 			s.Version = e.Version
 		}
+		if e.GitBranch != "" {
+			s.Branch = e.GitBranch
+		}
 	}
 	if s.Title == "" {
 		s.Title = res.Title
 	}
+	if s.Title == "" && s.Parent != "" && len(res.Chunks) > 0 {
+		// A subagent's task is no user prompt, but it is what it did.
+		s.Title = oneLine(res.Chunks[0].Prompt, 120)
+	}
 	s.Windows = max(s.Windows, cur.Window)
 	s.Turns = max(s.Turns, cur.Turn+1)
+}
+
+// oneLine joins s's words on one line of at most n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }
 
 // savedCursor is the ingest state's cursor: the chunker's, and the

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/retrieve"
 )
 
 const getDescription = `Read archived transcript text in full: the chunks whose ids a search returned (chunk_ids), or a stretch of one session's transcript (session with from_line and to_line, or one turn). Use it when a search snippet is cut short, or to see what happened around a hit: the exact command, its output, the edit, the error.
@@ -15,7 +16,7 @@ The result holds at most budget characters; when more was selected it says what 
 
 type getIn struct {
 	ChunkIDs []int64 `json:"chunk_ids,omitempty" jsonschema:"ids of chunks to read, as shown by search (chunk N); at most 50"`
-	Session  string  `json:"session,omitempty" jsonschema:"session id or a unique prefix of one (default: the current session); used when chunk_ids is not given"`
+	Session  string  `json:"session,omitempty" jsonschema:"session id or a unique prefix of one (default: the current session), SESSION/agent-ID for one of its subagents; used when chunk_ids is not given"`
 	Turn     *int    `json:"turn,omitempty" jsonschema:"only this turn of the session (turn numbers are in search results and the timeline)"`
 	FromLine int     `json:"from_line,omitempty" jsonschema:"first transcript line of the range (1-based, as in search results)"`
 	ToLine   int     `json:"to_line,omitempty" jsonschema:"last transcript line of the range"`
@@ -290,10 +291,10 @@ func (s *server) renderChunks(head string, chunks []carryover.Chunk, comps []car
 // minPartial is the least room worth showing part of a chunk in.
 const minPartial = 200
 
-const timelineDescription = `Show a session's turns and compactions in order: for each turn its prompt, transcript line range, number of archived chunks, time and context window; for each compaction its trigger, line, size and the start of its summary. Use it to orient yourself after a compaction (what happened when, which lines to read with get). Defaults to the current session.`
+const timelineDescription = `Show a session's turns and compactions in order: for each turn its prompt, transcript line range, number of archived chunks, time and context window; for each compaction its trigger, line, size and the start of its summary; and the subagents it ran. Use it to orient yourself after a compaction (what happened when, which lines to read with get). Defaults to the current session.`
 
 type timelineIn struct {
-	Session string `json:"session,omitempty" jsonschema:"session id or a unique prefix of one (default: the current session)"`
+	Session string `json:"session,omitempty" jsonschema:"session id or a unique prefix of one (default: the current session); SESSION/agent-ID for one of its subagents"`
 }
 
 // maxList caps the text of the timeline and of the sessions list.
@@ -318,6 +319,22 @@ func (s *server) timeline(ctx context.Context, in timelineIn) (string, error) {
 		count(sess.Turns, "turn"), count(len(comps), "compaction"), count(len(chunks), "chunk"))
 	if sess.ID == s.opt.SessionID {
 		b.WriteString("This is the current session.\n")
+	}
+	if sess.Parent != "" {
+		fmt.Fprintf(&b, "A subagent of session %s (timeline {\"session\": %q} shows it).\n", sess.Parent, sess.Parent)
+	}
+	if w := ranWhere(sess); w != "" {
+		b.WriteString(w + "\n")
+	}
+	subs, err := retrieve.Subagents(ctx, s.st, sess.ID)
+	if err != nil {
+		return "", err
+	}
+	if len(subs) > 0 {
+		fmt.Fprintf(&b, "It ran %s (read one with timeline or get, session set to its id):\n", count(len(subs), "subagent"))
+		for _, sub := range subs {
+			fmt.Fprintf(&b, "  %s · %s · %s · %s\n", sub.ID, strconvQuote(oneLine(sub.Title, 120)), stamp(sub.Started), count(sub.Chunks, "chunk"))
+		}
 	}
 	b.WriteString("\n")
 	// A segment is a run of chunks of one turn in one window: long

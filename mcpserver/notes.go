@@ -8,12 +8,14 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/projectdir"
+	"github.com/carryover-dev/carryover/retrieve"
 )
 
-const sessionsDescription = `List past Claude Code sessions that carryover archived for this project (or for another project directory, or "all"), most recent first: id, title, dates, turns, compactions and archived chunks. Use it to find an earlier session to search (scope) or read with timeline and get.`
+const sessionsDescription = `List past Claude Code sessions that carryover archived for this project (or for another project directory, or "all"), most recent first: id, title, dates, turns, compactions, archived chunks and the subagents each ran (the timeline of a session lists them). Use it to find an earlier session to search (scope) or read with timeline and get.`
 
 type sessionsIn struct {
-	Project string `json:"project,omitempty" jsonschema:"project root directory (default: the current project), or all for every project"`
+	Project string `json:"project,omitempty" jsonschema:"project directory, or any directory inside it (default: the current project), or all for every project"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many sessions, 1 to 100 (default 10)"`
 }
 
@@ -40,8 +42,17 @@ func (s *server) sessions(ctx context.Context, in sessionsIn) (string, error) {
 		return "", fmt.Errorf("project %s: give an absolute directory, or all", echo(in.Project))
 	default:
 		project = filepath.Clean(project)
+		// A directory inside a project (a worktree, a subdirectory) names it.
+		p, ok, err := retrieve.FindProject(ctx, s.st, project, projectdir.Root(project))
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			project = p
+		}
 	}
-	ss, err := s.st.Sessions(ctx, carryover.SessionFilter{Project: project, Limit: limit + 1})
+	// Subagents are listed by their session's timeline.
+	ss, err := s.st.Sessions(ctx, carryover.SessionFilter{Project: project, TopLevel: true, Limit: limit + 1})
 	if err != nil {
 		return "", fmt.Errorf("sessions: %w", err)
 	}
@@ -66,9 +77,16 @@ func (s *server) sessions(ctx context.Context, in sessionsIn) (string, error) {
 		if sess.ID == s.opt.SessionID {
 			e.WriteString(" (current session)")
 		}
-		fmt.Fprintf(&e, "\n  %q\n  %s to %s · %s · %s · %s\n",
+		fmt.Fprintf(&e, "\n  %q\n  %s to %s · %s · %s · %s",
 			oneLine(sess.Title, 120), stamp(sess.Started), stamp(sess.Updated),
 			count(sess.Turns, "turn"), count(sess.Windows, "compaction"), count(sess.Chunks, "chunk"))
+		if sess.Subagents > 0 {
+			fmt.Fprintf(&e, " · %s", count(sess.Subagents, "subagent"))
+		}
+		e.WriteString("\n")
+		if sess.Cwd != "" && sess.Cwd != sess.Project || sess.Branch != "" {
+			fmt.Fprintf(&e, "  %s\n", ranWhere(sess))
+		}
 		if project == "" {
 			fmt.Fprintf(&e, "  project %s\n", sess.Project)
 		}
@@ -79,6 +97,18 @@ func (s *server) sessions(ctx context.Context, in sessionsIn) (string, error) {
 		b.WriteString(e.String())
 	}
 	return b.String(), nil
+}
+
+// ranWhere says in which directory and on which branch a session ran.
+func ranWhere(sess carryover.Session) string {
+	var parts []string
+	if sess.Cwd != "" && sess.Cwd != sess.Project {
+		parts = append(parts, "ran in "+oneLine(sess.Cwd, maxEcho))
+	}
+	if sess.Branch != "" {
+		parts = append(parts, "branch "+oneLine(sess.Branch, maxEcho))
+	}
+	return strings.Join(parts, " · ")
 }
 
 const rememberDescription = `Keep a short fact that must survive every compaction: a decision and its reason, a constraint the user set, or a note. It is shown in the restore block after every later compaction of this session, and in restores of later sessions of this project.

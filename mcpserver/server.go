@@ -24,6 +24,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/redact"
+	"github.com/carryover-dev/carryover/retrieve"
 )
 
 // Default caps of the characters one tool result may hold.
@@ -151,7 +152,7 @@ func (s *server) currentSession(ctx context.Context) (string, error) {
 	if s.opt.SessionID != "" {
 		return s.opt.SessionID, nil
 	}
-	ss, err := s.st.Sessions(ctx, carryover.SessionFilter{Project: s.opt.Project, Limit: 1})
+	ss, err := s.st.Sessions(ctx, carryover.SessionFilter{Project: s.opt.Project, TopLevel: true, Limit: 1})
 	if err != nil {
 		return "", fmt.Errorf("sessions: %w", err)
 	}
@@ -161,8 +162,9 @@ func (s *server) currentSession(ctx context.Context) (string, error) {
 	return ss[0].ID, nil
 }
 
-// resolveSession returns the archived session named by id (a full id or a
-// unique prefix), or the current one when id is "".
+// resolveSession returns the archived session named by id (a full id, a
+// unique prefix, which names a session rather than its subagents, or
+// SESSION/agent-ID for a subagent), or the current one when id is "".
 func (s *server) resolveSession(ctx context.Context, id string) (carryover.Session, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
@@ -176,28 +178,17 @@ func (s *server) resolveSession(ctx context.Context, id string) (carryover.Sessi
 		}
 		return sess, err
 	}
-	if sess, err := s.st.Session(ctx, id); err == nil {
-		return sess, nil
-	} else if !errors.Is(err, carryover.ErrNotFound) {
-		return carryover.Session{}, err
+	sess, err := retrieve.FindSession(ctx, s.st, id)
+	var amb *carryover.AmbiguousError
+	switch {
+	case errors.Is(err, carryover.ErrNotFound) && strings.Contains(id, "/"):
+		return sess, fmt.Errorf("no archived session %s: a subagent is SESSION/agent-ID as the session's timeline lists them", echo(id))
+	case errors.Is(err, carryover.ErrNotFound):
+		return sess, fmt.Errorf("no archived session %s; the sessions tool lists them", echo(id))
+	case errors.As(err, &amb):
+		return sess, fmt.Errorf("session prefix %s matches %s; give more of the id", echo(id), count(len(amb.Matches), "session"))
 	}
-	all, err := s.st.Sessions(ctx, carryover.SessionFilter{})
-	if err != nil {
-		return carryover.Session{}, fmt.Errorf("sessions: %w", err)
-	}
-	var found []carryover.Session
-	for _, sess := range all {
-		if strings.HasPrefix(sess.ID, id) {
-			found = append(found, sess)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return carryover.Session{}, fmt.Errorf("no archived session %s; the sessions tool lists them", echo(id))
-	case 1:
-		return found[0], nil
-	}
-	return carryover.Session{}, fmt.Errorf("session prefix %s matches %d sessions; give more of the id", echo(id), len(found))
+	return sess, err
 }
 
 // checkBudget applies a budget argument's default and range.

@@ -86,6 +86,17 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32, 
 	if err := s.checkForgotten(ctx, tx, b.Session.ID); err != nil {
 		return err
 	}
+	if p := b.Session.Parent; p != "" {
+		// A subagent of a forgotten session is forgotten with it. The
+		// parent's row, when there is one, is held so that a forget of the
+		// parent (which locks it) either sees this subagent or is seen.
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM sessions WHERE id = $1 AND owner = $2 FOR SHARE`, p, s.owner); err != nil {
+			return wrap("apply: parent", err)
+		}
+		if err := s.checkForgotten(ctx, tx, p); err != nil {
+			return fmt.Errorf("%w (subagent %s)", err, b.Session.ID)
+		}
+	}
 	if len(b.Chunks) == 0 {
 		vecs = nil
 	} else if ok, err := s.vectorsUsable(ctx, tx); err != nil {
@@ -148,10 +159,14 @@ func (s *Store) upsertSession(ctx context.Context, tx pgx.Tx, ss carryover.Sessi
 	// longer share with (row security is on and it left the team) is
 	// dropped rather than kept, which would fail the write.
 	err := tx.QueryRow(ctx, `WITH old AS (SELECT team FROM sessions WHERE id = $1 AND owner = $2)
-		INSERT INTO sessions (id, owner, team, project, transcript_path, version, title, started, updated, windows, turns)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		INSERT INTO sessions (id, owner, team, project, transcript_path, version, title, started, updated, windows, turns,
+			parent, cwd, branch)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $13, $14, $15)
 		ON CONFLICT (id, owner) DO UPDATE SET
 			project = CASE WHEN sessions.project = '' THEN excluded.project ELSE sessions.project END,
+			parent = CASE WHEN sessions.parent = '' THEN excluded.parent ELSE sessions.parent END,
+			cwd = CASE WHEN sessions.cwd = '' THEN excluded.cwd ELSE sessions.cwd END,
+			branch = CASE WHEN excluded.branch <> '' THEN excluded.branch ELSE sessions.branch END,
 			transcript_path = CASE WHEN excluded.transcript_path <> '' THEN excluded.transcript_path ELSE sessions.transcript_path END,
 			version = CASE WHEN excluded.version <> '' THEN excluded.version ELSE sessions.version END,
 			title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE sessions.title END,
@@ -165,7 +180,7 @@ func (s *Store) upsertSession(ctx context.Context, tx pgx.Tx, ss carryover.Sessi
 				THEN sessions.team ELSE '' END
 		RETURNING project, team, (SELECT team FROM old)`,
 		ss.ID, s.owner, team, ss.Project, ss.TranscriptPath, ss.Version, ss.Title, ts(ss.Started), ts(ss.Updated),
-		ss.Windows, ss.Turns, ss.Team).Scan(&out.project, &out.team, &oldTeam)
+		ss.Windows, ss.Turns, ss.Team, ss.Parent, ss.Cwd, ss.Branch).Scan(&out.project, &out.team, &oldTeam)
 	if isCode(err, "42501") {
 		return out, fmt.Errorf("apply: session %s: %w (row security: the owner, %s, must be the role connected as, and the team, %q, empty or a role it is a member of)",
 			ss.ID, err, s.owner, team)

@@ -42,6 +42,10 @@ func TestReindexAfterMigration(t *testing.T) {
 		`DROP INDEX chunks_session_turn`,
 		`ALTER TABLE chunks DROP COLUMN fts_len`,
 		`ALTER TABLE sessions DROP COLUMN fts_chunks, DROP COLUMN fts_tokens`,
+		// What the later migrations add, so that they run again.
+		`ALTER TABLE injections DROP COLUMN text, DROP COLUMN reason`,
+		`ALTER TABLE sessions DROP COLUMN parent, DROP COLUMN cwd, DROP COLUMN branch`,
+		`DROP TABLE raw_blocks`,
 		`UPDATE meta SET value = '3' WHERE key = 'schema_version'`,
 	} {
 		if _, err := conn.Exec(ctx, q); err != nil {

@@ -81,8 +81,8 @@ func (s *Store) Size(ctx context.Context) (int64, error) {
 	return n, wrap("size", err)
 }
 
-// Prune removes whole sessions and everything that belongs to them, in one
-// transaction. Only sessions this role owns are selected (row security
+// Prune removes whole sessions, with their subagents, and everything that
+// belongs to them, in one transaction. Only sessions this role owns are selected (row security
 // would leave a teammate's rows in place anyway).
 func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryover.PruneReport, err error) {
 	var w where
@@ -140,6 +140,19 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 	}
 	if placeholder {
 		rep.Sessions = slices.DeleteFunc(rep.Sessions, func(id string) bool { return id == f.SessionID })
+	}
+	// The sessions go with their subagents.
+	if len(rep.Sessions) > 0 {
+		rows, err := tx.Query(ctx, `SELECT id FROM sessions WHERE owner = $1 AND parent <> '' AND parent = ANY ($2)
+			AND NOT id = ANY ($2) ORDER BY updated NULLS FIRST, id FOR UPDATE`, s.owner, rep.Sessions)
+		if err != nil {
+			return rep, wrap("prune: subagents", err)
+		}
+		subs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return rep, wrap("prune: subagents", err)
+		}
+		rep.Sessions = append(rep.Sessions, subs...)
 	}
 	// Audit rows and notes may name a session that was never ingested.
 	if f.SessionID != "" && len(rep.Sessions) == 0 && filters == 1 {

@@ -292,6 +292,9 @@ func (s *Store) migrate(ctx context.Context, ms []migration) (m map[string]strin
 		if _, err := tx.Exec(ctx, sql); err != nil {
 			return nil, fmt.Errorf("migrate %s: %w", mg.name, err)
 		}
+		if err := migrateGo(ctx, tx, mg.version); err != nil {
+			return nil, fmt.Errorf("migrate %s: %w", mg.name, err)
+		}
 	}
 	set := map[string]string{"schema_version": strconv.Itoa(want)}
 	if have == 0 {

@@ -13,13 +13,14 @@ import (
 )
 
 const sessionCols = `s.id, s.project, s.transcript_path, s.version, s.title, s.started, s.updated,
-	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id AND owner = s.owner), s.owner, s.team`
+	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id AND owner = s.owner), s.owner, s.team,
+	s.parent, s.cwd, s.branch, (SELECT count(*) FROM sessions c WHERE c.parent = s.id AND c.owner = s.owner AND c.parent <> '')`
 
 func scanSession(sc pgx.Row) (carryover.Session, error) {
 	var ss carryover.Session
 	var started, updated *time.Time
 	err := sc.Scan(&ss.ID, &ss.Project, &ss.TranscriptPath, &ss.Version, &ss.Title, &started, &updated,
-		&ss.Windows, &ss.Turns, &ss.Chunks, &ss.Owner, &ss.Team)
+		&ss.Windows, &ss.Turns, &ss.Chunks, &ss.Owner, &ss.Team, &ss.Parent, &ss.Cwd, &ss.Branch, &ss.Subagents)
 	ss.Started, ss.Updated = fromTS(started), fromTS(updated)
 	return ss, err
 }
@@ -48,6 +49,15 @@ func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carr
 	w.add("(s.owner = ? OR NOT EXISTS (SELECT 1 FROM sessions o WHERE o.id = s.id AND o.owner = ?))", s.owner, s.owner)
 	if f.Project != "" {
 		w.add("s.project = ?", f.Project)
+	}
+	if f.Parent != "" {
+		w.add("s.parent = ?", f.Parent)
+	}
+	if f.TopLevel {
+		w.add("s.parent = ''")
+	}
+	if f.IDPrefix != "" {
+		w.add("starts_with(s.id, ?)", f.IDPrefix)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+sessionCols+` FROM sessions s`+w.sql()+`
 		ORDER BY s.updated DESC NULLS LAST, s.id`+limit(f.Limit), w.args...)

@@ -34,7 +34,8 @@ func StartupBrief(ctx context.Context, st carryover.Store, req BriefRequest) (Bl
 	if req.Project == "" {
 		return Block{}, nil
 	}
-	ss, err := st.Sessions(ctx, carryover.SessionFilter{Project: req.Project, Limit: 5})
+	// A subagent is part of its parent session, not a session of its own.
+	ss, err := st.Sessions(ctx, carryover.SessionFilter{Project: req.Project, TopLevel: true, Limit: 5})
 	if err != nil {
 		return Block{}, fmt.Errorf("brief: %w", err)
 	}

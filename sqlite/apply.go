@@ -15,10 +15,10 @@ import (
 // Apply writes a batch in one IMMEDIATE transaction: all of it or nothing.
 //
 // Merge rules, so that re-ingesting the same lines changes nothing:
-//   - session: a non-empty transcript path, version or title replaces the
-//     stored one, an empty one never does; Started keeps the earliest known
-//     time, Updated, Windows and Turns the largest. The project is fixed by
-//     the first batch (unless it was empty).
+//   - session: a non-empty transcript path, version, title or branch
+//     replaces the stored one, an empty one never does; Started keeps the
+//     earliest known time, Updated, Windows and Turns the largest. The
+//     project, parent and cwd are fixed by the first batch that has them.
 //   - chunks: one whose Hash already exists in the project is not stored
 //     again; items of the batch then point at the existing row.
 //   - items: one per (session, kind, key). An occurrence at a later line
@@ -72,10 +72,16 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte, raw
 		}
 	}()
 	// Inside the write transaction: a forget that commits first is seen.
-	if gone, err := forgotten(ctx, tx, b.Session.ID); err != nil {
-		return wrapErr("apply", err)
-	} else if gone {
-		return fmt.Errorf("apply %s: %w", b.Session.ID, carryover.ErrForgotten)
+	// A subagent of a forgotten session is forgotten with it.
+	for _, id := range []string{b.Session.ID, b.Session.Parent} {
+		if id == "" {
+			continue
+		}
+		if gone, err := forgotten(ctx, tx, id); err != nil {
+			return wrapErr("apply", err)
+		} else if gone {
+			return fmt.Errorf("apply %s: %w", b.Session.ID, carryover.ErrForgotten)
+		}
 	}
 	projectID, err := upsertSession(ctx, tx, b.Session)
 	if err != nil {
@@ -138,8 +144,8 @@ func upsertSession(ctx context.Context, tx *sql.Tx, ss carryover.Session) (int64
 		return 0, wrapErr("apply: project", err)
 	}
 	err = tx.QueryRowContext(ctx, `INSERT INTO sessions
-		(id, project_id, transcript_path, version, title, started_ms, updated_ms, windows, turns, owner, team)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		(id, project_id, transcript_path, version, title, started_ms, updated_ms, windows, turns, owner, team, parent, cwd, branch)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
 			project_id = CASE WHEN (SELECT root FROM projects WHERE id = sessions.project_id) = ''
 				THEN excluded.project_id ELSE sessions.project_id END,
@@ -152,9 +158,13 @@ func upsertSession(ctx context.Context, tx *sql.Tx, ss carryover.Session) (int64
 			windows = max(sessions.windows, excluded.windows),
 			turns = max(sessions.turns, excluded.turns),
 			owner = CASE WHEN sessions.owner = '' THEN excluded.owner ELSE sessions.owner END,
-			team = CASE WHEN excluded.team <> '' THEN excluded.team ELSE sessions.team END
+			team = CASE WHEN excluded.team <> '' THEN excluded.team ELSE sessions.team END,
+			parent = CASE WHEN sessions.parent = '' THEN excluded.parent ELSE sessions.parent END,
+			cwd = CASE WHEN sessions.cwd = '' THEN excluded.cwd ELSE sessions.cwd END,
+			branch = CASE WHEN excluded.branch <> '' THEN excluded.branch ELSE sessions.branch END
 		RETURNING project_id`,
 		ss.ID, projectID, ss.TranscriptPath, ss.Version, ss.Title, ms(ss.Started), ms(ss.Updated), ss.Windows, ss.Turns, ss.Owner, ss.Team,
+		ss.Parent, ss.Cwd, ss.Branch,
 	).Scan(&projectID)
 	if err != nil {
 		return 0, wrapErr("apply: session", err)

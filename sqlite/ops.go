@@ -87,8 +87,8 @@ func (s *Store) Size(ctx context.Context) (int64, error) {
 	return pages * size, nil
 }
 
-// Prune removes whole sessions and everything that belongs to them, in one
-// transaction. The full-text rows go with the chunks (delete triggers),
+// Prune removes whole sessions, with their subagents, and everything that
+// belongs to them, in one transaction. The full-text rows go with the chunks (delete triggers),
 // vectors by cascade (foreign keys are on for every connection).
 func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryover.PruneReport, err error) {
 	var w where
@@ -122,8 +122,10 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 			tx.Rollback()
 		}
 	}()
-	rows, err := tx.QueryContext(ctx, `SELECT s.id FROM sessions s JOIN projects p ON p.id = s.project_id`+
-		w.sql()+` ORDER BY s.updated_ms, s.id`, w.args...)
+	// The sessions selected, with their subagents.
+	sel := `SELECT s.id FROM sessions s JOIN projects p ON p.id = s.project_id` + w.sql()
+	rows, err := tx.QueryContext(ctx, `SELECT x.id FROM sessions x WHERE x.id IN (`+sel+`)
+		OR x.parent <> '' AND x.parent IN (`+sel+`) ORDER BY x.updated_ms, x.id`, append(w.args, w.args...)...)
 	if err != nil {
 		return rep, wrapErr("prune: select", err)
 	}

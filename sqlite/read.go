@@ -13,13 +13,14 @@ import (
 )
 
 const sessionCols = `s.id, p.root, s.transcript_path, s.version, s.title, s.started_ms, s.updated_ms,
-	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id), s.owner, s.team`
+	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id), s.owner, s.team,
+	s.parent, s.cwd, s.branch, (SELECT count(*) FROM sessions c WHERE c.parent = s.id AND c.parent <> '')`
 
 func scanSession(sc interface{ Scan(...any) error }) (carryover.Session, error) {
 	var ss carryover.Session
 	var started, updated int64
 	err := sc.Scan(&ss.ID, &ss.Project, &ss.TranscriptPath, &ss.Version, &ss.Title, &started, &updated,
-		&ss.Windows, &ss.Turns, &ss.Chunks, &ss.Owner, &ss.Team)
+		&ss.Windows, &ss.Turns, &ss.Chunks, &ss.Owner, &ss.Team, &ss.Parent, &ss.Cwd, &ss.Branch, &ss.Subagents)
 	ss.Started, ss.Updated = fromMS(started), fromMS(updated)
 	return ss, err
 }
@@ -45,6 +46,16 @@ func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carr
 	var w where
 	if f.Project != "" {
 		w.add("p.root = ?", f.Project)
+	}
+	if f.Parent != "" {
+		w.add("s.parent = ?", f.Parent)
+	}
+	if f.TopLevel {
+		w.add("s.parent = ''")
+	}
+	if f.IDPrefix != "" {
+		// A range the primary key serves, then the exact test.
+		w.add("s.id >= ? AND s.id < ? AND substr(s.id, 1, ?) = ?", f.IDPrefix, f.IDPrefix+"\U0010FFFF", len(f.IDPrefix), f.IDPrefix)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+sessionCols+`
 		FROM sessions s JOIN projects p ON p.id = s.project_id`+w.sql()+`

@@ -382,6 +382,9 @@ func (s *Store) migrate(ctx context.Context, ms []migration) (err error) {
 		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 			return wrapErr("migrate "+m.name, err)
 		}
+		if err := migrateGo(ctx, tx, m.version); err != nil {
+			return fmt.Errorf("migrate %s: %w", m.name, err)
+		}
 	}
 	// PRAGMA takes no bound parameters; want is an integer from our own
 	// files. The marker is written with the schema, in one transaction.

@@ -132,12 +132,31 @@ func Compute(ctx context.Context, st carryover.Store, f Filter) (Report, error) 
 	if err != nil {
 		return rep, fmt.Errorf("sessions: %w", err)
 	}
-	rows := make([]SessionRow, len(sessions))
+	// A subagent is part of its session: it is counted in its session's
+	// row (in a row of its own when the session is not archived).
+	rows := make([]SessionRow, 0, len(sessions))
 	index := make(map[string]int, len(sessions))
-	for i, s := range sessions {
-		index[s.ID] = i
-		rows[i] = SessionRow{ID: s.ID, Project: s.Project, Title: s.Title, Started: s.Started, Updated: s.Updated,
-			Turns: s.Turns, Chunks: s.Chunks}
+	row := func(s carryover.Session) {
+		index[s.ID] = len(rows)
+		rows = append(rows, SessionRow{ID: s.ID, Project: s.Project, Title: s.Title, Started: s.Started, Updated: s.Updated})
+	}
+	for _, s := range sessions {
+		if s.Parent == "" {
+			row(s)
+		}
+	}
+	for _, s := range sessions {
+		i, ok := index[s.ID]
+		if !ok {
+			if i, ok = index[s.Parent]; ok {
+				index[s.ID] = i
+			} else {
+				row(s)
+				i = index[s.ID]
+			}
+		}
+		rows[i].Turns += s.Turns
+		rows[i].Chunks += s.Chunks
 		rep.Turns += s.Turns
 		rep.Chunks += s.Chunks
 		if s.Windows == 0 {
@@ -147,7 +166,7 @@ func Compute(ctx context.Context, st carryover.Store, f Filter) (Report, error) 
 		if err != nil {
 			return rep, fmt.Errorf("compactions of %s: %w", s.ID, err)
 		}
-		rows[i].Compactions = len(cs)
+		rows[i].Compactions += len(cs)
 		for _, c := range cs {
 			rep.Compactions.Total++
 			switch c.Trigger {
@@ -158,7 +177,7 @@ func Compute(ctx context.Context, st carryover.Store, f Filter) (Report, error) 
 			}
 		}
 	}
-	rep.Sessions = len(sessions)
+	rep.Sessions = len(rows)
 	// Rows from sessions the filter selected, or, for events of a session
 	// not archived yet, from the project itself.
 	inScope := func(sessionID, project string) (int, bool) {

@@ -206,3 +206,33 @@ func TestQuantile(t *testing.T) {
 		t.Errorf("Quantile(nil) = %v", got)
 	}
 }
+
+// TestComputeSubagents: a subagent is part of its session, in the count
+// of sessions and in the session's row.
+func TestComputeSubagents(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sub := session("a1/agent-x", "/p/app", 0, 3)
+	sub.Session.Parent = "a1"
+	orphan := session("agent-y", "/p/app", 0, 1)
+	orphan.Session.Parent = "gone"
+	for _, b := range []carryover.Batch{session("a1", "/p/app", 5, 4, "auto"), sub, orphan} {
+		if err := st.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := stats.Compute(ctx, st, stats.Filter{Project: "/p/app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Sessions != 2 || rep.Chunks != 8 || len(rep.PerSession) != 2 {
+		t.Fatalf("sessions %d, chunks %d, rows %+v; want 2 sessions (one whose parent is not archived), 8 chunks", rep.Sessions, rep.Chunks, rep.PerSession)
+	}
+	if r := rep.PerSession[0]; r.ID != "a1" || r.Chunks != 7 || r.Turns != 5 || r.Compactions != 1 {
+		t.Errorf("a1's row = %+v, want its subagent's 3 chunks added to its 4", r)
+	}
+}

@@ -256,7 +256,7 @@ func (l *Line) archive(ctx context.Context, cfg Config, in input, st *state) err
 		return err
 	}
 	a := ingest.Archiver{Store: s, Redactor: cfg.Redactor}
-	rep, err := a.File(ctx, in.TranscriptPath, ingest.Options{SessionID: in.SessionID, Project: in.Cwd})
+	rep, err := a.File(ctx, in.TranscriptPath, ingest.Options{SessionID: in.SessionID, Cwd: in.Cwd})
 	if err == nil {
 		if l.Log != nil {
 			l.Log().Info("statusline ingest", "session", in.SessionID, "fired", st.Fired, "chunks", rep.Chunks)

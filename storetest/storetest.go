@@ -62,6 +62,9 @@ func Run(t *testing.T, open Open) {
 		{"RawConcurrentWriters", testRawConcurrentWriters},
 		{"RawPruneForget", testRawPruneForget},
 		{"RawExportImport", testRawExportImport},
+		{"SessionFamily", testSessionFamily},
+		{"PruneFamily", testPruneFamily},
+		{"ForgetFamily", testForgetFamily},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -36,7 +37,9 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 			rows = append(rows, projectRow{Project: x.Project})
 		}
 		p := &rows[i]
-		p.Sessions++
+		if x.Parent == "" {
+			p.Sessions++ // a subagent is part of its session
+		}
 		p.Turns += x.Turns
 		p.Compactions += x.Windows
 		p.Chunks += x.Chunks
@@ -55,7 +58,8 @@ func (s *Server) handleProject(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	ss, err := s.st.Sessions(ctx, carryover.SessionFilter{Project: project})
+	// Subagents are listed on their session's page.
+	ss, err := s.st.Sessions(ctx, carryover.SessionFilter{Project: project, TopLevel: true})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -64,25 +68,61 @@ func (s *Server) handleProject(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r, "no archived session in project "+project)
 		return
 	}
+	sh, err := s.shortener(ctx)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rows := make([]sessionRow, len(ss))
+	for i, x := range ss {
+		rows[i] = sessionRow{Session: x, Short: sh.Short(x.ID)}
+	}
 	s.render(w, r, http.StatusOK, "project", page{Title: project, Data: struct {
 		Project  string
-		Sessions []carryover.Session
-	}{project, ss}})
+		Sessions []sessionRow
+	}{project, rows}})
+}
+
+// sessionRow is a session in a list, with the shortest prefix of its id
+// that no other session shares.
+type sessionRow struct {
+	carryover.Session
+	Short string
+}
+
+// shortener shortens ids against every top-level session.
+func (s *Server) shortener(ctx context.Context) (*carryover.IDShortener, error) {
+	all, err := s.st.Sessions(ctx, carryover.SessionFilter{TopLevel: true})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(all))
+	for i, x := range all {
+		ids[i] = x.ID
+	}
+	return carryover.NewIDShortener(ids), nil
 }
 
 func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+	ref := r.PathValue("id")
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	sess, err := s.st.Session(ctx, id)
+	// An id, or any reference the CLI takes (a prefix, PARENT/agent-ID).
+	sess, err := retrieve.FindSession(ctx, s.st, ref)
 	if errors.Is(err, carryover.ErrNotFound) {
-		s.notFound(w, r, "no archived session "+id)
+		s.notFound(w, r, "no archived session "+ref)
+		return
+	}
+	var amb *carryover.AmbiguousError
+	if errors.As(err, &amb) {
+		s.notFound(w, r, err.Error())
 		return
 	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
+	id := sess.ID
 	chunks, err := s.st.Chunks(ctx, carryover.ChunkFilter{SessionID: id, Turn: -1})
 	if err != nil {
 		s.fail(w, r, err)
@@ -104,7 +144,20 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	subs, err := retrieve.Subagents(ctx, s.st, id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	v := timeline(sess, chunks, comps, injs, refs)
+	if sess.Parent != "" {
+		if p, err := s.st.Session(ctx, sess.Parent); err == nil {
+			v.Parent = &p
+		}
+	}
+	for _, x := range subs {
+		v.Subagents = append(v.Subagents, sessionRow{Session: x, Short: carryover.AgentName(x.ID)})
+	}
 	title := sess.Title
 	if title == "" {
 		title = carryover.ShortID(sess.ID)

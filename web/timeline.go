@@ -101,6 +101,8 @@ type windowView struct {
 
 type sessionView struct {
 	Session    carryover.Session
+	Parent     *carryover.Session // the session a subagent belongs to
+	Subagents  []sessionRow       // the subagents the session ran, Short naming each under it
 	Windows    []windowView
 	Injections int
 	Tokens     int

@@ -87,7 +87,7 @@ func New(st carryover.Store, opt Options) (*Server, error) {
 	m := http.NewServeMux()
 	m.HandleFunc("GET /{$}", s.handleIndex)
 	m.HandleFunc("GET /project", s.handleProject)
-	m.HandleFunc("GET /session/{id}", s.handleSession)
+	m.HandleFunc("GET /session/{id...}", s.handleSession) // a subagent's id holds a "/"
 	m.HandleFunc("GET /search", s.handleSearch)
 	m.HandleFunc("GET /stats", s.handleStats)
 	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))

@@ -305,3 +305,49 @@ func TestStatsCharts(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestSessionFamily: a session that ran subagents is listed once, with
+// their count; its page lists them, linking to each, and a subagent's page
+// names the session it belongs to.
+func TestSessionFamily(t *testing.T) {
+	ctx := context.Background()
+	st := archive(t)
+	for _, s := range []carryover.Session{
+		{ID: sessionID + "/agent-a1b2c3", Title: "Trace the tokenizer " + hostile, Cwd: "/home/dev/wt/a1", Branch: "worktree-a1"},
+		{ID: "agent-5e6f7a8b", Title: "Check the fixtures"},
+	} {
+		s.Parent, s.Project, s.Started, s.Updated = sessionID, project, base.Add(5*time.Minute), base.Add(2*time.Hour)
+		if err := st.Apply(ctx, carryover.Batch{Session: s, Chunks: []carryover.Chunk{{Project: project, FirstLine: 1, LastLine: 2,
+			Start: base, End: base, Text: "subagent step of " + s.ID, Hash: s.ID}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts, c := serve(t, st)
+	login(t, ts, c)
+	_, body := get(t, c, ts.URL+"/")
+	if !regexp.MustCompile(`<td class="num">1</td>`).MatchString(body) {
+		t.Errorf("the index does not count one session: %s", body)
+	}
+	_, body = get(t, c, ts.URL+"/project?p="+url.QueryEscape(project))
+	if strings.Contains(body, "agent-") || !strings.Contains(body, `<code>0b7e4c1a</code>`) || !strings.Contains(body, `<td class="num">2</td>`) {
+		t.Errorf("project page: want the session, its 2 subagents counted, not listed: %s", body)
+	}
+	code, body := get(t, c, ts.URL+"/session/0b7e4c1a")
+	if code != http.StatusOK || !strings.Contains(body, "Subagents (2)") {
+		t.Fatalf("session page by its short id: %d %s", code, body)
+	}
+	link := regexp.MustCompile(`href="(/session/[^"]*agent-a1b2c3)"`).FindStringSubmatch(body)
+	if link == nil || !strings.Contains(body, `href="/session/agent-5e6f7a8b"`) || strings.Contains(body, hostile) {
+		t.Fatalf("subagent links (escaped titles): %s", body)
+	}
+	code, body = get(t, c, ts.URL+link[1])
+	if code != http.StatusOK || !strings.Contains(body, "Subagent of") || !strings.Contains(body, `href="/session/`+sessionID+`"`) ||
+		!strings.Contains(body, "subagent step of "+sessionID+"/agent-a1b2c3") || !strings.Contains(body, "worktree-a1") {
+		t.Errorf("subagent page %s: %d %s", link[1], code, body)
+	}
+	for _, ref := range []string{"0b7e" + url.PathEscape("/agent-5e6f"), "0b7e/agent-5e6f"} {
+		if code, body := get(t, c, ts.URL+"/session/"+ref); code != http.StatusOK || !strings.Contains(body, "Check the fixtures") {
+			t.Errorf("PARENT/agent prefix %s: %d", ref, code)
+		}
+	}
+}

@@ -11,12 +11,13 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/exportfile"
 	"github.com/carryover-dev/carryover/internal/progress"
+	"github.com/carryover-dev/carryover/retrieve"
 )
 
 func (a *app) cmdExport(ctx context.Context, args []string) error {
 	fl := a.newFlags("export")
-	project := fl.String("project", "", "only sessions of this project directory (\".\" for the current one)")
-	session := fl.String("session", "", "only this session (id or unique prefix)")
+	project := fl.String("project", "", "only sessions of this project: its directory, or any path inside it (\".\" for the current one)")
+	session := fl.String("session", "", "only this session, with its subagents (id or unique prefix)")
 	output := fl.String("o", "", "write to FILE (default: standard output)")
 	pos, err := parseInterspersed(fl, args)
 	if err != nil {
@@ -24,11 +25,6 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 	}
 	if len(pos) > 0 {
 		return usageErr{fmt.Sprintf("export: unexpected argument %q", pos[0])}
-	}
-	if *project != "" {
-		if *project, err = filepath.Abs(*project); err != nil {
-			return err
-		}
 	}
 	cfg, err := a.loadConfig("")
 	if err != nil {
@@ -39,6 +35,11 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
+	if *project != "" {
+		if *project, err = resolveProject(ctx, st, *project); err != nil {
+			return err
+		}
+	}
 
 	var sessions []carryover.Session
 	if *session != "" {
@@ -46,7 +47,11 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		sessions = []carryover.Session{s}
+		subs, err := retrieve.Subagents(ctx, st, s.ID)
+		if err != nil {
+			return err
+		}
+		sessions = append([]carryover.Session{s}, subs...)
 	} else if sessions, err = st.Sessions(ctx, carryover.SessionFilter{Project: *project}); err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 	if err != nil {
 		// Notes and audit records may name a session that was never
 		// archived: an exact id still finds them.
-		if carryover.ValidSessionID(pos[0]) != nil {
+		if carryover.ValidArchivedID(pos[0]) != nil {
 			return err
 		}
 		dry, derr := st.Prune(ctx, carryover.PruneFilter{SessionID: pos[0], DryRun: true})
@@ -78,6 +78,9 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stdout, " (%s: %s)", sess.Project, truncate(sess.Title, 60))
 	}
 	fmt.Fprintln(a.stdout)
+	if n := len(rep.Sessions) - 1; n > 0 {
+		fmt.Fprintf(a.stdout, "with its %s\n", plural(n, "subagent"))
+	}
 	fmt.Fprintf(a.stdout, "removed %d chunks (with their full-text and vector rows), %d items, %d compactions, %d injections, %d notes, and its hook runs\n",
 		rep.Chunks, rep.Items, rep.Compactions, rep.Injections, rep.Notes)
 	fmt.Fprintf(a.stdout, "it will not be archived again (its hooks, 'carryover ingest', import and sync skip it); "+
@@ -100,9 +103,18 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 			formatSize(before), formatSize(after))
 	}
 
-	n, err := scrubLog(logPath(a.getenv), sess.ID)
-	if err != nil {
-		return fmt.Errorf("remove the session from the log: %w", err)
+	n := 0
+	for _, id := range append([]string{sess.ID}, rep.Sessions...) {
+		// A subagent's id of the subagents/ layout holds its parent's:
+		// the parent's lines cover it.
+		if id != sess.ID && strings.HasPrefix(id, sess.ID+"/") {
+			continue
+		}
+		k, err := scrubLog(logPath(a.getenv), id)
+		if err != nil {
+			return fmt.Errorf("remove the session from the log: %w", err)
+		}
+		n += k
 	}
 	if n > 0 {
 		fmt.Fprintf(a.stdout, "removed %s naming it from the log\n", plural(n, "line"))
@@ -140,6 +152,9 @@ func (a *app) forgetTarget(ctx context.Context, st carryover.Store, id string, y
 	if sess.Project != "" {
 		what += fmt.Sprintf(" (%s: %s)", sess.Project, truncate(sess.Title, 60))
 	}
+	if sess.Subagents > 0 {
+		what += " with its " + plural(sess.Subagents, "subagent")
+	}
 	fmt.Fprintf(a.stderr, "%q matches session %s.\nforget it everywhere, for good? type yes: ", id, what)
 	line, _ := bufio.NewReader(a.stdin).ReadString('\n')
 	if strings.TrimSpace(line) != "yes" {
@@ -150,7 +165,7 @@ func (a *app) forgetTarget(ctx context.Context, st carryover.Store, id string, y
 
 // unforget removes the forgotten record of the session with exact id id.
 func (a *app) unforget(ctx context.Context, st carryover.Store, id string) error {
-	if err := carryover.ValidSessionID(id); err != nil {
+	if err := carryover.ValidArchivedID(id); err != nil {
 		return usageErr{"forget --undo: " + err.Error()}
 	}
 	if err := st.Unforget(ctx, id); errors.Is(err, carryover.ErrNotFound) {

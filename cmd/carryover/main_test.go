@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -52,6 +56,7 @@ func TestScripts(t *testing.T) {
 			"ftscount":   cmdFTSCount,
 			"rawprobe":   cmdRawProbe,
 			"noprobe":    cmdNoProbe,
+			"transcript": cmdTranscript,
 		},
 	})
 }
@@ -83,6 +88,69 @@ func cmdPayload(ts *testscript.TestScript, neg bool, args []string) {
 	data, err := json.Marshal(p)
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o600))
+}
+
+// cmdTranscript writes (or appends) one turn of a transcript (see
+// turnTranscript):
+//
+//	transcript FILE session=ID cwd=DIR word=WORD [branch=B] [sidechain=true] [minute=N] [append=true]
+func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 4 {
+		ts.Fatalf("usage: transcript FILE session=ID cwd=DIR word=WORD [branch=B] [sidechain=true] [minute=N] [append=true]")
+	}
+	kv := map[string]string{"branch": "main", "minute": "0"}
+	for _, a := range args[1:] {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok {
+			ts.Fatalf("bad key=value %q", a)
+		}
+		kv[k] = v
+	}
+	minute, err := strconv.Atoi(kv["minute"])
+	ts.Check(err)
+	data, err := turnTranscript(kv["session"], kv["cwd"], kv["branch"], kv["word"], kv["sidechain"] == "true", minute)
+	ts.Check(err)
+	path := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
+	flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if kv["append"] == "true" {
+		flag = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	f, err := os.OpenFile(path, flag, 0o600)
+	ts.Check(err)
+	_, err = f.Write(data)
+	ts.Check(err)
+	ts.Check(f.Close())
+}
+
+// turnTranscript is one turn of a transcript, shaped like Claude Code's: a
+// prompt, a Bash call, its result and an answer, every line with the
+// session id, cwd, branch and sidechain flag given, from the given minute
+// of a fixed hour.
+func turnTranscript(session, cwd, branch, word string, sidechain bool, minute int) ([]byte, error) {
+	t0 := time.Date(2026, 1, 5, 10, minute, 0, 0, time.UTC)
+	var out bytes.Buffer
+	n := 0
+	line := func(v map[string]any) error {
+		n++
+		v["sessionId"], v["cwd"], v["gitBranch"], v["isSidechain"] = session, cwd, branch, sidechain
+		v["userType"], v["version"] = "external", "2.1.100"
+		v["uuid"] = fmt.Sprintf("%s-%s-%d", session, word, n)
+		v["timestamp"] = t0.Add(time.Duration(n) * time.Second).Format(time.RFC3339Nano)
+		data, err := json.Marshal(v)
+		out.Write(append(data, '\n'))
+		return err
+	}
+	err := errors.Join(
+		line(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "Make the " + word + " tests pass"}}),
+		line(map[string]any{"type": "assistant", "message": map[string]any{"id": "msg_" + word, "role": "assistant", "content": []any{
+			map[string]any{"type": "tool_use", "id": "tu_" + word, "name": "Bash", "input": map[string]any{"command": "go test ./" + word + "/..."}}}}}),
+		line(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": "tu_" + word, "content": "ok  example.com/" + word}}}}),
+		line(map[string]any{"type": "assistant", "message": map[string]any{"id": "msg_" + word + "2", "role": "assistant", "content": []any{
+			map[string]any{"type": "text", "text": word + " passes now."}}}}),
+	)
+	return out.Bytes(), err
 }
 
 // cmdInstallBin writes an executable "carryover" at PATH that runs this

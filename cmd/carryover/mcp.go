@@ -41,6 +41,11 @@ func (a *app) cmdMCP(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
+	// Scoped to the project the directory belongs to, as its sessions are
+	// archived: a subdirectory or a worktree finds the repository's.
+	if dir, _, err = projectOrRoot(ctx, st, dir); err != nil {
+		return err
+	}
 	log := a.log.With("cmd", "mcp")
 	log.Info("mcp server start", "project", dir, "session", sid, "db", cfg.DB)
 	srv := mcpserver.New(st, mcpserver.Options{Project: dir, SessionID: sid, Version: versionString(), Logger: log, Redactor: a.redactor})

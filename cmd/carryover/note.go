@@ -25,7 +25,7 @@ func (a *app) cmdNote(ctx context.Context, args []string, state bool) error {
 		fl.StringVar(&kind, "kind", "note", "decision, constraint or note")
 	}
 	session := fl.String("session", "", "session id or unique prefix (default: $CLAUDE_CODE_SESSION_ID, else the project's latest session)")
-	project := fl.String("project", "", "project directory (default: $CLAUDE_PROJECT_DIR, else the current directory)")
+	project := fl.String("project", "", "project: its directory or any path inside it (default: $CLAUDE_PROJECT_DIR, else the current directory)")
 	words, err := parseInterspersed(fl, args)
 	if err != nil {
 		return err
@@ -64,10 +64,17 @@ func (a *app) cmdNote(ctx context.Context, args []string, state bool) error {
 		return err
 	}
 	defer st.Close()
-	sess, err := a.noteSession(ctx, st, *session, dir)
+	// The project the directory belongs to: archived already, or as a
+	// session started there would be archived.
+	proj, _, err := projectOrRoot(ctx, st, dir)
 	if err != nil {
 		return err
 	}
+	sess, err := a.noteSession(ctx, st, *session, proj, dir)
+	if err != nil {
+		return err
+	}
+	dir = proj
 	if sess.Project != "" {
 		dir = sess.Project
 	}
@@ -94,7 +101,7 @@ const maxNoteBytes = 2000
 // (an archived id or unique prefix), else $CLAUDE_CODE_SESSION_ID (the
 // running session, archived or not yet), else the project's most recently
 // updated session. Only archived sessions have a known project.
-func (a *app) noteSession(ctx context.Context, st carryover.Store, flagValue, project string) (carryover.Session, error) {
+func (a *app) noteSession(ctx context.Context, st carryover.Store, flagValue, project, dir string) (carryover.Session, error) {
 	if flagValue != "" {
 		return findSession(ctx, st, flagValue)
 	}
@@ -108,12 +115,16 @@ func (a *app) noteSession(ctx context.Context, st carryover.Store, flagValue, pr
 		}
 		return s, err
 	}
-	ss, err := st.Sessions(ctx, carryover.SessionFilter{Project: project, Limit: 1})
+	ss, err := st.Sessions(ctx, carryover.SessionFilter{Project: project, TopLevel: true, Limit: 1})
 	if err != nil {
 		return carryover.Session{}, err
 	}
 	if len(ss) == 0 {
-		return carryover.Session{}, hintErr{fmt.Errorf("no session to attach the note to: nothing is archived for %s", project),
+		from := ""
+		if dir != project {
+			from = " (from " + dir + ")"
+		}
+		return carryover.Session{}, hintErr{fmt.Errorf("no session to attach the note to: no archived sessions in project %s%s", project, from),
 			"run it inside Claude Code (which sets CLAUDE_CODE_SESSION_ID), pass --session ID, or archive the project's sessions with 'carryover ingest'"}
 	}
 	return ss[0], nil

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,8 +26,8 @@ func (a *app) cmdPrune(ctx context.Context, args []string) error {
 	fl := a.newFlags("prune")
 	olderThan := fl.String("older-than", "", "sessions last updated longer ago than this age (90d, 2w, 36h)")
 	maxSize := fl.String("max-size", "", "remove the oldest sessions until the store is under this size (2GB, 500MiB)")
-	project := fl.String("project", "", "only sessions of this project directory (\".\" for the current one)")
-	session := fl.String("session", "", "only this session (id or unique prefix)")
+	project := fl.String("project", "", "only sessions of this project: its directory, or any path inside it (\".\" for the current one)")
+	session := fl.String("session", "", "only this session, with its subagents (id or unique prefix)")
 	yes := fl.Bool("yes", false, "remove them (without it, only show what would go)")
 	noCompact := fl.Bool("no-compact", false, "do not rebuild the store afterwards: freed space is reused, the file does not shrink")
 	pos, err := parseInterspersed(fl, args)
@@ -54,12 +54,6 @@ func (a *app) cmdPrune(ctx context.Context, args []string) error {
 			return usageErr{"prune: --max-size: " + err.Error()}
 		}
 	}
-	if *project != "" {
-		if *project, err = filepath.Abs(*project); err != nil {
-			return err
-		}
-	}
-
 	cfg, err := a.loadConfig("")
 	if err != nil {
 		return err
@@ -69,8 +63,30 @@ func (a *app) cmdPrune(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
+	if *project != "" {
+		if *project, err = resolveProject(ctx, st, *project); err != nil {
+			return err
+		}
+	}
 
-	all, err := st.Sessions(ctx, carryover.SessionFilter{})
+	every, err := st.Sessions(ctx, carryover.SessionFilter{})
+	if err != nil {
+		return err
+	}
+	// A session goes with its subagents (Prune removes them with it): the
+	// candidates are top-level sessions, each counting its subagents' chunks.
+	var all []carryover.Session
+	family := map[string]int{}
+	for _, s := range every {
+		if s.Parent == "" {
+			all = append(all, s)
+		}
+		family[cmp.Or(s.Parent, s.ID)] += s.Chunks
+	}
+	for i := range all {
+		all[i].Chunks = family[all[i].ID]
+	}
+	sh, err := shortener(ctx, st)
 	if err != nil {
 		return err
 	}
@@ -87,7 +103,7 @@ func (a *app) cmdPrune(ctx context.Context, args []string) error {
 		}
 		live -= free
 	}
-	est := sizeEstimator(all, live)
+	est := sizeEstimator(every, live)
 
 	// Candidates, oldest first.
 	var cands []carryover.Session
@@ -95,6 +111,9 @@ func (a *app) cmdPrune(ctx context.Context, args []string) error {
 		s, err := findSession(ctx, st, *session)
 		if err != nil {
 			return err
+		}
+		if s.Parent == "" {
+			s.Chunks = family[s.ID]
 		}
 		all = []carryover.Session{s}
 	}
@@ -135,7 +154,7 @@ func (a *app) cmdPrune(ctx context.Context, args []string) error {
 		}
 		addReport(&total, rep)
 		freed += est(s)
-		fmt.Fprintf(out, "  %s  %s  %d chunks  ~%s  %s  %s\n", carryover.ShortID(s.ID), s.Updated.Local().Format("2006-01-02"),
+		fmt.Fprintf(out, "  %s  %s  %d chunks  ~%s  %s  %s\n", sh.Short(s.ID), s.Updated.Local().Format("2006-01-02"),
 			rep.Chunks, formatSize(est(s)), s.Project, truncate(s.Title, 50))
 		bar.Add(1)
 	}

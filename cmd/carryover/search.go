@@ -2,10 +2,10 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,7 +74,7 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 		src = retrieve.WithKind(st, k)
 	}
 	if *project != "" {
-		if q.Project, err = filepath.Abs(*project); err != nil {
+		if q.Project, err = resolveProject(ctx, st, *project); err != nil {
 			return err
 		}
 	}
@@ -111,33 +111,9 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	return nil
 }
 
-// findSession resolves a session id or a unique prefix of one.
-func findSession(ctx context.Context, st carryover.Store, id string) (carryover.Session, error) {
-	if s, err := st.Session(ctx, id); err == nil {
-		return s, nil
-	}
-	all, err := st.Sessions(ctx, carryover.SessionFilter{})
-	if err != nil {
-		return carryover.Session{}, err
-	}
-	var found []carryover.Session
-	for _, s := range all {
-		if strings.HasPrefix(s.ID, id) {
-			found = append(found, s)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return carryover.Session{}, hintErr{fmt.Errorf("no archived session %q", id), "'carryover sessions' lists them"}
-	case 1:
-		return found[0], nil
-	}
-	return carryover.Session{}, fmt.Errorf("session prefix %q is ambiguous (%d sessions)", id, len(found))
-}
-
 func (a *app) cmdSessions(ctx context.Context, args []string) error {
 	fl := a.newFlags("sessions")
-	project := fl.String("project", "", "only this project directory (\".\" for the current one)")
+	project := fl.String("project", "", "only this project: its directory, or any path inside it (\".\" for the current one)")
 	asJSON := fl.Bool("json", false, "print JSON")
 	if _, err := parseInterspersed(fl, args); err != nil {
 		return err
@@ -151,9 +127,10 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	f := carryover.SessionFilter{}
+	// Subagents are listed under their session ('carryover show').
+	f := carryover.SessionFilter{TopLevel: true}
 	if *project != "" {
-		if f.Project, err = filepath.Abs(*project); err != nil {
+		if f.Project, err = resolveProject(ctx, st, *project); err != nil {
 			return err
 		}
 	}
@@ -161,21 +138,30 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	sh, err := shortener(ctx, st)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
 		type js struct {
 			ID          string    `json:"id"`
+			Short       string    `json:"short"`
 			Project     string    `json:"project"`
+			Cwd         string    `json:"cwd,omitempty"`
+			Branch      string    `json:"branch,omitempty"`
 			Title       string    `json:"title"`
 			Started     time.Time `json:"started"`
 			Updated     time.Time `json:"updated"`
 			Turns       int       `json:"turns"`
 			Compactions int       `json:"compactions"`
 			Chunks      int       `json:"chunks"`
+			Subagents   int       `json:"subagents"`
 			Transcript  string    `json:"transcript"`
 		}
 		out := make([]js, 0, len(ss))
 		for _, s := range ss {
-			out = append(out, js{s.ID, s.Project, s.Title, s.Started, s.Updated, s.Turns, s.Windows, s.Chunks, s.TranscriptPath})
+			out = append(out, js{s.ID, sh.Short(s.ID), s.Project, s.Cwd, s.Branch, s.Title, s.Started, s.Updated,
+				s.Turns, s.Windows, s.Chunks, s.Subagents, s.TranscriptPath})
 		}
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
@@ -186,10 +172,10 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tUPDATED\tTURNS\tCOMPACTIONS\tCHUNKS\tPROJECT\tTITLE")
+	fmt.Fprintln(tw, "SESSION\tUPDATED\tTURNS\tCOMPACTIONS\tCHUNKS\tSUBAGENTS\tPROJECT\tBRANCH\tTITLE")
 	for _, s := range ss {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", carryover.ShortID(s.ID), s.Updated.Local().Format("2006-01-02 15:04"),
-			s.Turns, s.Windows, s.Chunks, s.Project, truncate(s.Title, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", sh.Short(s.ID), s.Updated.Local().Format("2006-01-02 15:04"),
+			s.Turns, s.Windows, s.Chunks, s.Subagents, s.Project, cmp.Or(s.Branch, "-"), truncate(s.Title, 60))
 	}
 	return tw.Flush()
 }
@@ -204,7 +190,7 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErr{"show: give one session id (or a unique prefix)"}
+		return usageErr{"show: give one session id (a unique prefix, or SESSION/agent-ID for a subagent)"}
 	}
 	from, to, err := parseLines(*lineRange)
 	if err != nil {
@@ -237,13 +223,46 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "session %s\nproject %s\ntranscript %s\n%d turns, %d compactions, %d chunks\n",
-		s.ID, s.Project, s.TranscriptPath, s.Turns, s.Windows, s.Chunks)
+	subs, err := retrieve.Subagents(ctx, st, s.ID)
+	if err != nil {
+		return err
+	}
+	sh, err := shortener(ctx, st)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "session %s\n", s.ID)
+	if s.Parent != "" {
+		fmt.Fprintf(a.stdout, "subagent of %s\n", s.Parent)
+	}
+	if s.Title != "" {
+		fmt.Fprintf(a.stdout, "title %s\n", truncate(s.Title, 100))
+	}
+	fmt.Fprintf(a.stdout, "project %s\n", s.Project)
+	if s.Cwd != "" && s.Cwd != s.Project {
+		fmt.Fprintf(a.stdout, "cwd %s\n", s.Cwd)
+	}
+	if s.Branch != "" {
+		fmt.Fprintf(a.stdout, "branch %s\n", s.Branch)
+	}
+	fmt.Fprintf(a.stdout, "transcript %s\n%d turns, %d compactions, %d chunks\n",
+		s.TranscriptPath, s.Turns, s.Windows, s.Chunks)
+	if len(subs) > 0 {
+		fmt.Fprintf(a.stdout, "%s ('carryover show %s' shows one):\n", plural(len(subs), "subagent"), subagentRef(sh, s.ID, subs[0].ID))
+		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+		for _, sub := range subs {
+			fmt.Fprintf(tw, "  %s\t%s\t%d chunks\t%s\n", subagentRef(sh, s.ID, sub.ID),
+				sub.Started.Local().Format("2006-01-02 15:04"), sub.Chunks, truncate(sub.Title, 70))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
 	if *turn >= 0 && len(chunks) == 0 {
-		return fmt.Errorf("session %s has no turn %d", carryover.ShortID(s.ID), *turn)
+		return fmt.Errorf("session %s has no turn %d", sh.Short(s.ID), *turn)
 	}
 	if (from > 0 || to > 0) && len(chunks) == 0 {
-		return fmt.Errorf("session %s has no chunk in lines %s", carryover.ShortID(s.ID), *lineRange)
+		return fmt.Errorf("session %s has no chunk in lines %s", sh.Short(s.ID), *lineRange)
 	}
 	lastTurn, lastWindow := -1, 0
 	for _, c := range chunks {
@@ -346,6 +365,13 @@ func forTerminal(line []byte) []byte {
 		return termsafe.JSON(line)
 	}
 	return []byte(termsafe.Line(string(line)))
+}
+
+// subagentRef is how a subagent is named under its parent: the parent's
+// short id, "/" and the subagent's own name (the whole id, for the flat
+// layout's "agent-…").
+func subagentRef(sh *carryover.IDShortener, parent, id string) string {
+	return sh.Short(parent) + "/" + carryover.AgentName(id)
 }
 
 func truncate(s string, n int) string {

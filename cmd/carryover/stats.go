@@ -17,7 +17,7 @@ import (
 
 func (a *app) cmdStats(ctx context.Context, args []string) error {
 	fl := a.newFlags("stats")
-	project := fl.String("project", "", "only this project directory (\".\" for the current one)")
+	project := fl.String("project", "", "only this project: its directory, or any path inside it (\".\" for the current one)")
 	global := fl.Bool("global", false, "every project")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	limit := fl.Int("sessions", 10, "sessions listed in the table (the JSON has all)")
@@ -39,7 +39,7 @@ func (a *app) cmdStats(ctx context.Context, args []string) error {
 	var f stats.Filter
 	switch {
 	case *project != "":
-		if f.Project, err = filepath.Abs(*project); err != nil {
+		if f.Project, err = resolveProject(ctx, st, *project); err != nil {
 			return err
 		}
 	case !*global:
@@ -49,8 +49,12 @@ func (a *app) cmdStats(ctx context.Context, args []string) error {
 		if err != nil {
 			return fmt.Errorf("current directory: %w", err)
 		}
-		if f.Project, err = archivedProject(ctx, st, wd); err != nil {
+		p, ok, err := projectOrRoot(ctx, st, wd)
+		if err != nil {
 			return err
+		}
+		if ok {
+			f.Project = p
 		}
 	}
 	rep, err := stats.Compute(ctx, st, f)
@@ -63,27 +67,6 @@ func (a *app) cmdStats(ctx context.Context, args []string) error {
 		return enc.Encode(rep)
 	}
 	return writeStats(a.stdout, rep, *limit)
-}
-
-// archivedProject is dir or its nearest parent that has archived sessions,
-// "" when none has.
-func archivedProject(ctx context.Context, st carryover.Store, dir string) (string, error) {
-	ss, err := st.Sessions(ctx, carryover.SessionFilter{})
-	if err != nil {
-		return "", err
-	}
-	projects := map[string]bool{}
-	for _, s := range ss {
-		projects[s.Project] = true
-	}
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if projects[d] {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", nil
-		}
-	}
 }
 
 func writeStats(w io.Writer, rep stats.Report, limit int) error {

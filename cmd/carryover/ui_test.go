@@ -135,7 +135,27 @@ func startUI(t *testing.T, getenv func(string) string) string {
 // $CARRYOVER_UI_SHOTS when set (docs/img/ui.png comes from there).
 func TestUIBrowser(t *testing.T) {
 	chrome := chromiumPath(t)
-	_, getenv := demoArchive(t)
+	db, getenv := demoArchive(t)
+	// A subagent the session ran, archived as 'carryover ingest' finds it
+	// beside the session's transcript, with its description.
+	sub := filepath.Join(filepath.Dir(db), demoSessionID, "subagents", "agent-a7c1e09.jsonl")
+	data, err := turnTranscript(demoSessionID, "/home/dev/projects/invoicer", "feat/pdf-export", "fontcache", true, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(sub), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sub, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(strings.TrimSuffix(sub, ".jsonl")+".meta.json", []byte(`{"agentType":"Explore","description":"Find the font cache"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	if code := newApp(strings.NewReader(""), io.Discard, &errb, getenv).run(context.Background(), []string{"ingest", sub}); code != 0 {
+		t.Fatalf("ingest the subagent: exit %d: %s", code, errb.String())
+	}
 	url := startUI(t, getenv)
 
 	opts := []chromedp.ExecAllocatorOption{
@@ -278,6 +298,25 @@ func TestUIBrowser(t *testing.T) {
 	do(chromedp.Click(chromedp.CSS(".injected a.chunkref"), chromedp.NodeVisible))
 	if l := location(); !strings.HasSuffix(l, "#chunk-"+strings.TrimPrefix(ref, "#")) {
 		t.Errorf("chunk link went to %s", l)
+	}
+
+	// The session lists its subagent, whose page leads back to it.
+	if subs := text("section.subagents"); !strings.Contains(subs, "Subagents (1)") || !strings.Contains(subs, "agent-a7c1e09") ||
+		!strings.Contains(subs, "Find the font cache") {
+		t.Errorf("subagents of the session: %q", subs)
+	}
+	do(chromedp.Click(chromedp.CSS("section.subagents a"), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS("p.subagent-of")),
+		shot("subagent.png"))
+	if h1, of := text("main h1"), text("p.subagent-of"); h1 != "Find the font cache" || !strings.Contains(of, "I need PDF export") {
+		t.Errorf("subagent page: %q, %q", h1, of)
+	}
+	if in := text("main"); !strings.Contains(in, "fontcache passes now") {
+		t.Errorf("the subagent's timeline: %.1000s", in)
+	}
+	do(chromedp.Click(chromedp.CSS("p.subagent-of a"), chromedp.NodeVisible), chromedp.WaitVisible(chromedp.CSS(".boundary")))
+	if l := location(); !strings.HasSuffix(l, "/session/"+demoSessionID) {
+		t.Errorf("the parent link went to %s", l)
 	}
 
 	// Stats: both charts have bars.

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/projectdir"
+	"github.com/carryover-dev/carryover/retrieve"
+)
+
+// findSession resolves a session id, a unique prefix of one, or
+// PARENT/AGENT for a subagent (see retrieve.FindSession).
+func findSession(ctx context.Context, st carryover.Store, ref string) (carryover.Session, error) {
+	s, err := retrieve.FindSession(ctx, st, ref)
+	var amb *carryover.AmbiguousError
+	switch {
+	case errors.Is(err, carryover.ErrNotFound):
+		return s, hintErr{err, "'carryover sessions' lists them, with the shortest prefix of each id that is unique"}
+	case errors.As(err, &amb):
+		return s, hintErr{err, "give more of the id: 'carryover sessions' shows the shortest prefix of each that is unique"}
+	}
+	return s, err
+}
+
+// resolveProject turns a --project argument, any path inside a project
+// (its root, a subdirectory, a worktree, "."), into the archived project
+// it names, or says that nothing is archived there.
+func resolveProject(ctx context.Context, st carryover.Store, arg string) (string, error) {
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return "", fmt.Errorf("project %s: %w", arg, err)
+	}
+	root := projectdir.Root(abs)
+	p, ok, err := retrieve.FindProject(ctx, st, abs, root)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		msg := "no archived sessions in project " + root
+		if arg != root {
+			msg += " (from " + arg + ")"
+		}
+		return "", hintErr{errors.New(msg), "'carryover sessions' lists the archived sessions with their projects"}
+	}
+	return p, nil
+}
+
+// projectOrRoot is the archived project dir belongs to, else the project
+// a session started in dir would be archived under.
+func projectOrRoot(ctx context.Context, st carryover.Store, dir string) (string, bool, error) {
+	root := projectdir.Root(dir)
+	p, ok, err := retrieve.FindProject(ctx, st, dir, root)
+	if err != nil || !ok {
+		return root, false, err
+	}
+	return p, true, nil
+}
+
+// shortener shortens ids against every top-level session of the store, so
+// that an id a list shows finds its session.
+func shortener(ctx context.Context, st carryover.Store) (*carryover.IDShortener, error) {
+	all, err := st.Sessions(ctx, carryover.SessionFilter{TopLevel: true})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(all))
+	for i, s := range all {
+		ids[i] = s.ID
+	}
+	return carryover.NewIDShortener(ids), nil
+}
