@@ -20,3 +20,11 @@ func ErrorText(result string) string {
 // command from another: the program and its subcommand ("git push",
 // "mix test"), past a leading cd and environment assignments.
 func CommandHead(cmd string) string { return commandHead(cmd) }
+
+// ReadOnlyCommand reports whether a shell command only inspects (git
+// status, grep, find, ...): the chunker weighs such commands less.
+func ReadOnlyCommand(cmd string) bool {
+	head := commandHead(cmd)
+	prog, _, _ := strings.Cut(head, " ")
+	return readOnlyCommands[head] || readOnlyCommands[prog]
+}

@@ -55,10 +55,10 @@ type Config struct {
 }
 
 // ToolRecallThresholds is a setting of the tool hooks' thresholds: see
-// retrieve.FailureMinScore and retrieve.FileRecallMinEdits.
+// retrieve.FailureMinScore and retrieve.FileRecallMinNovel.
 type ToolRecallThresholds struct {
 	FailureMinScore float64
-	FileMinEdits    int
+	FileMinNovel    int
 }
 
 // RecallThresholds is a setting of recall's thresholds: see

@@ -202,7 +202,7 @@ func (r *run) recallFile(ctx context.Context, file string) error {
 	}
 	blk, err := retrieve.FileRecall(ctx, r.st, retrieve.FileRequest{
 		SessionID: r.in.SessionID, Project: sess.Project, Window: sess.Windows, File: abs,
-		Exclude: mine, ShownItems: shownItems, ShownChunks: shownChunks, MinEdits: r.h.Config.ToolRecall.FileMinEdits,
+		Exclude: mine, ShownItems: shownItems, ShownChunks: shownChunks, MinNovel: r.h.Config.ToolRecall.FileMinNovel,
 	})
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -266,12 +267,18 @@ func renderFailure(ctx context.Context, st carryover.Store, req FailureRequest, 
 	if fix == "" {
 		return Block{}, nil
 	}
-	why, chunkID, err := failureWhy(ctx, st, it, fixLine)
+	_, failedHead := itemCall(it)
+	why, between, chunkID, err := failureContext(ctx, st, it, fixLine, failedHead)
 	if err != nil {
 		return Block{}, err
 	}
 	if chunkID != 0 {
 		blk.ChunkIDs = []int64{chunkID}
+	}
+	if _, fixHead := itemCall(carryover.Item{Detail: "$ " + fix}); fixHead == failedHead && fixHead != "" && len(between) > 0 {
+		// The passing run is the same command again: what ran before it
+		// is the fix.
+		fix = "running `" + strings.Join(between, "`, `") + "`, then " + fix
 	}
 	when := "earlier in this session " + carryover.ShortID(it.SessionID) + ", before a compaction"
 	if it.SessionID != req.SessionID {
@@ -283,7 +290,7 @@ func renderFailure(ctx context.Context, st carryover.Store, req FailureRequest, 
 	root := req.Project
 	var b strings.Builder
 	fmt.Fprintf(&b, "carryover: this failed before (%s, L%d): %s\n", when, it.Line, clip(oneLine(it.Text), 200))
-	fmt.Fprintf(&b, "Fixed by (L%d): %s\n", fixLine, clip(relPaths(oneLine(fix), root), 380))
+	fmt.Fprintf(&b, "Fixed by (L%d): %s\n", fixLine, clip(relPaths(shortCommands(oneLine(fix)), root), 380))
 	if why != "" {
 		room := FailureBudget - b.Len() - len("Why: \n")
 		if room > 40 {
@@ -306,18 +313,19 @@ func fixedBy(it carryover.Item) string {
 	return rest
 }
 
-// failureWhy returns the assistant's first sentence after the failure, in
-// the chunks between the failure and its fix, and the chunk it is in.
-func failureWhy(ctx context.Context, st carryover.Store, it carryover.Item, fixLine int) (string, int64, error) {
+// failureContext reads the chunks between the failure and its fix: the
+// assistant's first words after the failure (the diagnosis), the chunk
+// they are in, and the commands run before the fix other than the one
+// that failed (trivial ones aside), at most two.
+func failureContext(ctx context.Context, st carryover.Store, it carryover.Item, fixLine int, failedHead string) (why string, between []string, chunkID int64, err error) {
 	if fixLine < it.Line {
-		return "", 0, nil
+		return "", nil, 0, nil
 	}
 	cs, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: it.SessionID, Turn: -1, FromLine: it.Line, ToLine: fixLine, Limit: 6})
 	if err != nil {
-		return "", 0, fmt.Errorf("failure recall: chunks: %w", err)
+		return "", nil, 0, fmt.Errorf("failure recall: chunks: %w", err)
 	}
-	// The error's own words locate it in the rendered text; the first
-	// assistant line after it is the diagnosis.
+	// The error's own words locate it in the rendered text.
 	probe := strings.TrimSpace(sigExit.ReplaceAllString(strings.ToLower(it.Text), ""))
 	probe, _, _ = strings.Cut(probe, " | ")
 	probe = probe[:min(len(probe), 40)]
@@ -328,12 +336,46 @@ func failureWhy(ctx context.Context, st carryover.Store, it carryover.Item, fixL
 				seen = strings.Contains(strings.ToLower(line), probe)
 				continue
 			}
-			if t, ok := strings.CutPrefix(line, "Assistant: "); ok && len(strings.TrimSpace(t)) > 10 {
-				return oneLine(t), c.ID, nil
+			if t, ok := strings.CutPrefix(line, "Assistant: "); ok && why == "" && len(strings.TrimSpace(t)) > 10 {
+				why, chunkID = oneLine(t), c.ID
+			}
+			if cmd, ok := strings.CutPrefix(strings.TrimRight(line, "\n"), "$ "); ok && len(between) < 2 {
+				cmd, _, _ = strings.Cut(cmd, "  # ") // the call's description
+				if head := chunk.CommandHead(cmd); head != failedHead && !inspects(cmd) && !slices.Contains(between, cmd) {
+					between = append(between, clip(cmd, 120))
+				}
+			}
+			if strings.HasPrefix(line, "$ ") && chunk.CommandHead(strings.TrimPrefix(line, "$ ")) == failedHead {
+				return why, between, chunkID, nil // the passing run
 			}
 		}
 	}
-	return "", 0, nil
+	return why, between, chunkID, nil
+}
+
+// inspects reports whether a command only looks at things (ls, grep, git
+// status, git ls-files, ...): no fix.
+func inspects(cmd string) bool {
+	if trivialCommand(cmd) || chunk.ReadOnlyCommand(cmd) {
+		return true
+	}
+	switch chunk.CommandHead(cmd) {
+	case "git ls-files", "git rev-parse", "git remote", "git config", "git check-ignore", "git blame", "git grep":
+		return true
+	}
+	return false
+}
+
+// shortCommands cuts the message of a commit command (a heredoc or a long
+// -m), which says nothing about the fix.
+func shortCommands(s string) string {
+	if i := strings.Index(s, "$(cat <<"); i >= 0 {
+		return strings.TrimSpace(s[:i]) + " …"
+	}
+	if i := strings.Index(s, ` -m "`); i >= 0 && len(s)-i > 60 {
+		return s[:i+60] + "…"
+	}
+	return s
 }
 
 // relPaths shortens the absolute paths under root in s to relative ones.

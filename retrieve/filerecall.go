@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/ident"
 )
 
 // File recall: when the model reads or edits a file that this session
@@ -18,10 +19,12 @@ import (
 const (
 	// FileRecallBudget is the most one file recall injects.
 	FileRecallBudget = 600
-	// FileRecallMinEdits is how many edits before the compaction a file
-	// needs to be recalled without an open error, calibrated
-	// leave-one-session-out with `carryover bench jit`.
-	FileRecallMinEdits = 1
+	// FileRecallMinNovel is how many identifiers the compaction summary
+	// does not hold (names, paths, values of the edits and their reasons)
+	// a file's recall must carry to be made without an open error,
+	// calibrated leave-one-session-out with `carryover bench jit`: a
+	// recall of edits the summary describes tells the model nothing.
+	FileRecallMinNovel = 1
 	// fileRecallChunks bounds the chunks of earlier windows scanned for
 	// the file's edits, newest first.
 	fileRecallChunks = 400
@@ -43,16 +46,16 @@ type FileRequest struct {
 	// ShownItems and ShownChunks are what this window's restore showed:
 	// a recall that would only repeat them is not made.
 	ShownItems, ShownChunks map[int64]bool
-	// MinEdits overrides FileRecallMinEdits when > 0 (calibration sweeps).
-	MinEdits int
+	// MinNovel overrides FileRecallMinNovel when > 0 (calibration sweeps).
+	MinNovel int
 }
 
 // fileEdit is one edit of the file found in an earlier window's chunk.
 type fileEdit struct {
 	chunk       int64
-	first, last int    // the chunk's transcript lines
-	why         string // the assistant's words before the edit
-	diff        string // the head of what it changed
+	first, last int      // the chunk's transcript lines
+	why         string   // the assistant's words before the edit
+	diff        []string // what it changed, added lines first
 }
 
 // FileRecall returns what the session did to the file before its last
@@ -64,9 +67,9 @@ func FileRecall(ctx context.Context, st carryover.Store, req FileRequest) (Block
 	if req.Window <= 0 || req.File == "" {
 		return Block{}, nil
 	}
-	minEdits := req.MinEdits
-	if minEdits <= 0 {
-		minEdits = FileRecallMinEdits
+	minNovel := req.MinNovel
+	if minNovel <= 0 {
+		minNovel = FileRecallMinNovel
 	}
 	items, err := st.Items(ctx, carryover.ItemFilter{SessionID: req.SessionID,
 		Kinds: []carryover.ItemKind{carryover.KindFileEdit, carryover.KindError}})
@@ -100,10 +103,55 @@ func FileRecall(ctx context.Context, st carryover.Store, req FileRequest) (Block
 	total := len(edits)
 	edits = slices.DeleteFunc(edits, func(e fileEdit) bool { return req.ShownChunks[e.chunk] })
 	open = slices.DeleteFunc(open, func(it carryover.Item) bool { return req.ShownItems[it.ID] })
-	if len(open) == 0 && (total < minEdits || len(edits) == 0) {
+	summary, err := compactionSummary(ctx, st, req.SessionID, req.Window)
+	if err != nil {
+		return Block{}, err
+	}
+	nov := newNovelty(summary, req.Project)
+	edits, novel := novelEdits(edits, nov, rel)
+	if len(open) == 0 && (novel < minNovel || len(edits) == 0) {
 		return Block{}, nil
 	}
-	return renderFileRecall(req, rel, file, total, edits, open), nil
+	return renderFileRecall(rel, file, total, edits, open), nil
+}
+
+// novelEdits keeps the newest edits' lines that hold an identifier the
+// summary lacks, and counts those identifiers (the file's own path
+// aside). An edit left with neither such a line nor a reason is dropped.
+func novelEdits(edits []fileEdit, nov novelty, rel string) ([]fileEdit, int) {
+	novel := map[string]bool{}
+	fresh := func(s string) bool {
+		found := false
+		for _, id := range ident.All(s) {
+			if ident.Boilerplate(id) || strings.HasSuffix(rel, id) || nov.seenIdent(id) {
+				continue
+			}
+			novel[id], found = true, true
+		}
+		return found
+	}
+	var out []fileEdit
+	for _, e := range edits {
+		if len(out) == fileRecallEdits {
+			break
+		}
+		var keep []string
+		for _, l := range e.diff {
+			if fresh(l) {
+				keep = append(keep, l)
+			}
+		}
+		e.diff = keep
+		if !fresh(e.why) && len(keep) == 0 {
+			continue // the summary has said it all
+		}
+		// Two edits of one step often share their reason and lines.
+		if slices.ContainsFunc(out, func(o fileEdit) bool { return o.why == e.why && slices.Equal(o.diff, e.diff) }) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, len(novel)
 }
 
 // samePath reports whether an archived path (relative to the project, or
@@ -162,11 +210,8 @@ func earlierEdits(ctx context.Context, st carryover.Store, req FileRequest, file
 				cur = nil // the next call
 				continue
 			}
-			if len(cur.diff) < 240 && strings.TrimSpace(strings.TrimLeft(line, "+- ")) != "" {
-				if cur.diff != "" {
-					cur.diff += " ⏎ "
-				}
-				cur.diff += strings.TrimSpace(line)
+			if len(cur.diff) < 16 && strings.TrimSpace(strings.TrimLeft(line, "+- ")) != "" {
+				cur.diff = append(cur.diff, strings.TrimSpace(line))
 			}
 		}
 		// Newest first, within the chunk too.
@@ -179,7 +224,7 @@ func earlierEdits(ctx context.Context, st carryover.Store, req FileRequest, file
 // renderFileRecall writes the block: a heading with the file, the count
 // of edits and the task, then the newest edits (why, and the diff's head),
 // then the open errors.
-func renderFileRecall(req FileRequest, rel string, file carryover.Item, total int, edits []fileEdit, open []carryover.Item) Block {
+func renderFileRecall(rel string, file carryover.Item, total int, edits []fileEdit, open []carryover.Item) Block {
 	blk := Block{Reason: "file recall"}
 	if file.ID != 0 {
 		blk.ItemIDs = append(blk.ItemIDs, file.ID)
@@ -206,8 +251,8 @@ func renderFileRecall(req FileRequest, rel string, file carryover.Item, total in
 		if e.why != "" {
 			fmt.Fprintf(&l, " %s", clip(e.why, 150))
 		}
-		if e.diff != "" {
-			fmt.Fprintf(&l, " [%s]", clip(e.diff, 160))
+		if len(e.diff) > 0 {
+			fmt.Fprintf(&l, " [%s]", clip(strings.Join(e.diff, " ⏎ "), 160))
 		}
 		line := l.String()
 		if b.Len()+len(line)+1 > FileRecallBudget {
