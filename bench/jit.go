@@ -496,7 +496,8 @@ type JITChoice struct {
 // choose picks a hook's setting on some sessions: the most useful
 // injections among the settings whose false injections stay within 10 %
 // of those fired (fewer false ones break ties, then the stricter
-// setting); when none does, the lowest share of false injections.
+// setting); when none does, the lowest share of false injections (more
+// useful ones break ties, then the stricter setting).
 func (r *JITResult) choose(ev hook.Event, skip string) int {
 	best, bestOK := -1, false
 	var bc JITCounts
@@ -507,13 +508,14 @@ func (r *JITResult) choose(ev hook.Event, skip string) int {
 				c.plus(r.Counts(ev, s.ID, g))
 			}
 		}
+		// Settings come loosest first: on a tie the later, stricter one wins.
 		ok := c.Fired > 0 && 10*c.False <= c.Fired
 		switch {
 		case best < 0, ok && !bestOK:
 		case ok != bestOK:
 			continue
-		case ok && (c.Useful > bc.Useful || c.Useful == bc.Useful && c.False < bc.False):
-		case !ok && falseShare(c) < falseShare(bc):
+		case ok && (c.Useful > bc.Useful || c.Useful == bc.Useful && c.False <= bc.False):
+		case !ok && (falseShare(c) < falseShare(bc) || falseShare(c) == falseShare(bc) && c.Useful >= bc.Useful):
 		default:
 			continue
 		}

@@ -226,8 +226,12 @@ func (r *run) recallFailure(ctx context.Context, errText string) error {
 	if err != nil {
 		return err
 	}
+	related, err := r.relatedProjects(ctx, sess.Project)
+	if err != nil {
+		return err
+	}
 	blk, err := retrieve.FailureRecall(ctx, r.st, retrieve.FailureRequest{
-		SessionID: r.in.SessionID, Project: sess.Project, Window: sess.Windows,
+		SessionID: r.in.SessionID, Project: sess.Project, Related: related, Window: sess.Windows,
 		Tool: r.in.ToolName, Command: toolCommand(r.in), Error: errText,
 		Exclude: mine, MinScore: r.h.Config.ToolRecall.FailureMinScore,
 	})

@@ -295,3 +295,44 @@ func TestRecallIndexForget(t *testing.T) {
 		t.Errorf("without the index: %+v %q", res, ctx)
 	}
 }
+
+// TestFailureRecallWorktrees: a failure fixed in one git worktree of a
+// repository is recalled in another; a project of another repository gets
+// nothing.
+func TestFailureRecallWorktrees(t *testing.T) {
+	e := newEnv(t)
+	root := t.TempDir()
+	main, wt, other := filepath.Join(root, "app"), filepath.Join(root, "app-wt"), filepath.Join(root, "other")
+	gitdir := filepath.Join(main, ".git", "worktrees", "app-wt")
+	for _, d := range []string{gitdir, wt, filepath.Join(other, ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(wt, ".git"), "gitdir: "+gitdir+"\n")
+	write(filepath.Join(gitdir, "commondir"), "../..\n")
+
+	// The demo session, archived as the main checkout's.
+	var out bytes.Buffer
+	h := e.handler()
+	h.Run(context.Background(), hook.Stop, bytes.NewReader(e.payload("Stop", map[string]any{"cwd": main})), &out)
+	live := func(cwd string) string {
+		p := failurePayload(demoFailure(77))
+		p["session_id"], p["transcript_path"], p["cwd"], p["hook_event_name"] = "3333aaaa-0000-4000-8000-000000000003", e.transcript, cwd, "PostToolUseFailure"
+		data, _ := json.Marshal(p)
+		var out bytes.Buffer
+		e.handler().Run(context.Background(), hook.PostToolUseFailure, bytes.NewReader(data), &out)
+		return out.String()
+	}
+	if got := live(wt); !strings.Contains(got, "fpdf.New(") || !strings.Contains(got, "in "+main) {
+		t.Errorf("worktree: %s", got)
+	}
+	if got := live(other); got != "" {
+		t.Errorf("another repository: %s", got)
+	}
+}

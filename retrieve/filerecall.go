@@ -24,7 +24,7 @@ const (
 	// a file's recall must carry to be made without an open error,
 	// calibrated leave-one-session-out with `carryover bench jit`: a
 	// recall of edits the summary describes tells the model nothing.
-	FileRecallMinNovel = 1
+	FileRecallMinNovel = 3
 	// fileRecallChunks bounds the chunks of earlier windows scanned for
 	// the file's edits, newest first.
 	fileRecallChunks = 400
