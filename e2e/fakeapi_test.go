@@ -28,7 +28,6 @@ const (
 	bigInputTokens = 190000
 )
 
-
 // writeMarker asks the fake for one Write tool call: [[WRITE path text]]
 // writes text (one line) to path, relative to the project.
 var writeMarker = regexp.MustCompile(`\[\[WRITE (\S+) (.+?)\]\]`)
