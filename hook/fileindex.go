@@ -50,6 +50,20 @@ func RemoveRecallIndex(db, session string) error {
 	return err
 }
 
+// IsRecallIndexFile reports whether a name in RecallIndexDir is one
+// carryover writes: an index, or a temporary file of one being written.
+func IsRecallIndexFile(name string) bool {
+	if strings.HasPrefix(name, ".index-") {
+		return true
+	}
+	stem, ok := strings.CutSuffix(name, ".json")
+	if !ok || len(stem) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(stem)
+	return err == nil
+}
+
 // recallIndex is what the index file holds.
 type recallIndex struct {
 	Window int      `json:"window"` // the context window it was written for
@@ -153,7 +167,7 @@ func pruneRecallIndexes(db string) {
 		return
 	}
 	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".index-") {
+		if !IsRecallIndexFile(e.Name()) {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > recallIndexAge {
