@@ -283,8 +283,9 @@ func script(req apiRequest) reply {
 }
 
 // stepMarker is any tool marker a turn can chain: [[BASH cmd]],
-// [[WRITE path text]], [[READ path]].
-var stepMarker = regexp.MustCompile(`\[\[(BASH|WRITE|READ) (.+?)\]\]`)
+// [[WRITE path text]], [[READ path]], and [[AGENT cmd]], a subagent that
+// runs cmd.
+var stepMarker = regexp.MustCompile(`\[\[(BASH|WRITE|READ|AGENT) (.+?)\]\]`)
 
 // stepCall is the tool call a step marker asks for.
 func stepCall(req apiRequest, m []string) reply {
@@ -296,6 +297,11 @@ func stepCall(req apiRequest, m []string) reply {
 		}
 	case "READ":
 		return reply{toolName: "Read", toolInput: map[string]any{"file_path": projectPath(req, m[2])}, inputTokens: normalInputTokens}
+	case "AGENT":
+		// A subagent told to run the command: its own first request asks
+		// the fake for the Bash call.
+		return reply{toolName: "Agent", toolInput: map[string]any{"description": "Run a command", "subagent_type": "claude",
+			"prompt": "please run [[BASH " + m[2] + "]]"}, inputTokens: normalInputTokens}
 	}
 	return reply{toolName: "Bash", toolInput: map[string]any{"command": m[2], "description": "Run the requested command"},
 		inputTokens: normalInputTokens}

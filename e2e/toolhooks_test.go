@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -81,6 +83,52 @@ func TestFailureRecallE2E(t *testing.T) {
 	req2, _ := h.toolRequest(again + fail)
 	if n := strings.Count(string(req2.Body), "this failed before"); n != 1 {
 		t.Errorf("request #%d holds the recall %d times, want once (the first, in the history)", req2.N, n)
+	}
+}
+
+// TestFailureRecallSubagent: the failure recurs in a subagent; its hook
+// (agent_id set, the parent's session_id) recalls the parent project's fix
+// into the subagent's context.
+func TestFailureRecallSubagent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.installCarryover()
+	fail := "[[BASH ls " + readyFile + "]]"
+	h.prompt("", "check the marker "+fail+", create it [[BASH touch "+readyFile+"]] and check again "+fail)
+	sid := h.prompt("", "clean up [[BASH rm "+readyFile+"]]").SessionID
+	h.prompt(sid, "delegate the check [[AGENT ls "+readyFile+"]]")
+
+	// The subagent's request that carries its failed call's result.
+	var found bool
+	for _, r := range h.api.Messages() {
+		for _, m := range r.Messages {
+			for _, b := range m.blocks() {
+				if b.Type != "tool_result" || !b.IsError || !strings.Contains(contentText(b.Content), "No such file") {
+					continue
+				}
+				if u, _ := r.LastUser(); strings.Contains(u.Text(), "this failed before") {
+					found = true
+					if ctx, _, after := hookContext(r, failureContextPrefix); !after || !strings.Contains(ctx, "touch "+readyFile) {
+						t.Errorf("request #%d: subagent context %q (after the result: %v)", r.N, ctx, after)
+					}
+				}
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no subagent request carried the recall")
+	}
+	st := h.openStore()
+	ins, err := st.Injections(context.Background(), sid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	for _, in := range ins {
+		events = append(events, in.Event)
+	}
+	if !slices.Contains(events, "PostToolUseFailure:subagent") {
+		t.Errorf("the subagent's recall was not audited under the parent session %s: %v", sid, events)
 	}
 }
 
