@@ -142,7 +142,8 @@ func TestFileRecallE2E(t *testing.T) {
 	h := newHarness(t, "CARRYOVER_BUDGET=150")
 	h.installCarryover()
 	const fileFact = "CARRYOVER-FILE-5d1e"
-	sid := h.prompt("", "write the limits [[WRITE limits.md "+fileFact+": the upload limit is 42 MiB]]").SessionID
+	// File recall needs identifiers the summary lacks (three by default).
+	sid := h.prompt("", "write the limits [[WRITE limits.md "+fileFact+": max_upload_bytes = 44040192, see config/limits_v2.toml]]").SessionID
 	if got := h.readFile(filepath.Join(h.proj, "limits.md")); !strings.Contains(string(got), fileFact) {
 		t.Fatalf("limits.md = %q: the Write did not run", got)
 	}
