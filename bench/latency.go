@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/sqlite"
 )
 
 // Timing is one binary's figures for a measurement.
@@ -192,6 +194,15 @@ func Latency(ctx context.Context, opt LatencyOptions) (*LatencyResult, error) {
 			return nil, err
 		}
 	}
+	if opt.Compare == "" {
+		// The tool hooks, on the store the restore above left its recall
+		// index beside (an older binary has neither hook nor index).
+		rows, err := b.toolHooks(sid, largest, full(0))
+		if err != nil {
+			return nil, err
+		}
+		res.Rows = append(res.Rows, rows...)
+	}
 	floor := res.Rows[0]
 	for i := range res.Rows[1:] {
 		r := &res.Rows[i+1]
@@ -200,6 +211,141 @@ func Latency(ctx context.Context, opt LatencyOptions) (*LatencyResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// toolHooks measures PostToolUse and PostToolUseFailure on db, the
+// archive of the session sid (transcript path, window 1 after its
+// compaction, its recall index written): each when nothing is recalled, the
+// usual case, and when it recalls, on a fresh copy of the store each run
+// (a recall is made once per window).
+func (b *latencyBench) toolHooks(sid, path, db string) ([]LatencyRow, error) {
+	st, err := sqlite.Open(context.Background(), db, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	edited, err := st.Items(context.Background(), carryover.ItemFilter{SessionID: sid, Kinds: []carryover.ItemKind{carryover.KindFileEdit}, BeforeWindow: 1})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	errs, err := st.Items(context.Background(), carryover.ItemFilter{SessionID: sid, Kinds: []carryover.ItemKind{carryover.KindError}, BeforeWindow: 1})
+	st.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(edited) == 0 {
+		return nil, fmt.Errorf("bench latency: session %s changed no file before its compaction", sid)
+	}
+	cwd := filepath.Dir(path)
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(cwd, p)
+	}
+	read := func(file string) []byte {
+		in, _ := json.Marshal(map[string]any{"file_path": file})
+		return hookPayload(sid, path, "PostToolUse", `"tool_name":"Read","tool_use_id":"toolu_bench","tool_response":{"type":"text"},"tool_input":`+string(in))
+	}
+	failure := func(command, errText string) []byte {
+		in, _ := json.Marshal(map[string]any{"command": command})
+		e, _ := json.Marshal(errText)
+		return hookPayload(sid, path, "PostToolUseFailure", `"tool_name":"Bash","tool_use_id":"toolu_bench","is_interrupt":false,"error":`+string(e)+`,"tool_input":`+string(in))
+	}
+	fresh := func(i int) string { return filepath.Join(b.tmp, fmt.Sprintf("tool-%d.db", i)) }
+	copyFresh := func(_, i int) error {
+		if err := copyStore(db, fresh(i)); err != nil {
+			return err
+		}
+		return copyDir(db+".recall", fresh(i)+".recall")
+	}
+	removeFresh := func(_, i int) error {
+		os.RemoveAll(fresh(i) + ".recall")
+		return removeStore(fresh(i))
+	}
+	unrelated := read(abs("lib/never/touched_by_this_session.ex"))
+	// The file recalled: the first of the most edited files whose recall
+	// says something the summary does not.
+	slices.SortStableFunc(edited, func(a, b carryover.Item) int { return b.Count - a.Count })
+	var recalled []byte
+	for _, it := range edited[:min(len(edited), 8)] {
+		p := read(abs(it.Text))
+		probe := measurement{name: "probe file recall", stdin: func(int) []byte { return p },
+			argv:   func(_, i int) []string { return []string{"--db", fresh(i), "hook", "post-tool-use"} },
+			before: copyFresh, after: removeFresh, check: nonEmpty}
+		if _, _, err := b.run(probe, 0, -1); err == nil {
+			recalled = p
+			break
+		}
+		removeFresh(0, -1)
+	}
+	if recalled == nil {
+		return nil, fmt.Errorf("bench latency: no file of session %s is recalled after its compaction", sid)
+	}
+	noFix := failure("mix frobnicate", "Exit code 1\n** (Mix) The task \"frobnicate\" could not be found")
+	// A failure of the first window that was fixed, as Claude Code
+	// reports it again: the command, "Exit code N" and the error lines.
+	var fixed []byte
+	for _, it := range errs {
+		_, call, ok := strings.Cut(it.Detail, " — in $ ")
+		code, lines, ok2 := strings.Cut(strings.TrimPrefix(it.Text, "exit "), ": ")
+		if it.Resolved && ok && ok2 && strings.HasPrefix(it.Text, "exit ") {
+			fixed = failure(call, "Exit code "+code+"\n"+strings.ReplaceAll(lines, " | ", "\n"))
+			break
+		}
+	}
+	ms := []measurement{
+		{name: "PostToolUse, nothing to recall (Read of a file not changed)", stdin: func(int) []byte { return unrelated },
+			argv: func(_, _ int) []string { return []string{"--db", db, "hook", "post-tool-use"} }, check: empty},
+		{name: "PostToolUse, file recall (Read of a file changed before the compaction)", stdin: func(int) []byte { return recalled },
+			argv: func(_, i int) []string { return []string{"--db", fresh(i), "hook", "post-tool-use"} }, before: copyFresh, after: removeFresh, check: nonEmpty},
+		{name: "PostToolUseFailure, no fix to recall", stdin: func(int) []byte { return noFix },
+			argv: func(_, _ int) []string { return []string{"--db", db, "hook", "post-tool-use-failure"} }, check: empty},
+	}
+	if fixed != nil {
+		ms = append(ms, measurement{name: "PostToolUseFailure, failure recall", stdin: func(int) []byte { return fixed },
+			argv: func(_, i int) []string { return []string{"--db", fresh(i), "hook", "post-tool-use-failure"} }, before: copyFresh, after: removeFresh,
+			check: nonEmpty})
+	}
+	var rows []LatencyRow
+	for _, m := range ms {
+		row, err := b.measure(m)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func empty(out []byte) error {
+	if len(bytes.TrimSpace(out)) != 0 {
+		return fmt.Errorf("printed %.80q where nothing was expected", out)
+	}
+	return nil
+}
+
+// copyDir copies the regular files of a directory (none when it does not
+// exist).
+func copyDir(src, dst string) error {
+	ents, err := os.ReadDir(src)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dst, 0o700); err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.Type().IsRegular() {
+			if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // measurement is one row: the arguments and stdin of run i (-1 is the

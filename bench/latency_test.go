@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -61,5 +62,37 @@ func TestLatencyCompare(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "other median") || !strings.Contains(out.String(), other) {
 		t.Errorf("table without the comparison:\n%s", out.String())
+	}
+}
+
+// TestLatencyToolHooks: without a comparison, the tool hooks are measured
+// too, each path doing what its row says (a recall row that recalls
+// nothing, or a quiet row that prints, fails the run).
+func TestLatencyToolHooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs some forty processes")
+	}
+	if raceBuild {
+		t.Skip("drives separate processes: run without -race")
+	}
+	sample, err := os.ReadFile(filepath.Join("..", "cmd", "carryover", "demodata", "session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Latency(context.Background(), LatencyOptions{Exe: carryoverBinary(t), Transcripts: t.TempDir(),
+		Sample: sample, SampleID: demoID, Runs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range res.Rows {
+		names = append(names, r.Name)
+	}
+	for _, want := range []string{"PostToolUse, nothing to recall (Read of a file not changed)",
+		"PostToolUse, file recall (Read of a file changed before the compaction)",
+		"PostToolUseFailure, no fix to recall", "PostToolUseFailure, failure recall"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no row %q in %q", want, names)
+		}
 	}
 }

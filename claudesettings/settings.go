@@ -74,11 +74,17 @@ type HookOptions struct {
 	// Startup also restores on SessionStart(startup), i.e. into a fresh
 	// session of a project with history.
 	Startup bool
-	// PostToolUse archives after every tool call. Off by default: the
+	// PostToolUse archives after every tool call: the PostToolUse hook
+	// then runs for every tool, with --archive. Off by default: the
 	// transcript already holds every tool call and Stop/PreCompact archive
 	// it, so this only buys freshness at the cost of one process per call.
+	// Without it PostToolUse runs for the file tools only, to recall.
 	PostToolUse bool
 }
+
+// FileToolsMatcher selects the tool calls PostToolUse's file recall
+// answers.
+const FileToolsMatcher = "Read|Edit|Write|MultiEdit"
 
 // DefaultHooks returns carryover's hooks running exe: the absolute path of
 // the binary, or for settings meant to be committed a command name that
@@ -106,8 +112,16 @@ func DefaultHooks(exe string, opt HookOptions) []Hook {
 		h(hook.SessionEnd, "", 2),
 		h(hook.PostCompact, "", 10),
 	)
+	// The tool hooks recall (a failure's earlier fix, a file's earlier
+	// changes); a run that finds nothing returns without opening the
+	// store, so short timeouts do.
+	hooks = append(hooks, h(hook.PostToolUseFailure, "*", 5))
 	if opt.PostToolUse {
-		hooks = append(hooks, h(hook.PostToolUse, "", 5))
+		archive := h(hook.PostToolUse, "", 5)
+		archive.Command += " --archive"
+		hooks = append(hooks, archive)
+	} else {
+		hooks = append(hooks, h(hook.PostToolUse, FileToolsMatcher, 5))
 	}
 	return hooks
 }

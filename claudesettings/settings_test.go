@@ -348,7 +348,8 @@ func TestDefaultHooks(t *testing.T) {
 		}
 	}
 	want := []em{{"PreCompact", "manual"}, {"PreCompact", "auto"}, {"SessionStart", "compact"}, {"SessionStart", "resume"},
-		{"UserPromptSubmit", ""}, {"Stop", ""}, {"SessionEnd", ""}, {"PostCompact", ""}}
+		{"UserPromptSubmit", ""}, {"Stop", ""}, {"SessionEnd", ""}, {"PostCompact", ""},
+		{"PostToolUseFailure", "*"}, {"PostToolUse", "Read|Edit|Write|MultiEdit"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("events = %v\nwant %v", got, want)
 	}
@@ -361,9 +362,18 @@ func TestDefaultHooks(t *testing.T) {
 		}
 	}
 	opt := DefaultHooks("/bin/carryover", HookOptions{Startup: true, PostToolUse: true})
-	if len(opt) != len(want)+2 || !slices.ContainsFunc(opt, func(h Hook) bool { return h.Event == "SessionStart" && h.Matcher == "startup" }) ||
-		!slices.ContainsFunc(opt, func(h Hook) bool { return h.Event == "PostToolUse" && h.Command == "/bin/carryover hook post-tool-use" }) {
+	// --post-tool-use: the hook runs for every tool and archives; still one
+	// PostToolUse entry, so that a file tool does not start two processes.
+	if len(opt) != len(want)+1 || !slices.ContainsFunc(opt, func(h Hook) bool { return h.Event == "SessionStart" && h.Matcher == "startup" }) ||
+		!slices.ContainsFunc(opt, func(h Hook) bool {
+			return h.Event == "PostToolUse" && h.Matcher == "" && h.Command == "/bin/carryover hook post-tool-use --archive"
+		}) || slices.ContainsFunc(opt, func(h Hook) bool { return h.Event == "PostToolUse" && h.Matcher != "" }) {
 		t.Errorf("with options: %v", opt)
+	}
+	for _, h := range hooks {
+		if (h.Event == "PostToolUse" || h.Event == "PostToolUseFailure") && h.Timeout > 5 {
+			t.Errorf("%s timeout %d: a tool hook delays every tool call it fires for", h.Event, h.Timeout)
+		}
 	}
 }
 

@@ -28,8 +28,12 @@ const (
 	bigInputTokens = 190000
 )
 
-// bashMarker asks the fake for one Bash tool call: [[BASH command]].
-var bashMarker = regexp.MustCompile(`\[\[BASH (.+?)\]\]`)
+// writeMarker asks the fake for one Write tool call: [[WRITE path text]]
+// writes text (one line) to path, relative to the project.
+var writeMarker = regexp.MustCompile(`\[\[WRITE (\S+) (.+?)\]\]`)
+
+// readMarker asks the fake for one Read tool call: [[READ path]].
+var readMarker = regexp.MustCompile(`\[\[READ (\S+)\]\]`)
 
 // mcpMarker asks the fake for one call of a tool of carryover's MCP
 // server: [[MCP tool words]] calls mcp__carryover__<tool> with the input
@@ -46,11 +50,14 @@ var bigMarker = regexp.MustCompile(`\[\[BIG(?: ([0-9]+))?\]\]`)
 
 // fakeAPI is a scripted Anthropic Messages API. Its reply depends on the
 // last user message: a compaction request gets a summary, a tool result a
-// short text, [[BASH cmd]] a Bash tool call, [[MCP tool words]] a call of
+// short text, [[BASH cmd]] a Bash tool call, [[WRITE path text]] and
+// [[READ path]] a Write and a Read, [[MCP tool words]] a call of
 // carryover's MCP tool, [[BIG]] (or [[BIG n]]) a text with a huge
 // usage.input_tokens, anything else a short text. Every request is logged.
 type fakeAPI struct {
 	srv *httptest.Server
+	// dir is the project directory relative tool paths are taken from.
+	dir string
 
 	mu   sync.Mutex
 	n    int
@@ -67,6 +74,7 @@ type apiRequest struct {
 	Tools    []string // names of the tools offered
 	Reply    string   // what the fake answered, for failure messages
 	ToolID   string   // the id of the tool_use the fake answered with
+	Dir      string   // the project directory, for the file tools' paths
 }
 
 type apiMessage struct {
@@ -86,6 +94,13 @@ func newFakeAPI(t testing.TB) *fakeAPI {
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// setDir sets the project directory relative tool paths are taken from.
+func (f *fakeAPI) setDir(dir string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dir = dir
 }
 
 // URL is the base URL to give Claude Code as ANTHROPIC_BASE_URL.
@@ -167,7 +182,7 @@ func (f *fakeAPI) messages(w http.ResponseWriter, req apiRequest) {
 	// Number the request before choosing the reply, which quotes the number.
 	f.mu.Lock()
 	f.n++
-	req.N = f.n
+	req.N, req.Dir = f.n, f.dir
 	f.mu.Unlock()
 	rp := script(req)
 	if rp.toolName != "" {
@@ -243,11 +258,16 @@ func script(req apiRequest) reply {
 		return reply{text: fmt.Sprintf("<analysis>fake analysis</analysis>\n<summary>%s #%d: the user asked for a shell command and it ran.</summary>",
 			fakeSummary, req.N), inputTokens: normalInputTokens}
 	case last.HasToolResult():
+		// A prompt with several tool markers gets its calls one after the
+		// other, in one turn.
+		prompt, done := req.turn()
+		if steps := stepMarker.FindAllStringSubmatch(prompt, -1); done < len(steps) {
+			return stepCall(req, steps[done])
+		}
 		return reply{text: "FAKE: tool finished.", inputTokens: normalInputTokens}
 	}
-	if m := bashMarker.FindStringSubmatch(text); m != nil {
-		return reply{toolName: "Bash", toolInput: map[string]any{"command": m[1], "description": "Run the requested command"},
-			inputTokens: normalInputTokens}
+	if m := stepMarker.FindStringSubmatch(text); m != nil {
+		return stepCall(req, m)
 	}
 	if m := mcpMarker.FindStringSubmatch(text); m != nil {
 		return reply{toolName: mcpToolPrefix + m[1], toolInput: map[string]any{"query": m[2]}, inputTokens: normalInputTokens}
@@ -260,6 +280,59 @@ func script(req apiRequest) reply {
 		return reply{text: fmt.Sprintf("FAKE-REPLY %d (big usage)", req.N), inputTokens: tokens}
 	}
 	return reply{text: fmt.Sprintf("FAKE-REPLY %d", req.N), inputTokens: normalInputTokens}
+}
+
+// stepMarker is any tool marker a turn can chain: [[BASH cmd]],
+// [[WRITE path text]], [[READ path]], and [[AGENT cmd]], a subagent that
+// runs cmd.
+var stepMarker = regexp.MustCompile(`\[\[(BASH|WRITE|READ|AGENT) (.+?)\]\]`)
+
+// stepCall is the tool call a step marker asks for.
+func stepCall(req apiRequest, m []string) reply {
+	switch m[1] {
+	case "WRITE":
+		if w := writeMarker.FindStringSubmatch(m[0]); w != nil {
+			return reply{toolName: "Write", toolInput: map[string]any{"file_path": projectPath(req, w[1]), "content": w[2] + "\n"},
+				inputTokens: normalInputTokens}
+		}
+	case "READ":
+		return reply{toolName: "Read", toolInput: map[string]any{"file_path": projectPath(req, m[2])}, inputTokens: normalInputTokens}
+	case "AGENT":
+		// A subagent told to run the command: its own first request asks
+		// the fake for the Bash call.
+		return reply{toolName: "Agent", toolInput: map[string]any{"description": "Run a command", "subagent_type": "claude",
+			"prompt": "please run [[BASH " + m[2] + "]]"}, inputTokens: normalInputTokens}
+	}
+	return reply{toolName: "Bash", toolInput: map[string]any{"command": m[2], "description": "Run the requested command"},
+		inputTokens: normalInputTokens}
+}
+
+// turn returns the text of the turn's prompt, the last user message that
+// carries no tool result, and how many tool calls the assistant made since.
+func (r apiRequest) turn() (prompt string, calls int) {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		m := r.Messages[i]
+		switch {
+		case m.Role == "assistant":
+			for _, b := range m.blocks() {
+				if b.Type == "tool_use" {
+					calls++
+				}
+			}
+		case m.Role == "user" && !m.HasToolResult():
+			return m.Text(), calls
+		}
+	}
+	return "", calls
+}
+
+// projectPath makes a path absolute in the project directory: the file
+// tools take absolute paths.
+func projectPath(req apiRequest, p string) string {
+	if strings.HasPrefix(p, "/") || req.Dir == "" {
+		return p
+	}
+	return req.Dir + "/" + p
 }
 
 // LastUser returns the last message with role "user" (hook context comes in

@@ -118,6 +118,7 @@ func newHarness(t *testing.T, extraEnv ...string) *harness {
 		db:     filepath.Join(dir, "carryover.db"),
 		extra:  extraEnv,
 	}
+	h.api.setDir(h.proj)
 	for _, d := range []string{h.home, h.proj} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)

@@ -45,6 +45,21 @@ type Config struct {
 	// RestoreShares replaces the restore's budget shares when not zero
 	// (benchmarks sweep them; users do not set them).
 	RestoreShares retrieve.RestoreShares
+	// ToolRecall replaces the thresholds of failure and file recall where
+	// its fields are > 0 (`bench jit` sweeps them; users do not set them).
+	ToolRecall ToolRecallThresholds
+
+	// PostToolUseArchive makes PostToolUse archive what is new after every
+	// tool call (install --post-tool-use, which runs the hook for every
+	// tool with --archive). Off, PostToolUse only recalls.
+	PostToolUseArchive bool
+}
+
+// ToolRecallThresholds is a setting of the tool hooks' thresholds: see
+// retrieve.FailureMinScore and retrieve.FileRecallMinNovel.
+type ToolRecallThresholds struct {
+	FailureMinScore float64
+	FileMinNovel    int
 }
 
 // RecallThresholds is a setting of recall's thresholds: see
@@ -81,7 +96,8 @@ type Result struct {
 // JSON object otherwise): the caller exits 0, because exit 2 would block a
 // compaction and anything else on stdout is pasted into the model's
 // context. Failures are logged and reported in the Result, and every run
-// but one of a forgotten session is recorded for stats.
+// is recorded for stats but one of a forgotten session and one of a tool
+// hook (PostToolUse, PostToolUseFailure) that had nothing to do.
 func (h *Handler) Run(ctx context.Context, ev Event, stdin io.Reader, stdout io.Writer) Result {
 	if h.Start.IsZero() {
 		h.Start = time.Now()
@@ -101,6 +117,7 @@ func (h *Handler) Run(ctx context.Context, ev Event, stdin io.Reader, stdout io.
 		st       carryover.Store // still open, to record the run on; nil when closed
 		err      error
 		panicked bool
+		idle     bool // nothing to do: the store was not opened
 	}
 	// The payload is kept to say which session the run belongs to, even
 	// when the worker is still reading it at the deadline.
@@ -114,11 +131,21 @@ func (h *Handler) Run(ctx context.Context, ev Event, stdin io.Reader, stdout io.
 		}()
 		var out bytes.Buffer
 		st, err := h.serve(ctx, ev, payload, &out)
-		ch <- done{out: out.Bytes(), st: st, err: err}
+		ch <- done{out: out.Bytes(), st: st, err: err, idle: errors.Is(err, errNoWork)}
 	}()
 	res := Result{Event: string(ev)}
 	select {
 	case d := <-ch:
+		if d.idle {
+			d.err = nil
+			if ev.perToolCall() {
+				// The usual run of a hook that fires for every tool call:
+				// neither logged nor recorded, which would cost more than
+				// the run.
+				res.Outcome, res.Latency = "noop", time.Since(h.Start)
+				return res
+			}
+		}
 		// Decoded again from the copy: its fields stay empty when it is
 		// not valid.
 		in, _ := Decode(bytes.NewReader(payload.bytes()))

@@ -23,10 +23,13 @@ const (
 	Stop             Event = "Stop"
 	SessionEnd       Event = "SessionEnd"
 	PostToolUse      Event = "PostToolUse"
+	// PostToolUseFailure runs instead of PostToolUse after a tool call
+	// that failed (a Bash command's non-zero exit, a tool's error).
+	PostToolUseFailure Event = "PostToolUseFailure"
 )
 
 // Events lists every event carryover handles, in lifecycle order.
-var Events = []Event{SessionStart, UserPromptSubmit, PostToolUse, Stop, PreCompact, PostCompact, SessionEnd}
+var Events = []Event{SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure, Stop, PreCompact, PostCompact, SessionEnd}
 
 // ParseEvent accepts an event in Claude Code's spelling (PreCompact) or in
 // carryover's command-line spelling (pre-compact), case-insensitively.
@@ -77,9 +80,18 @@ type Input struct {
 	CustomInstructions *string         `json:"custom_instructions"` // PreCompact
 	CompactSummary     string          `json:"compact_summary"`     // PostCompact
 	Reason             string          `json:"reason"`              // SessionEnd
-	ToolName           string          `json:"tool_name"`           // PostToolUse
-	ToolInput          json.RawMessage `json:"tool_input"`
-	ToolResponse       json.RawMessage `json:"tool_response"`
+	ToolName           string          `json:"tool_name"`           // PostToolUse, PostToolUseFailure
+	ToolInput          json.RawMessage `json:"tool_input"`          // an object, normally; anything is accepted
+	ToolResponse       json.RawMessage `json:"tool_response"`       // PostToolUse
+	ToolUseID          string          `json:"tool_use_id"`
+	// Error is a failed call's error text (PostToolUseFailure): for Bash
+	// "Exit code N\n" and the output. It can be megabytes; readers cap
+	// what they look at.
+	Error       string `json:"error"`
+	IsInterrupt bool   `json:"is_interrupt"` // PostToolUseFailure: the user interrupted the call
+	// AgentID is set when the event fires inside a subagent; SessionID is
+	// then the parent session's.
+	AgentID string `json:"agent_id"`
 }
 
 // Decode reads one JSON object of at most MaxInput bytes.
@@ -108,7 +120,8 @@ type specificOutput struct {
 }
 
 // WriteContext writes the JSON that adds text to the model's context, for
-// SessionStart and UserPromptSubmit. Nothing is written for an empty text.
+// SessionStart, UserPromptSubmit, PostToolUse and PostToolUseFailure.
+// Nothing is written for an empty text.
 func WriteContext(w io.Writer, e Event, text string) error {
 	if text == "" {
 		return nil

@@ -35,7 +35,11 @@ func (r *run) do(ctx context.Context) error {
 		return r.postCompact(ctx)
 	case SessionEnd:
 		return r.sessionEnd(ctx)
-	default: // Stop, PostToolUse
+	case PostToolUse:
+		return r.postToolUse(ctx)
+	case PostToolUseFailure:
+		return r.postToolFailure(ctx)
+	default: // Stop
 		return r.stop(ctx)
 	}
 }

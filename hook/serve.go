@@ -14,6 +14,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/postgres"
+	"github.com/carryover-dev/carryover/retrieve"
 	"github.com/carryover-dev/carryover/spool"
 	"github.com/carryover-dev/carryover/sqlite"
 )
@@ -65,7 +66,7 @@ func (h *Handler) serve(ctx context.Context, ev Event, stdin io.Reader, out io.W
 		}
 	}
 	if !h.hasWork(ev, in) {
-		return nil, nil // not even the store is opened
+		return nil, errNoWork // not even the store is opened
 	}
 	// Waiting for a busy store must leave time to finish inside the
 	// deadline: half of it where a restore or recall follows the write;
@@ -85,10 +86,22 @@ func (h *Handler) serve(ctx context.Context, ev Event, stdin io.Reader, out io.W
 	return h.serveLocal(ctx, ev, in, out, busy)
 }
 
+// errNoWork means the event had nothing to do with its payload: the store
+// was not opened. It is no failure.
+var errNoWork = errors.New("nothing to do")
+
 // injects reports whether the event can put text in front of the model or
 // the summariser (its store wait leaves time for that).
 func (e Event) injects() bool {
-	return e == SessionStart || e == UserPromptSubmit || e == PreCompact
+	return e == SessionStart || e == UserPromptSubmit || e == PreCompact || e.perToolCall()
+}
+
+// perToolCall reports whether the event fires for tool calls, maybe
+// hundreds of times a session: a run that finds nothing to do without
+// opening the store is not recorded (a write per tool call would cost more
+// than the run itself).
+func (e Event) perToolCall() bool {
+	return e == PostToolUse || e == PostToolUseFailure
 }
 
 // hasWork reports whether the event has anything to do with this payload
@@ -99,6 +112,10 @@ func (h *Handler) hasWork(ev Event, in Input) bool {
 		return in.Source == "compact" || in.Source == "resume" || in.Source == "startup" && h.Config.StartupBrief
 	case UserPromptSubmit:
 		return h.Config.Recall
+	case PostToolUse:
+		return h.postToolUseWork(in)
+	case PostToolUseFailure:
+		return !in.IsInterrupt && retrieve.RecallableFailure(in.ToolName, in.Error)
 	}
 	return true
 }
@@ -106,8 +123,8 @@ func (h *Handler) hasWork(ev Event, in Input) bool {
 // readCache is the page cache for the event: the events that mostly read
 // keep a small one (see ReadCachePages); those that archive keep the
 // default, which their writes fill.
-func readCache(ev Event) int {
-	if ev == UserPromptSubmit || ev == SessionStart {
+func (h *Handler) readCache(ev Event) int {
+	if ev == UserPromptSubmit || ev == SessionStart || ev == PostToolUseFailure || ev == PostToolUse && !h.Config.PostToolUseArchive {
 		return ReadCachePages
 	}
 	return 0
@@ -124,7 +141,7 @@ func openLocal(ctx context.Context, db string, busy time.Duration, cache int) (*
 func (h *Handler) serveLocal(ctx context.Context, ev Event, in Input, out io.Writer, busy time.Duration) (carryover.Store, error) {
 	db := h.Config.DB
 	opened, _ := os.Lstat(db)
-	st, err := openLocal(ctx, db, busy, readCache(ev))
+	st, err := openLocal(ctx, db, busy, h.readCache(ev))
 	corrupt := false
 	if err == nil {
 		var buf bytes.Buffer
@@ -155,7 +172,7 @@ func (h *Handler) serveLocal(ctx context.Context, ev Event, in Input, out io.Wri
 		h.log().Warn("damaged store moved aside; a fresh one takes its place", "moved", moved,
 			"recover", "carryover ingest --all")
 	}
-	fresh, err := openLocal(ctx, db, busy, readCache(ev))
+	fresh, err := openLocal(ctx, db, busy, h.readCache(ev))
 	if err != nil {
 		return nil, fmt.Errorf("open fresh store: %w", err)
 	}

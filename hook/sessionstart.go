@@ -15,7 +15,8 @@ import (
 // what the summary most likely lost, within the budget. On a resume it
 // injects the restore of the current window unless the transcript already
 // holds it (Claude Code re-sends it). On startup, when enabled, it injects
-// a brief of the project's last session.
+// a brief of the project's last session. After a compaction it also
+// writes the session's recall index, which PostToolUse reads.
 func (r *run) sessionStart(ctx context.Context) error {
 	in, cfg := r.in, r.h.Config
 	if in.Source == "startup" && cfg.StartupBrief {
@@ -43,6 +44,12 @@ func (r *run) sessionStart(ctx context.Context) error {
 	}
 	if window == 0 {
 		return nil // a resume of a session that never compacted
+	}
+	if _, ok := readRecallIndex(r.h.Config.DB, in.SessionID); in.Source == "compact" || !ok {
+		// What PostToolUse's file recall may be asked about in this window.
+		if err := r.updateRecallIndex(ctx, sess, window); err != nil {
+			r.h.log().Warn("recall index", "session", in.SessionID, "err", err)
+		}
 	}
 	if in.Source == "resume" {
 		// The restore of this window is in the transcript already and is

@@ -77,6 +77,7 @@ Commands:
   ui [--port N] [--no-open]    browse the archive in a local web view (127.0.0.1, per-run token)
   watch [--interval D]         live terminal dashboard of stats, hook calls and injections (q quits)
   bench latency|survival|locomo  measure hook latency, fact survival or LoCoMo retrieval
+  bench jit [--all]            measure failure and file recall (the tool hooks) on real sessions
   bench scale [--chunks N]     measure recall and search on a generated archive of N chunks (--dir, --keep, --json)
   prune --older-than AGE | --max-size SIZE | --project DIR | --session S
                                show what would be removed (whole sessions); --yes removes it

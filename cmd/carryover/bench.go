@@ -21,7 +21,7 @@ const sharedHint = "the benchmark lives in the shared data folder beside the rep
 
 func (a *app) cmdBench(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageErr{"bench: give needed, survival, recall, latency, locomo or scale"}
+		return usageErr{"bench: give needed, jit, survival, recall, latency, locomo or scale"}
 	}
 	switch args[0] {
 	case "latency":
@@ -36,8 +36,10 @@ func (a *app) cmdBench(ctx context.Context, args []string) error {
 		return a.benchScale(ctx, args[1:])
 	case "needed":
 		return a.benchNeeded(ctx, args[1:])
+	case "jit":
+		return a.benchJIT(ctx, args[1:])
 	}
-	return usageErr{fmt.Sprintf("bench: unknown benchmark %q (needed, survival, recall, latency, locomo, scale)", args[0])}
+	return usageErr{fmt.Sprintf("bench: unknown benchmark %q (needed, jit, survival, recall, latency, locomo, scale)", args[0])}
 }
 
 func sharedPath(elem ...string) string {
@@ -254,6 +256,54 @@ func (a *app) benchNeeded(ctx context.Context, args []string) error {
 			"real": res.Summary(false), "simulated": res.Summary(true)})
 	}
 	return res.Print(a.stdout, *show)
+}
+
+func (a *app) benchJIT(ctx context.Context, args []string) error {
+	fl := a.newFlags("bench jit")
+	opt := bench.JITOptions{}
+	fl.IntVar(&opt.Next, "next", 5, "the model's next tool calls an injection's identifiers are compared with")
+	fl.DurationVar(&opt.Timeout, "hook-timeout", bench.DefaultHookTimeout, "the hooks' deadline")
+	fl.BoolVar(&opt.ByCwd, "by-cwd", false, "each session the project of its own working directory (default: the sessions of a directory are one project)")
+	all := fl.Bool("all", false, "your own sessions (Claude Code's transcripts under ~/.claude/projects)")
+	var transcripts stringList
+	fl.Var(&transcripts, "transcripts", "a transcript or a directory of them, one project per directory (repeatable; default: the real sessions beside the repo)")
+	asJSON := fl.Bool("json", false, "print JSON")
+	verbose := fl.Bool("v", false, "print every injection at the installed setting")
+	pos, err := parseInterspersed(fl, args)
+	if err != nil {
+		return err
+	}
+	opt.Paths = append(transcripts, pos...)
+	if *all {
+		opt.Paths = append(opt.Paths, claudeProjectsDir(a.getenv))
+	}
+	if len(opt.Paths) == 0 {
+		opt.Paths = []string{sharedPath("data", "transcripts")}
+	}
+	if opt.Next <= 0 {
+		return usageErr{"bench jit: --next must be positive"}
+	}
+	for _, p := range opt.Paths {
+		if _, err := os.Stat(p); err != nil {
+			return hintErr{err, "pass --transcripts or --all (the default sessions live in the shared data folder beside the repo)"}
+		}
+	}
+	opt.Progress = func(path string) { a.log.Info("bench jit", "transcript", path) }
+	res, err := bench.JIT(ctx, opt)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if !*verbose {
+			for i := range res.Calls {
+				res.Calls[i].Text, res.Calls[i].Matched = nil, nil
+			}
+		}
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"result": res, "choices": res.Choices()})
+	}
+	return res.Print(a.stdout, *verbose)
 }
 
 // stringList is a repeatable string flag.

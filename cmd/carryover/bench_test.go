@@ -35,7 +35,7 @@ func TestBenchUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"bench"}, 2, "give needed, survival"},
+		{[]string{"bench"}, 2, "give needed, jit, survival"},
 		{[]string{"bench", "speed"}, 2, `unknown benchmark "speed"`},
 		{[]string{"bench", "latency", "--runs", "0"}, 2, "--runs must be at least 1"},
 		{[]string{"bench", "survival", "--budget", "-1"}, 2, "--budget and --k must be positive"},

@@ -351,9 +351,17 @@ func (a *app) runHooks(ctx context.Context, d *doctor, found []installedHook) {
 		wantOut bool
 	}{
 		{hook.Stop, cut, nil, false},
-		{hook.PostToolUse, cut, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "true"}}, false},
 		{hook.PreCompact, cut, map[string]any{"trigger": "auto", "custom_instructions": nil}, true},
 		{hook.SessionStart, summaryEnd, map[string]any{"source": "compact"}, true},
+		// The sample's test failure comes back, and its fix with it; the
+		// file fixed before the compaction is read again, and what was
+		// done to it comes back.
+		{hook.PostToolUseFailure, summaryEnd, map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_doctor_1",
+			"tool_input": map[string]any{"command": "go test -race ./internal/pdf/...", "description": "Run the tests"},
+			"error":      "Exit code 1\ninternal/pdf/render.go:42:14: undefined: fpdf.NewA4\nFAIL\texample.com/invoicer/internal/pdf [build failed]\nFAIL", "is_interrupt": false}, true},
+		{hook.PostToolUse, summaryEnd, map[string]any{"tool_name": "Read", "tool_use_id": "toolu_doctor_2",
+			"tool_input":    map[string]any{"file_path": "/home/dev/projects/invoicer/internal/pdf/render.go"},
+			"tool_response": map[string]any{"type": "text"}}, true},
 		{hook.PostCompact, summaryEnd, map[string]any{"trigger": "auto", "compact_summary": "summary"}, false},
 		{hook.UserPromptSubmit, len(lines), map[string]any{"prompt": "which error did fpdf.NewA4 cause in internal/pdf/render.go?"}, false},
 		{hook.SessionEnd, len(lines), map[string]any{"reason": "other"}, false},
@@ -420,7 +428,7 @@ func validateHookOutput(ev hook.Event, out string, want bool) string {
 			return "printed JSON: Claude Code would paste it into the summariser's prompt"
 		}
 		return ""
-	case hook.SessionStart, hook.UserPromptSubmit:
+	case hook.SessionStart, hook.UserPromptSubmit, hook.PostToolUse, hook.PostToolUseFailure:
 		var v struct {
 			HookSpecificOutput *struct {
 				HookEventName     string `json:"hookEventName"`

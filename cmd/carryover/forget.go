@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/spool"
 )
 
@@ -88,6 +89,10 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 	// A mark left by a hook that wrote offline names the session.
 	if err := os.Remove(filepath.Join(spool.Dir(cfg.DB), sess.ID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove the session's pending mark: %w", err)
+	}
+	// So does its recall index, by a hash: no trace of the session stays.
+	if err := hook.RemoveRecallIndex(cfg.DB, sess.ID); err != nil {
+		return fmt.Errorf("remove the session's recall index: %w", err)
 	}
 
 	if comp, ok := st.(compacter); ok {

@@ -27,6 +27,11 @@ func TestForgottenSessionStaysGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkOutput(t, hook.PreCompact, h.run(t, "pre-compact", h.payloadAt(hook.PreCompact, h.transcript)))
+	checkOutput(t, hook.SessionStart, h.run(t, "session-start", h.payloadAt(hook.SessionStart, h.transcript)))
+	indexes := filepath.Join(hook.RecallIndexDir(h.db), "*.json")
+	if ix, _ := filepath.Glob(indexes); len(ix) != 1 {
+		t.Fatalf("recall indexes: %v", ix)
+	}
 	export := filepath.Join(h.dir, "all.jsonl")
 	if out, errOut, code := h.runCLI(t, "export", "-o", export); code != 0 {
 		t.Fatalf("export exited %d: %s%s", code, out, errOut)
@@ -41,6 +46,9 @@ func TestForgottenSessionStaysGone(t *testing.T) {
 	}
 	if !strings.Contains(out, "will not be archived again") || !strings.Contains(out, "carryover forget --undo "+demoID) {
 		t.Errorf("forget does not say the session stays gone and how to undo it:\n%s", out)
+	}
+	if ix, _ := filepath.Glob(indexes); len(ix) != 0 {
+		t.Errorf("the session's recall index is still there: %v", ix)
 	}
 
 	// Its next hooks: exit 0, valid (empty) output, nothing stored.

@@ -18,13 +18,16 @@ func (a *app) cmdHook(ctx context.Context, args []string) int {
 	// fails, the failure is logged, and the hook exits 0.
 	signal.Ignore(syscall.SIGPIPE)
 	a.openLog()
-	if len(args) != 1 {
+	// post-tool-use takes --archive: install --post-tool-use runs it for
+	// every tool to archive after each call.
+	archive := len(args) == 2 && args[1] == "--archive"
+	if len(args) != 1 && !archive {
 		a.log.Error("hook: want exactly one event argument", "args", args)
 		return 0
 	}
 	ev, ok := hook.ParseEvent(args[0])
-	if !ok {
-		a.log.Error("hook: unknown event", "event", args[0])
+	if !ok || archive && ev != hook.PostToolUse {
+		a.log.Error("hook: unknown event", "args", args)
 		return 0
 	}
 	cfg, err := a.loadConfig(a.getenv("CLAUDE_PROJECT_DIR"))
@@ -33,7 +36,9 @@ func (a *app) cmdHook(ctx context.Context, args []string) int {
 		a.log.Error("hook: nothing done", "event", ev, "err", err)
 		return 0
 	}
-	a.hookHandler(cfg).Run(ctx, ev, a.stdin, a.stdout)
+	h := a.hookHandler(cfg)
+	h.Config.PostToolUseArchive = archive
+	h.Run(ctx, ev, a.stdin, a.stdout)
 	return 0
 }
 

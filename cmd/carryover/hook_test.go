@@ -75,7 +75,7 @@ func checkOutput(t *testing.T, event hook.Event, out string) {
 		if strings.HasPrefix(strings.TrimSpace(out), "{") {
 			t.Errorf("PreCompact printed JSON, which Claude Code would paste into the summariser's prompt: %s", out)
 		}
-	case hook.SessionStart, hook.UserPromptSubmit:
+	case hook.SessionStart, hook.UserPromptSubmit, hook.PostToolUse, hook.PostToolUseFailure:
 		var v struct {
 			HookSpecificOutput struct {
 				HookEventName     string `json:"hookEventName"`
@@ -184,6 +184,11 @@ func (h *hookEnv) payloadAt(ev hook.Event, transcript string) []byte {
 		extra["prompt"] = "which error did fpdf.NewA4 cause?"
 	case hook.PreCompact:
 		extra["trigger"] = "auto"
+	case hook.PostToolUse:
+		extra["tool_name"], extra["tool_input"] = "Read", map[string]any{"file_path": "/home/dev/projects/invoicer/internal/pdf/render.go"}
+	case hook.PostToolUseFailure:
+		extra["tool_name"], extra["tool_input"] = "Bash", map[string]any{"command": "go test -race ./internal/pdf/..."}
+		extra["error"] = "Exit code 1\ninternal/pdf/render.go:42:14: undefined: fpdf.NewA4\nFAIL\texample.com/invoicer/internal/pdf [build failed]"
 	}
 	return h.payload(string(ev), extra)
 }

@@ -116,6 +116,9 @@ func TestForeignStoreLeftAlone(t *testing.T) {
 			if ev != hook.PreCompact && out != "" {
 				t.Errorf("hook %s printed %q with a foreign store", ev, out)
 			}
+			if ev == hook.PostToolUse {
+				continue // a file no recall index names: the hook opens no store
+			}
 			after, _ := os.ReadFile(log)
 			if added := string(after[len(before):]); !strings.Contains(added, "not a carryover store") {
 				t.Errorf("hook %s logged nothing about the foreign store: %q", ev, added)
@@ -147,6 +150,11 @@ func TestPurgeDeletesOnlyCarryover(t *testing.T) {
 	if err := spool.MarkPending(h.db, demoID); err != nil {
 		t.Fatal(err)
 	}
+	// SessionStart(compact) leaves the session's recall index beside the store.
+	h.run(t, "session-start", h.payloadAt(hook.SessionStart, h.transcript))
+	if ix, _ := filepath.Glob(filepath.Join(hook.RecallIndexDir(h.db), "*.json")); len(ix) != 1 {
+		t.Fatalf("recall indexes: %v", ix)
+	}
 	if _, err := os.Stat(h.env["CARRYOVER_LOG"]); err != nil {
 		t.Fatalf("no log to purge: %v", err)
 	}
@@ -160,7 +168,7 @@ func TestPurgeDeletesOnlyCarryover(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("uninstall --purge: exit %d\n%s%s", code, out, errOut)
 	}
-	for _, p := range []string{h.db, moved, moved + "-wal", spool.Dir(h.db), h.env["CARRYOVER_LOG"]} {
+	for _, p := range []string{h.db, moved, moved + "-wal", spool.Dir(h.db), hook.RecallIndexDir(h.db), h.env["CARRYOVER_LOG"]} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s not deleted", p)
 		}

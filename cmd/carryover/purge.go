@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/spool"
 	"github.com/carryover-dev/carryover/sqlite"
 )
@@ -25,6 +26,12 @@ type purgeList struct {
 	spool   string   // the spool directory, removed once empty
 	logs    []string
 	foreign []string // files in the spool directory carryover did not write: kept
+	// The recall indexes the hooks keep beside the store, and their
+	// directory, removed once empty (files carryover did not write there
+	// are kept, and so is the directory).
+	indexes  []string
+	indexDir string
+	keepDir  bool
 }
 
 func (p *purgeList) paths() []string {
@@ -36,6 +43,11 @@ func (p *purgeList) paths() []string {
 	out = append(out, p.marks...)
 	if p.spool != "" && len(p.foreign) == 0 {
 		out = append(out, p.spool+string(filepath.Separator))
+	}
+	if p.indexDir != "" && !p.keepDir {
+		out = append(out, p.indexDir+string(filepath.Separator))
+	} else {
+		out = append(out, p.indexes...)
 	}
 	return append(out, p.logs...)
 }
@@ -86,6 +98,22 @@ func (a *app) purgeList(ctx context.Context) (*purgeList, error) {
 			}
 		}
 		p.spool = dir
+	}
+	dir = hook.RecallIndexDir(db)
+	if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("purge: %w", err)
+		}
+		for _, e := range entries {
+			if e.Type().IsRegular() && hook.IsRecallIndexFile(e.Name()) {
+				p.indexes = append(p.indexes, filepath.Join(dir, e.Name()))
+			} else {
+				p.keepDir = true
+				p.foreign = append(p.foreign, filepath.Join(dir, e.Name()))
+			}
+		}
+		p.indexDir = dir
 	}
 	// The default log is carryover's file in carryover's directory; one
 	// that CARRYOVER_LOG names may be anything, and goes only if it reads
@@ -159,6 +187,7 @@ func (a *app) purge(l *purgeList, yes bool) error {
 	}
 	files = append(files, l.files...)
 	files = append(files, l.marks...)
+	files = append(files, l.indexes...)
 	for _, f := range files {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("purge: %w", err)
@@ -166,6 +195,11 @@ func (a *app) purge(l *purgeList, yes bool) error {
 	}
 	if l.spool != "" && len(l.foreign) == 0 {
 		if err := os.Remove(l.spool); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("purge: %w", err)
+		}
+	}
+	if l.indexDir != "" && !l.keepDir {
+		if err := os.Remove(l.indexDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("purge: %w", err)
 		}
 	}
@@ -182,6 +216,9 @@ func (a *app) purge(l *purgeList, yes bool) error {
 	}
 	if len(l.marks) > 0 {
 		fmt.Fprintf(a.stdout, "deleted %d pending marks in %s\n", len(l.marks), l.spool)
+	}
+	if len(l.indexes) > 0 {
+		fmt.Fprintf(a.stdout, "deleted %d recall indexes in %s\n", len(l.indexes), l.indexDir)
 	}
 	if len(l.foreign) > 0 {
 		fmt.Fprintf(a.stdout, "kept %s: carryover did not write it\n", strings.Join(l.foreign, ", "))

@@ -415,7 +415,11 @@ func TestConcurrentHooks(t *testing.T) {
 				p[k] = v
 			}
 			payload, _ := json.Marshal(p)
-			pr := &proc{cmd: binCmd(bin, dir, db, payload, "hook", ev.arg), event: ev.arg}
+			args := []string{"hook", ev.arg}
+			if ev.arg == "post-tool-use" {
+				args = append(args, "--archive") // install --post-tool-use: it writes too
+			}
+			pr := &proc{cmd: binCmd(bin, dir, db, payload, args...), event: ev.arg}
 			pr.cmd.Stdout, pr.cmd.Stderr = &pr.out, &pr.out
 			if ev.arg == "pre-compact" {
 				preCompacts++

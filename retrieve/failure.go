@@ -1,0 +1,402 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/chunk"
+)
+
+// Failure recall: when a tool call fails, the archive may hold the same
+// failure from before the last compaction, or from an earlier session,
+// and what made it pass. Most failures match nothing, or nothing that
+// was fixed; then nothing is injected.
+const (
+	// FailureMinScore is the similarity (see failureScore) an archived
+	// failure needs to be recalled, calibrated leave-one-session-out with
+	// `carryover bench jit`.
+	FailureMinScore = 0.5
+	// FailureBudget is the most one failure recall injects.
+	FailureBudget = 800
+	// MaxErrorText is how much of an error text is read: test runs can
+	// print megabytes, and the lines that name the failure come first.
+	MaxErrorText = 256 << 10
+	// failureCandidates bounds the archived failures compared, newest first.
+	failureCandidates = 1000
+	// minSignatureTokens is the fewest distinct words a signature needs to
+	// be matched at all: "exit 1" alone says nothing.
+	minSignatureTokens = 3
+)
+
+// FailureRequest describes a tool call that just failed.
+type FailureRequest struct {
+	SessionID string
+	Project   string
+	// Window is the session's current context window: failures of this
+	// window are still in front of the model and are not recalled.
+	Window  int
+	Tool    string // the tool's name: Bash, an MCP tool, ...
+	Command string // Bash: the command that failed
+	Error   string // the error text (the hook's "error", or a failed Bash result)
+	// Exclude holds error items already recalled into this context: a
+	// signature is recalled once per context window.
+	Exclude map[int64]bool
+	// MinScore overrides FailureMinScore when > 0 (calibration sweeps).
+	MinScore float64
+}
+
+// FailureRecall finds an earlier occurrence of the failure that was fixed
+// and returns one short block saying what fixed it: "This failed before
+// (<when>, session <id>): … Fixed by …", at most FailureBudget characters.
+// The block's ItemIDs start with the archived error item's id. It returns
+// an empty block when the failure is not one carryover can match (a file
+// tool's complaint about its own input, an interrupt, too little text), when
+// nothing similar enough was fixed before, or when the best match is
+// excluded.
+func FailureRecall(ctx context.Context, st carryover.Store, req FailureRequest) (Block, error) {
+	if !RecallableFailure(req.Tool, req.Error) {
+		return Block{}, nil
+	}
+	minScore := req.MinScore
+	if minScore <= 0 {
+		minScore = FailureMinScore
+	}
+	text := req.Error
+	if len(text) > MaxErrorText {
+		text = text[:MaxErrorText]
+	}
+	live := newFailureSig(chunk.ErrorText(text), req.Tool, req.Command)
+	if len(live.tokens) < minSignatureTokens {
+		return Block{}, nil
+	}
+	projectOf := map[string]string{} // session → project, of the candidates
+	var items []carryover.Item
+	for _, p := range []string{req.Project} {
+		its, err := st.Items(ctx, carryover.ItemFilter{Project: p, Kinds: []carryover.ItemKind{carryover.KindError}, Limit: failureCandidates})
+		if err != nil {
+			return Block{}, fmt.Errorf("failure recall: %w", err)
+		}
+		for _, it := range its {
+			if _, ok := projectOf[it.SessionID]; !ok {
+				projectOf[it.SessionID] = p
+			}
+		}
+		items = append(items, its...)
+	}
+	var best carryover.Item
+	bestScore := 0.0
+	for _, it := range items {
+		if it.SessionID == req.SessionID && it.Window >= req.Window {
+			continue // still in the context window
+		}
+		if !it.Resolved {
+			continue // nothing to tell: it was not fixed
+		}
+		s := live.score(it)
+		if s < minScore {
+			continue
+		}
+		// Ties go to this session, then to this project, then to the
+		// newest (each project's items come newest first).
+		if s > bestScore || s == bestScore && (it.SessionID == req.SessionID && best.SessionID != req.SessionID ||
+			projectOf[it.SessionID] == req.Project && projectOf[best.SessionID] != req.Project) {
+			best, bestScore = it, s
+		}
+	}
+	if best.ID == 0 || req.Exclude[best.ID] {
+		return Block{}, nil
+	}
+	return renderFailure(ctx, st, req, best, projectOf[best.SessionID])
+}
+
+// RecallableFailure reports whether a failure is worth looking up: not an
+// interrupt or a sibling cancelled with it, not a file tool complaining
+// about its own input ("String to replace not found", "File has not been
+// read yet"), whose message already says what to do.
+func RecallableFailure(tool, errText string) bool {
+	switch tool {
+	case "Read", "Edit", "MultiEdit", "Write", "NotebookEdit", "Glob", "Grep", "LS", "TodoWrite":
+		return false
+	}
+	head := errText[:min(len(errText), 200)]
+	return strings.TrimSpace(head) != "" && !strings.Contains(head, "Sibling tool call errored") &&
+		!strings.Contains(head, "[Request interrupted")
+}
+
+// failureSig is a failure reduced to what identifies it across runs.
+type failureSig struct {
+	tokens map[string]bool
+	tool   string // "bash" or the tool's name
+	head   string // Bash: the command's head, "git push"
+}
+
+func newFailureSig(errText, tool, command string) failureSig {
+	s := failureSig{tokens: sigTokens(Signature(errText)), tool: tool}
+	if tool == "Bash" {
+		s.tool, s.head = "bash", chunk.CommandHead(command)
+	}
+	return s
+}
+
+// score compares an archived error item with the live failure: the
+// Jaccard similarity of their signatures' words, lowered when the command
+// differs (0.85 for another subcommand of the same program, 0.7 for
+// another program). An item of another tool scores 0.
+func (s failureSig) score(it carryover.Item) float64 {
+	tool, head := itemCall(it)
+	if tool != s.tool {
+		return 0
+	}
+	j := jaccardSet(s.tokens, sigTokens(Signature(it.Text)))
+	if s.tool != "bash" || head == s.head {
+		return j
+	}
+	prog, _, _ := strings.Cut(head, " ")
+	liveProg, _, _ := strings.Cut(s.head, " ")
+	if prog == liveProg {
+		return 0.85 * j
+	}
+	return 0.7 * j
+}
+
+// itemCall returns the tool and the command head of the call an error
+// item came from. The chunker keeps the call's one-line head in Detail
+// ("$ git push 2>&1"), after "fixed by: … — in " once resolved.
+func itemCall(it carryover.Item) (tool, head string) {
+	call := it.Detail
+	if strings.HasPrefix(call, "fixed by: ") {
+		if i := strings.LastIndex(call, " — in "); i >= 0 {
+			call = call[i+len(" — in "):]
+		}
+	}
+	if cmd, ok := strings.CutPrefix(call, "$ "); ok {
+		return "bash", chunk.CommandHead(cmd)
+	}
+	name, _, _ := strings.Cut(call, " ")
+	return name, ""
+}
+
+// Signature normalisation: what changes from one run of the same failure
+// to the next.
+var (
+	sigExit = regexp.MustCompile(`^\s*(exit code \d+\s*|exit \d+:\s*)`)
+	sigUUID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	sigTime = regexp.MustCompile(`\d{4}-\d\d-\d\d(?:[t ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:z|[+-]\d\d:?\d\d)?)?|\b\d\d?:\d\d:\d\d(?:[.,]\d+)?`)
+	sigTemp = regexp.MustCompile(`(?:/private)?/(?:tmp|var/folders|var/tmp|dev/shm)(?:/[^\s:'"(),]*)?|[a-z]:\\users\\[^\\\s]+\\appdata\\local\\temp(?:\\[^\s:'"(),]*)?`)
+	sigAddr = regexp.MustCompile(`0x[0-9a-f]+`)
+	sigHex  = regexp.MustCompile(`\b[0-9a-f]{7,64}\b`)
+	sigNum  = regexp.MustCompile(`\d+`)
+)
+
+// Signature normalises an error text into what identifies the failure
+// from one run to the next: lower case, without the "Exit code N" (or
+// "exit N:") prefix, with temporary directories, UUIDs, timestamps, hex
+// addresses and hashes replaced by placeholders and every other number
+// (line and column numbers, counts, ids) by #.
+func Signature(text string) string {
+	s := strings.ToLower(text)
+	s = sigExit.ReplaceAllString(s, "")
+	s = sigTemp.ReplaceAllString(s, " tmpdir ")
+	s = sigUUID.ReplaceAllString(s, " uuid ")
+	s = sigTime.ReplaceAllString(s, " time ")
+	s = sigAddr.ReplaceAllString(s, " addr ")
+	s = sigHex.ReplaceAllStringFunc(s, func(h string) string {
+		if strings.ContainsAny(h, "abcdef") && strings.ContainsAny(h, "0123456789") {
+			return " hash "
+		}
+		return h
+	})
+	s = sigNum.ReplaceAllString(s, "#")
+	return oneLine(s)
+}
+
+// sigTokens splits a signature into its distinct words: runs of letters,
+// digits, # and _, and single characters of scripts written without
+// spaces (Chinese, Japanese), so that errors in any language compare.
+func sigTokens(sig string) map[string]bool {
+	out := map[string]bool{}
+	var w strings.Builder
+	flush := func() {
+		if t := w.String(); t != "" && strings.Trim(t, "#_") != "" {
+			out[t] = true
+		}
+		w.Reset()
+	}
+	for _, r := range sig {
+		switch {
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+			flush()
+			out[string(r)] = true
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '#' || r == '_':
+			w.WriteRune(r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+func jaccardSet(a, b map[string]bool) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	both := 0
+	for t := range a {
+		if b[t] {
+			both++
+		}
+	}
+	return float64(both) / float64(len(a)+len(b)-both)
+}
+
+// renderFailure writes the block for the archived error it: when and
+// where it failed, what fixed it (the fix item: the edits made before the
+// passing run, or the command that passed) and why (the assistant's first
+// words after the failure).
+func renderFailure(ctx context.Context, st carryover.Store, req FailureRequest, it carryover.Item, project string) (Block, error) {
+	blk := Block{ItemIDs: []int64{it.ID}, Reason: "failure recall"}
+	fix, fixLine := fixedBy(it), it.Line
+	fixes, err := st.Items(ctx, carryover.ItemFilter{SessionID: it.SessionID, Kinds: []carryover.ItemKind{carryover.KindFix}})
+	if err != nil {
+		return Block{}, fmt.Errorf("failure recall: fixes: %w", err)
+	}
+	for _, f := range fixes { // newest first: the latest fix of this error
+		if strings.HasPrefix(f.Detail, it.Text) {
+			fix, fixLine = f.Text, f.Line
+			if _, verified, ok := strings.Cut(f.Detail[len(it.Text):], "(then `"); ok {
+				fix += "; then `" + strings.TrimSuffix(strings.TrimSpace(verified), "` passed)") + "` passed"
+			}
+			blk.ItemIDs = append(blk.ItemIDs, f.ID)
+			break
+		}
+	}
+	if fix == "" {
+		return Block{}, nil
+	}
+	_, failedHead := itemCall(it)
+	why, between, chunkID, err := failureContext(ctx, st, it, fixLine, failedHead)
+	if err != nil {
+		return Block{}, err
+	}
+	if chunkID != 0 {
+		blk.ChunkIDs = []int64{chunkID}
+	}
+	if _, fixHead := itemCall(carryover.Item{Detail: "$ " + fix}); fixHead == failedHead && fixHead != "" && len(between) > 0 {
+		// The passing run is the same command again: what ran before it
+		// is the fix.
+		fix = "running `" + strings.Join(between, "`, `") + "`, then " + fix
+	}
+	when := "earlier in this session " + carryover.ShortID(it.SessionID) + ", before a compaction"
+	if it.SessionID != req.SessionID {
+		when = "session " + carryover.ShortID(it.SessionID)
+		if project != req.Project && project != "" {
+			when += " in " + project
+		}
+		if !it.Time.IsZero() {
+			when = it.Time.Format("2006-01-02") + ", " + when
+		}
+	}
+	root := project
+	var b strings.Builder
+	fmt.Fprintf(&b, "carryover: this failed before (%s, L%d): %s\n", when, it.Line, clip(oneLine(it.Text), 200))
+	fmt.Fprintf(&b, "Fixed by (L%d): %s\n", fixLine, clip(relPaths(shortCommands(oneLine(fix)), root), 380))
+	if why != "" {
+		room := FailureBudget - b.Len() - len("Why: \n")
+		if room > 40 {
+			fmt.Fprintf(&b, "Why: %s\n", clip(why, room))
+		}
+	}
+	blk.Text = clip(strings.TrimRight(b.String(), "\n"), FailureBudget)
+	return blk, nil
+}
+
+// fixedBy is the fix a resolved error item names in its Detail.
+func fixedBy(it carryover.Item) string {
+	rest, ok := strings.CutPrefix(it.Detail, "fixed by: ")
+	if !ok {
+		return ""
+	}
+	if i := strings.LastIndex(rest, " — in "); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}
+
+// failureContext reads the chunks between the failure and its fix: the
+// assistant's first words after the failure (the diagnosis), the chunk
+// they are in, and the commands run before the fix other than the one
+// that failed (trivial ones aside), at most two.
+func failureContext(ctx context.Context, st carryover.Store, it carryover.Item, fixLine int, failedHead string) (why string, between []string, chunkID int64, err error) {
+	if fixLine < it.Line {
+		return "", nil, 0, nil
+	}
+	cs, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: it.SessionID, Turn: -1, FromLine: it.Line, ToLine: fixLine, Limit: 6})
+	if err != nil {
+		return "", nil, 0, fmt.Errorf("failure recall: chunks: %w", err)
+	}
+	// The error's own words locate it in the rendered text.
+	probe := strings.TrimSpace(sigExit.ReplaceAllString(strings.ToLower(it.Text), ""))
+	probe, _, _ = strings.Cut(probe, " | ")
+	probe = probe[:min(len(probe), 40)]
+	seen := probe == ""
+	for _, c := range cs {
+		for line := range strings.Lines(c.Text) {
+			if !seen {
+				seen = strings.Contains(strings.ToLower(line), probe)
+				continue
+			}
+			if t, ok := strings.CutPrefix(line, "Assistant: "); ok && why == "" && len(strings.TrimSpace(t)) > 10 {
+				why, chunkID = oneLine(t), c.ID
+			}
+			if cmd, ok := strings.CutPrefix(strings.TrimRight(line, "\n"), "$ "); ok && len(between) < 2 {
+				cmd, _, _ = strings.Cut(cmd, "  # ") // the call's description
+				if head := chunk.CommandHead(cmd); head != failedHead && !inspects(cmd) && !slices.Contains(between, cmd) {
+					between = append(between, clip(cmd, 120))
+				}
+			}
+			if strings.HasPrefix(line, "$ ") && chunk.CommandHead(strings.TrimPrefix(line, "$ ")) == failedHead {
+				return why, between, chunkID, nil // the passing run
+			}
+		}
+	}
+	return why, between, chunkID, nil
+}
+
+// inspects reports whether a command only looks at things (ls, grep, git
+// status, git ls-files, ...): no fix.
+func inspects(cmd string) bool {
+	if trivialCommand(cmd) || chunk.ReadOnlyCommand(cmd) {
+		return true
+	}
+	switch chunk.CommandHead(cmd) {
+	case "git ls-files", "git rev-parse", "git remote", "git config", "git check-ignore", "git blame", "git grep":
+		return true
+	}
+	return false
+}
+
+// shortCommands cuts the message of a commit command (a heredoc or a long
+// -m), which says nothing about the fix.
+func shortCommands(s string) string {
+	if i := strings.Index(s, "$(cat <<"); i >= 0 {
+		return strings.TrimSpace(s[:i]) + " …"
+	}
+	if i := strings.Index(s, ` -m "`); i >= 0 && len(s)-i > 60 {
+		return s[:i+60] + "…"
+	}
+	return s
+}
+
+// relPaths shortens the absolute paths under root in s to relative ones.
+func relPaths(s, root string) string {
+	if root == "" || root == "/" {
+		return s
+	}
+	return strings.ReplaceAll(s, strings.TrimSuffix(root, "/")+"/", "")
+}
