@@ -64,10 +64,10 @@ func Noise(text string) bool {
 // noiseLine reports whether one line of a chunk is a marker, boilerplate
 // or an empty acknowledgement.
 func noiseLine(line string) bool {
-	said := line
-	for _, who := range []string{"User: ", "Assistant: "} {
+	said, speaker := line, false
+	for _, who := range []string{"User:", "Assistant:"} {
 		if rest, ok := strings.CutPrefix(line, who); ok {
-			said = strings.TrimSpace(rest)
+			said, speaker = strings.TrimSpace(rest), true
 			break
 		}
 	}
@@ -80,7 +80,7 @@ func noiseLine(line string) bool {
 	}
 	// Only the two speakers' own lines can be acknowledgements: a line of
 	// a tool's output ("OK") or of a pasted document is content.
-	return said != line && Acknowledgement(said)
+	return speaker && Acknowledgement(said)
 }
 
 // maxAckWords bounds an acknowledgement: a longer reply says something.
@@ -124,6 +124,7 @@ var ackWords = func() map[string]bool {
 		we're let's let me us you're it it's that that's this the a an to and of on in for with at up into it
 		now go going proceed continue continuing start starting look looking check checking see verify verifying
 		run running try trying fix fixing update updating do doing take make sure here there is are was be
+		stop stopping wait waiting
 		works working worked changes change code file files test tests again`) {
 		m[w] = true
 	}
@@ -134,9 +135,11 @@ var ackWords = func() map[string]bool {
 // holds it.
 type Run struct {
 	Command string // the command's first line, as rendered
-	Head    string // its program and subcommand (see CommandHead)
-	OK      bool   // "→ ok" followed it
-	Failed  bool   // "→ exit N" or "→ error" followed it
+	// Key is the command without what does not change what it runs (see
+	// CommandKey): runs with the same Key ran the same command.
+	Key    string
+	OK     bool // "→ ok" followed it
+	Failed bool // "→ exit N" or "→ error" followed it
 }
 
 // Runs returns the shell commands a chunk's text shows ("$ cmd" lines),
@@ -153,7 +156,7 @@ func Runs(text string) []Run {
 			if i := strings.Index(cmd, "  # "); i >= 0 {
 				cmd = cmd[:i] // the call's description
 			}
-			runs = append(runs, Run{Command: cmd, Head: CommandHead(cmd)})
+			runs = append(runs, Run{Command: cmd, Key: CommandKey(cmd)})
 			open = len(runs) - 1
 		case open >= 0 && strings.HasPrefix(line, "→ "):
 			out := strings.TrimPrefix(line, "→ ")
@@ -167,7 +170,38 @@ func Runs(text string) []Run {
 	return runs
 }
 
-// CommandHead is a command's program and subcommand ("git push", "mix
-// test"), after a leading "cd dir &&" and VAR=value prefixes: runs with the
-// same head are runs of the same command.
-func CommandHead(cmd string) string { return commandHead(cmd) }
+// CommandKey is a command without what only placed or shaped its run: a
+// leading "cd dir &&" and VAR=value prefixes, a final "2>&1" and "| tail
+// -N" or "| head -N", and the layout of its white space. Two runs with the
+// same key ran the same command (mix test of one file is not mix test of
+// the suite).
+func CommandKey(cmd string) string {
+	f := strings.Fields(cmd)
+	for len(f) > 0 {
+		switch {
+		case f[0] == "cd" && len(f) >= 3 && (f[2] == "&&" || f[2] == ";"):
+			f = f[3:]
+			continue
+		case strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-"):
+			f = f[1:]
+			continue
+		}
+		break
+	}
+	for len(f) > 0 {
+		n := len(f)
+		switch {
+		case f[n-1] == "2>&1":
+			f = f[:n-1]
+			continue
+		case n >= 2 && f[n-2] == "|" && (f[n-1] == "tail" || f[n-1] == "head"):
+			f = f[:n-2]
+			continue
+		case n >= 3 && f[n-3] == "|" && (f[n-2] == "tail" || f[n-2] == "head") && strings.HasPrefix(f[n-1], "-"):
+			f = f[:n-3]
+			continue
+		}
+		break
+	}
+	return strings.Join(f, " ")
+}

@@ -103,14 +103,14 @@ func DropNoise(hits []carryover.Hit) (kept, noise []carryover.Hit) {
 	return kept, noise
 }
 
-// outcomes are the command heads a chunk ran successfully and those it
-// ran and failed.
+// outcomes are the commands (chunk.CommandKey) a chunk ran successfully
+// and those it ran and failed.
 type outcomes struct{ ok, failed map[string]bool }
 
 func outcomesOf(text string) outcomes {
 	var o outcomes
 	for _, r := range chunk.Runs(text) {
-		if r.Head == "" {
+		if r.Key == "" {
 			continue
 		}
 		switch {
@@ -118,23 +118,23 @@ func outcomesOf(text string) outcomes {
 			if o.ok == nil {
 				o.ok = map[string]bool{}
 			}
-			o.ok[r.Head] = true
+			o.ok[r.Key] = true
 		case r.Failed:
 			if o.failed == nil {
 				o.failed = map[string]bool{}
 			}
-			o.failed[r.Head] = true
+			o.failed[r.Key] = true
 		}
 	}
 	return o
 }
 
 // ByOutcome reorders hits for the query's intent. For IntentHowTo, a hit
-// that ran a command only with failures moves right after the best hit
-// that ran the same command (same CommandHead) successfully: that hit
-// takes its place, and the failure stays next to it for context. For
-// IntentError it is the other way round. Other hits keep their order, and
-// IntentAny changes nothing.
+// that ran a command and saw it fail, and never work, moves right after
+// the hits that ran the same command (chunk.CommandKey) and saw it work:
+// they take its place, and the failure stays next to them for context.
+// For IntentError it is the other way round. Other hits keep their order,
+// and IntentAny changes nothing.
 func ByOutcome(hits []carryover.Hit, in Intent) []carryover.Hit {
 	if in == IntentAny || len(hits) < 2 {
 		return hits
