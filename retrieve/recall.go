@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -35,6 +36,16 @@ const (
 	// RecallMinCoverage is the weighted fraction of the prompt's
 	// informative words and identifiers a hit's chunk must contain.
 	RecallMinCoverage = 0.5
+	// RecallFirstMinCoverage is the coverage a hit from another session
+	// needs on a new session's first prompt when it holds none of the
+	// prompt's identifiers (a path, a name, a flag). A first prompt states
+	// a task in plain words ("add a GitHub action to run tests and
+	// linting", "examine my pending changes and commit them"), and plain
+	// words match the routine steps of every other session: on `bench
+	// recall` they matched other sessions' work at 0.54–0.66, and were 2
+	// of its 10 first prompts' false injections. Later prompts continue a
+	// task the archive knows, and keep RecallMinCoverage.
+	RecallFirstMinCoverage = 0.8
 	// RecallMaxHits bounds the chunks one prompt brings back.
 	RecallMaxHits = 3
 	// recallFetch is how many hits each search asks the store for.
@@ -139,6 +150,21 @@ func ExplainRecall(ctx context.Context, st carryover.Store, req RecallRequest) (
 		return ex, fmt.Errorf("recall: %w", err)
 	}
 	hits = rank.ByOutcome(hits, ex.Intent)
+	// newSession reports whether the prompt is a new session's first:
+	// nothing of the session is archived yet. Asked only when it decides.
+	var checked, fresh bool
+	var lookupErr error
+	newSession := func() bool {
+		if !checked && req.SessionID != "" {
+			_, err := st.Session(ctx, req.SessionID)
+			fresh = errors.Is(err, carryover.ErrNotFound)
+			if err != nil && !fresh {
+				lookupErr = err
+			}
+		}
+		checked = true
+		return req.SessionID == "" || fresh
+	}
 	cands := make([]RecallCandidate, len(hits))
 	why := make(map[int64]string, len(hits)) // the hits left out, by chunk id
 	var own, other []carryover.Hit
@@ -169,6 +195,8 @@ func ExplainRecall(ctx context.Context, st carryover.Store, req RecallRequest) (
 			cd.Why = fmt.Sprintf("%d informative words, fewer than %d, and no identifier of the prompt", cd.Words, RecallMinTerms)
 		case cd.Coverage < ex.MinCoverage:
 			cd.Why = fmt.Sprintf("coverage %.2f < %g", cd.Coverage, ex.MinCoverage)
+		case c.SessionID != req.SessionID && cd.Coverage < RecallFirstMinCoverage && !hasRare(terms, present) && newSession():
+			cd.Why = fmt.Sprintf("a new session's first prompt, and another session's chunk with no identifier of it: coverage %.2f < %g", cd.Coverage, RecallFirstMinCoverage)
 		case c.SessionID == req.SessionID:
 			own = append(own, h)
 		default:
@@ -177,6 +205,9 @@ func ExplainRecall(ctx context.Context, st carryover.Store, req RecallRequest) (
 		if cd.Why != "" {
 			why[c.ID] = cd.Why
 		}
+	}
+	if lookupErr != nil {
+		return ex, fmt.Errorf("recall: %w", lookupErr)
 	}
 	// What this session's model no longer sees comes first.
 	keep := append(own, other...)
@@ -261,6 +292,17 @@ func recallWhy(terms []term, h carryover.Hit, req RecallRequest, minScore, minCo
 	}
 	return fmt.Sprintf("BM25 %.1f ≥ %g, %d of %d informative words (coverage %.2f ≥ %g) from %s, turn %d",
 		h.BM25, minScore, have, all, coverage(terms, present), minCov, from, c.Turn)
+}
+
+// hasRare reports whether an identifier-like term of the prompt is
+// present.
+func hasRare(terms []term, present func(term) bool) bool {
+	for _, t := range terms {
+		if t.rare && present(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // informative reports whether a term counts toward RecallMinTerms.
