@@ -228,8 +228,8 @@ func runLocomo(ctx context.Context, dbPath string, convs []locomoConv, audit map
 			if err != nil {
 				return nil, fmt.Errorf("bench locomo %s: %w", c.SampleID, err)
 			}
-			fused := make([]int, 0, len(rs))
-			for _, r := range rs {
+			fused := make([]int, 0, len(rs.Results))
+			for _, r := range rs.Results {
 				fused = append(fused, r.Lines[0]-1)
 			}
 			slices.SortStableFunc(hits, func(a, b carryover.Hit) int {

@@ -183,7 +183,7 @@ func survivalRecall(ctx context.Context, db, sid string, items []Item, opt Survi
 			return nil, fmt.Errorf("bench survival: %w", err)
 		}
 		var b strings.Builder
-		for _, r := range rs {
+		for _, r := range rs.Results {
 			b.WriteString(r.Text)
 			b.WriteByte('\n')
 		}

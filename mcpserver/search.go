@@ -107,10 +107,11 @@ func (s *server) search(ctx context.Context, in searchIn) (string, error) {
 	q.Limit = max(min(limit, (budget-fixed)/(hitHeaderReserve+minUsefulSnippet)), 1)
 	rec := &recordingStore{Store: s.st, kind: kind, chunks: map[int64]carryover.Chunk{}}
 	snippetBudget := max(budget-fixed-q.Limit*hitHeaderReserve, minUsefulSnippet)
-	res, err := retrieve.Search(ctx, rec, retrieve.SearchRequest{Query: q, Budget: snippetBudget})
+	resp, err := retrieve.Search(ctx, rec, retrieve.SearchRequest{Query: q, Budget: snippetBudget})
 	if err != nil {
 		return "", err
 	}
+	res := resp.Results
 	if len(res) == 0 {
 		msg := intro + ": no matches."
 		switch {
@@ -129,7 +130,7 @@ func (s *server) search(ctx context.Context, in searchIn) (string, error) {
 	}
 	// Drop hits from the end until the whole fits, then cut the last one.
 	for n := len(hits); n > 0; n-- {
-		out := joinHits(intro, hits[:n], len(res))
+		out := joinHits(intro, hits[:n], len(res), resp.Weak)
 		if len(out) <= budget || n == 1 {
 			return capText(out, budget, fmt.Sprintf("the budget of %d characters is reached. Raise budget, or read the hit with get", budget)), nil
 		}
@@ -139,13 +140,21 @@ func (s *server) search(ctx context.Context, in searchIn) (string, error) {
 
 const searchFooter = `Full text: get {"chunk_ids": [ID]}. Surroundings: get {"session": "S", "from_line": A, "to_line": B}.`
 
-func joinHits(intro string, hits []string, found int) string {
+// weakNote opens the hits of a search whose best hit is a weak match
+// (retrieve.SearchResponse.Weak).
+const weakNote = "no strong match; closest:"
+
+func joinHits(intro string, hits []string, found int, weak bool) string {
 	var b strings.Builder
 	if len(hits) < found {
-		fmt.Fprintf(&b, "%s: %s (%d more left out to fit the budget).\n\n", intro, count(len(hits), "hit"), found-len(hits))
+		fmt.Fprintf(&b, "%s: %s (%d more left out to fit the budget).\n", intro, count(len(hits), "hit"), found-len(hits))
 	} else {
-		fmt.Fprintf(&b, "%s: %s, best first.\n\n", intro, count(len(hits), "hit"))
+		fmt.Fprintf(&b, "%s: %s, best first.\n", intro, count(len(hits), "hit"))
 	}
+	if weak {
+		b.WriteString(weakNote + "\n")
+	}
+	b.WriteString("\n")
 	for _, h := range hits {
 		b.WriteString(h)
 		b.WriteString("\n\n")

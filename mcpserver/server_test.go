@@ -478,3 +478,19 @@ func TestBadArguments(t *testing.T) {
 		t.Errorf("ambiguous prefix: error %v, %q", isErr, text)
 	}
 }
+
+// TestSearchWeak: when no hit clears the bar of a strong match, the result
+// says so before the hits.
+func TestSearchWeak(t *testing.T) {
+	st := demoStore(t)
+	cs := connect(t, st, mcpserver.Options{Project: demoProject, SessionID: demoSession})
+	text := mustCall(t, cs, "search", map[string]any{"query": "kubernetes ingress controller grafana dashboards for the invoice"})
+	head, hits, _ := strings.Cut(text, "\n\n")
+	if !strings.HasSuffix(head, "\nno strong match; closest:") || len(chunkIDs(t, hits)) == 0 {
+		t.Errorf("weak match: want the note, then the closest hits:\n%s", text)
+	}
+	text = mustCall(t, cs, "search", map[string]any{"query": "fpdf NewA4"})
+	if strings.Contains(text, "no strong match") || len(chunkIDs(t, text)) == 0 {
+		t.Errorf("strong match: want hits without the note:\n%s", text)
+	}
+}

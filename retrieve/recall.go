@@ -2,10 +2,14 @@ package retrieve
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/chunk"
+	"github.com/carryover-dev/carryover/rank"
 )
 
 // Recall thresholds. A hit is injected only when all of these hold; most
@@ -32,6 +36,16 @@ const (
 	// RecallMinCoverage is the weighted fraction of the prompt's
 	// informative words and identifiers a hit's chunk must contain.
 	RecallMinCoverage = 0.5
+	// RecallFirstMinCoverage is the coverage a hit from another session
+	// needs on a new session's first prompt when it holds none of the
+	// prompt's identifiers (a path, a name, a flag). A first prompt states
+	// a task in plain words ("add a GitHub action to run tests and
+	// linting", "examine my pending changes and commit them"), and plain
+	// words match the routine steps of every other session: on `bench
+	// recall` they matched other sessions' work at 0.54–0.66, and were 2
+	// of its 10 first prompts' false injections. Later prompts continue a
+	// task the archive knows, and keep RecallMinCoverage.
+	RecallFirstMinCoverage = 0.8
 	// RecallMaxHits bounds the chunks one prompt brings back.
 	RecallMaxHits = 3
 	// recallFetch is how many hits each search asks the store for.
@@ -60,90 +74,203 @@ type RecallRequest struct {
 // It returns an empty block for slash commands, trivial prompts and hits
 // below the thresholds, which is the usual case.
 func Recall(ctx context.Context, st carryover.Store, req RecallRequest) (Block, error) {
+	ex, err := ExplainRecall(ctx, st, req)
+	return ex.Block, err
+}
+
+// RecallExplanation is what a recall did with a prompt, and why.
+type RecallExplanation struct {
+	Block Block // what is injected; empty when nothing is
+	// Skipped says why the prompt was not searched at all ("" when it
+	// was): a slash command, or no informative word.
+	Skipped string
+	Query   string      // the words searched for
+	Intent  rank.Intent // what the prompt asks for, as ranking reads it
+	// The thresholds applied.
+	MinScore    float64
+	MinCoverage float64
+	// Candidates are the hits the search returned, in rank order, each
+	// with its signals and what became of it.
+	Candidates []RecallCandidate
+}
+
+// RecallCandidate is one hit of a recall's search.
+type RecallCandidate struct {
+	Hit carryover.Hit
+	// Words of the prompt's Of informative words and identifiers are in
+	// the chunk; Coverage is their weighted fraction.
+	Words, Of int
+	Coverage  float64
+	Injected  bool
+	// Why says why it was left out ("" when injected).
+	Why string
+}
+
+// ExplainRecall runs a recall as Recall does and returns, with the block,
+// every candidate the search found, its scores, and why it was injected or
+// left out.
+func ExplainRecall(ctx context.Context, st carryover.Store, req RecallRequest) (RecallExplanation, error) {
 	budget := req.Budget
 	if budget <= 0 {
 		budget = DefaultRecallBudget
 	}
-	minScore, minCov := req.MinScore, req.MinCoverage
-	if minScore <= 0 {
-		minScore = RecallMinScore
+	ex := RecallExplanation{MinScore: req.MinScore, MinCoverage: req.MinCoverage}
+	if ex.MinScore <= 0 {
+		ex.MinScore = RecallMinScore
 	}
-	if minCov <= 0 {
-		minCov = RecallMinCoverage
+	if ex.MinCoverage <= 0 {
+		ex.MinCoverage = RecallMinCoverage
 	}
 	prompt := strings.TrimSpace(req.Prompt)
 	if prompt == "" || strings.HasPrefix(prompt, "/") {
-		return Block{}, nil
+		ex.Skipped = "a slash command or an empty prompt"
+		return ex, nil
 	}
 	terms := queryTerms(prompt)
 	if !passesTermGate(terms, func(term) bool { return true }) {
-		return Block{}, nil
+		ex.Skipped = fmt.Sprintf("fewer than %d informative words and no identifier", RecallMinTerms)
+		return ex, nil
 	}
-	text := searchText(terms)
+	ex.Query = searchText(terms)
+	ex.Intent = rank.QueryIntent(prompt)
 
 	// One search of the project finds both this session's earlier windows
 	// and the other sessions: a second search would read much of the
 	// index again, and a hook's time is mostly page reads.
-	q := carryover.Query{Text: text, Project: req.Project, Limit: 2 * recallFetch}
+	q := carryover.Query{Text: ex.Query, Project: req.Project, Limit: 2 * recallFetch}
 	if req.Project == "" {
 		if req.Window <= 0 || req.SessionID == "" {
-			return Block{}, nil
+			ex.Skipped = "no project, and no earlier window of this session"
+			return ex, nil
 		}
-		q = carryover.Query{Text: text, SessionID: req.SessionID, BeforeWindow: req.Window, Limit: recallFetch}
+		q = carryover.Query{Text: ex.Query, SessionID: req.SessionID, BeforeWindow: req.Window, Limit: recallFetch}
 	}
 	hits, err := st.Search(ctx, q)
 	if err != nil {
-		return Block{}, fmt.Errorf("recall: %w", err)
+		return ex, fmt.Errorf("recall: %w", err)
 	}
+	hits = rank.ByOutcome(hits, ex.Intent)
+	// newSession reports whether the prompt is a new session's first:
+	// nothing of the session is archived yet. Asked only when it decides.
+	var checked, fresh bool
+	var lookupErr error
+	newSession := func() bool {
+		if !checked && req.SessionID != "" {
+			_, err := st.Session(ctx, req.SessionID)
+			fresh = errors.Is(err, carryover.ErrNotFound)
+			if err != nil && !fresh {
+				lookupErr = err
+			}
+		}
+		checked = true
+		return req.SessionID == "" || fresh
+	}
+	cands := make([]RecallCandidate, len(hits))
+	why := make(map[int64]string, len(hits)) // the hits left out, by chunk id
 	var own, other []carryover.Hit
-	for _, h := range hits {
+	for i, h := range hits {
 		c := h.Chunk
-		if req.Exclude[c.ID] || h.BM25 < minScore || !relevant(terms, c, minCov) {
-			continue
+		cd := &cands[i]
+		cd.Hit = h
+		present := inChunk(c)
+		for _, t := range terms {
+			if t.rare || informative(t) {
+				cd.Of++
+				if present(t) {
+					cd.Words++
+				}
+			}
 		}
+		cd.Coverage = coverage(terms, present)
 		switch {
-		case c.SessionID != req.SessionID:
-			other = append(other, h)
-		case c.Window < req.Window:
+		case chunk.Noise(c.Text):
+			cd.Why = "noise: an interrupted request, boilerplate or an empty acknowledgement"
+		case req.Exclude[c.ID]:
+			cd.Why = "already injected in this window"
+		case c.SessionID == req.SessionID && c.Window >= req.Window:
+			cd.Why = "in the current window, which the model still sees"
+		case h.BM25 < ex.MinScore:
+			cd.Why = fmt.Sprintf("BM25 %.2f < %g", h.BM25, ex.MinScore)
+		case !passesTermGate(terms, present):
+			cd.Why = fmt.Sprintf("%d informative words, fewer than %d, and no identifier of the prompt", cd.Words, RecallMinTerms)
+		case cd.Coverage < ex.MinCoverage:
+			cd.Why = fmt.Sprintf("coverage %.2f < %g", cd.Coverage, ex.MinCoverage)
+		case c.SessionID != req.SessionID && cd.Coverage < RecallFirstMinCoverage && !hasRare(terms, present) && newSession():
+			cd.Why = fmt.Sprintf("a new session's first prompt, and another session's chunk with no identifier of it: coverage %.2f < %g", cd.Coverage, RecallFirstMinCoverage)
+		case c.SessionID == req.SessionID:
 			own = append(own, h)
+		default:
+			other = append(other, h)
 		}
-		// This session's current window is still in the model's context.
+		if cd.Why != "" {
+			why[c.ID] = cd.Why
+		}
+	}
+	if lookupErr != nil {
+		return ex, fmt.Errorf("recall: %w", lookupErr)
 	}
 	// What this session's model no longer sees comes first.
 	keep := append(own, other...)
-	keep = uniqueHits(keep)
+	unique := uniqueHits(keep)
+	for _, h := range keep {
+		if !slices.ContainsFunc(unique, func(u carryover.Hit) bool { return u.Chunk.ID == h.Chunk.ID }) {
+			why[h.Chunk.ID] = "the same text as a better hit"
+		}
+	}
+	keep, extra := rank.CapDocuments(unique, rank.DocCap(RecallMaxHits))
+	for _, h := range extra {
+		why[h.Chunk.ID] = fmt.Sprintf("a piece of a split document that already has %d better pieces here", rank.DocCap(RecallMaxHits))
+	}
 	if len(keep) > RecallMaxHits {
+		for _, h := range keep[RecallMaxHits:] {
+			why[h.Chunk.ID] = fmt.Sprintf("beyond the %d best hits", RecallMaxHits)
+		}
 		keep = keep[:RecallMaxHits]
 	}
-	if len(keep) == 0 {
-		return Block{}, nil
+	ex.Candidates = cands
+	ex.Block = recallBlock(keep, terms, req, budget, ex.MinScore, ex.MinCoverage)
+	for i := range ex.Candidates {
+		cd := &ex.Candidates[i]
+		cd.Why = why[cd.Hit.Chunk.ID]
+		cd.Injected = slices.Contains(ex.Block.ChunkIDs, cd.Hit.Chunk.ID)
+		if !cd.Injected && cd.Why == "" {
+			cd.Why = "no room left in the budget"
+		}
 	}
+	return ex, nil
+}
 
+// recallBlock renders the hits a recall keeps into the injected block,
+// within budget characters.
+func recallBlock(keep []carryover.Hit, terms []term, req RecallRequest, budget int, minScore, minCov float64) Block {
+	if len(keep) == 0 {
+		return Block{}
+	}
 	const header = "## carryover: recalled from the archive\nEarlier exact context that may bear on this prompt (more: `carryover search \"<words>\"`).\n"
 	// Each result is preceded by a blank line and ends with a newline.
 	const framing = 2
 	room := budget - len(header) - framing*len(keep)
 	rs := snippets(keep, terms, room)
 	if len(rs) == 0 {
-		return Block{}, nil
+		return Block{}
 	}
 	var b strings.Builder
 	b.WriteString(header)
 	var blk Block
-	var why []string
+	var reasons []string
 	for _, r := range rs {
 		b.WriteString("\n" + r.Text + "\n")
 		blk.ChunkIDs = append(blk.ChunkIDs, r.ChunkID)
 		for _, h := range keep {
 			if h.Chunk.ID == r.ChunkID {
-				why = append(why, recallWhy(terms, h, req, minScore, minCov))
+				reasons = append(reasons, recallWhy(terms, h, req, minScore, minCov))
 				break
 			}
 		}
 	}
 	blk.Text = b.String()
-	blk.Reason = "recall: " + strings.Join(why, "; ")
-	return blk, nil
+	blk.Reason = "recall: " + strings.Join(reasons, "; ")
+	return blk
 }
 
 // recallWhy says why a hit cleared the thresholds, and where it is from.
@@ -167,6 +294,17 @@ func recallWhy(terms []term, h carryover.Hit, req RecallRequest, minScore, minCo
 		h.BM25, minScore, have, all, coverage(terms, present), minCov, from, c.Turn)
 }
 
+// hasRare reports whether an identifier-like term of the prompt is
+// present.
+func hasRare(terms []term, present func(term) bool) bool {
+	for _, t := range terms {
+		if t.rare && present(t) {
+			return true
+		}
+	}
+	return false
+}
+
 // informative reports whether a term counts toward RecallMinTerms.
 func informative(t term) bool {
 	return t.base && (len(t.text) >= 3 || strings.ContainsAny(t.text, "0123456789"))
@@ -188,13 +326,6 @@ func passesTermGate(terms []term, present func(term) bool) bool {
 		}
 	}
 	return n >= RecallMinTerms
-}
-
-// relevant applies the term gate and the coverage threshold to a chunk's
-// text, summary and files.
-func relevant(terms []term, c carryover.Chunk, minCov float64) bool {
-	present := inChunk(c)
-	return passesTermGate(terms, present) && coverage(terms, present) >= minCov
 }
 
 // inChunk reports whether a term is in a chunk's text, summary or files.

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/rank"
 )
 
 // Search defaults.
@@ -36,10 +37,31 @@ type Result struct {
 	ChunkID   int64
 }
 
+// SearchResponse is a search's results, best first, and how much to trust
+// them.
+type SearchResponse struct {
+	Results []Result
+	// Weak is set when no result clears the bar of a strong match
+	// (WeakMinScore and WeakMinCoverage): the results are only the
+	// closest the archive holds, and likely not what was asked for.
+	Weak bool
+}
+
+// A search's best hit is a strong match when its BM25 is at least
+// WeakMinScore and its chunk holds at least WeakMinCoverage of the query's
+// informative words, weighted: the bar a recall sets before it injects a
+// hit unasked (RecallMinScore, RecallMinCoverage), without recall's
+// minimum number of words, as a search may well be one word.
+const (
+	WeakMinScore    = RecallMinScore
+	WeakMinCoverage = RecallMinCoverage
+)
+
 // Search ranks chunks for the query and returns results whose Text fields
 // together fit the budget: exactly what a recall would inject. Each result
-// shows the window of its chunk with the densest query-term matches.
-func Search(ctx context.Context, st carryover.Store, req SearchRequest) ([]Result, error) {
+// shows the window of its chunk with the densest query-term matches. The
+// store's ranking is refined by the chunks' texts (see Refine).
+func Search(ctx context.Context, st carryover.Store, req SearchRequest) (SearchResponse, error) {
 	q := req.Query
 	if q.Limit <= 0 {
 		q.Limit = DefaultSearchLimit
@@ -49,13 +71,41 @@ func Search(ctx context.Context, st carryover.Store, req SearchRequest) ([]Resul
 		budget = DefaultSearchBudget
 	}
 	if strings.TrimSpace(q.Text) == "" {
-		return nil, nil
+		return SearchResponse{}, nil
 	}
+	limit := q.Limit
+	// Ask for more than the limit, for the hits Refine leaves out, but
+	// not beyond the store's candidate pool: a bigger limit widens the pool
+	// the store reranks, and so changes the ranking itself.
+	q.Limit = min(limit+max(limit, 8), max(limit, rank.Pool))
 	hits, err := st.Search(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return SearchResponse{}, fmt.Errorf("search: %w", err)
 	}
-	return snippets(hits, queryTerms(q.Text), budget), nil
+	hits = Refine(hits, q.Text, limit)
+	terms := queryTerms(q.Text)
+	res := snippets(hits, terms, budget)
+	weak := len(res) > 0
+	for _, h := range hits[:len(res)] {
+		if h.BM25 >= WeakMinScore && coverage(terms, inChunk(h.Chunk)) >= WeakMinCoverage {
+			weak = false
+			break
+		}
+	}
+	return SearchResponse{Results: res, Weak: weak}, nil
+}
+
+// Refine applies to a store's hits, in rank order, the rules that need
+// their texts (package rank): equal texts once, no noise (interrupted
+// requests, boilerplate, empty acknowledgements), runs of a command that
+// worked before its failed runs for a how-to query and the other way round
+// for an error query, and at most rank.DocCap(limit) chunks of one split
+// document. It returns at most limit hits.
+func Refine(hits []carryover.Hit, query string, limit int) []carryover.Hit {
+	hits, _ = rank.DropNoise(uniqueHits(hits))
+	hits = rank.ByOutcome(hits, rank.QueryIntent(query))
+	hits, _ = rank.CapDocuments(hits, rank.DocCap(limit))
+	return hits[:min(len(hits), limit)]
 }
 
 // snippets renders hits in rank order until budget bytes are used. Each

@@ -63,13 +63,14 @@ func archiveFixture(tb testing.TB) carryover.Store {
 func TestSearchBudgetAndSnippets(t *testing.T) {
 	st := archiveFixture(t)
 	for _, budget := range []int{300, 700, 4000} {
-		rs, err := retrieve.Search(context.Background(), st, retrieve.SearchRequest{
+		resp, err := retrieve.Search(context.Background(), st, retrieve.SearchRequest{
 			Query:  carryover.Query{Text: "secret_key_base SpotterWeb.Endpoint", Project: archiveProject},
 			Budget: budget,
 		})
 		if err != nil {
 			t.Fatalf("search: %v", err)
 		}
+		rs := resp.Results
 		if len(rs) == 0 {
 			t.Fatalf("budget %d: no result", budget)
 		}
@@ -101,12 +102,13 @@ func TestSearchBudgetAndSnippets(t *testing.T) {
 
 func TestSearchDedupsEqualTexts(t *testing.T) {
 	st := archiveFixture(t)
-	rs, err := retrieve.Search(context.Background(), st, retrieve.SearchRequest{
+	resp, err := retrieve.Search(context.Background(), st, retrieve.SearchRequest{
 		Query: carryover.Query{Text: "annotations_session_id_state_index", SessionID: archiveSession},
 	})
 	if err != nil {
 		t.Fatalf("search: %v", err)
 	}
+	rs := resp.Results
 	if len(rs) != 1 {
 		t.Fatalf("got %d results, want the two equal chunks once", len(rs))
 	}
@@ -117,9 +119,9 @@ func TestSearchDedupsEqualTexts(t *testing.T) {
 
 func TestSearchEmptyQuery(t *testing.T) {
 	st := archiveFixture(t)
-	rs, err := retrieve.Search(context.Background(), st, retrieve.SearchRequest{Query: carryover.Query{Text: "  "}})
-	if err != nil || len(rs) != 0 {
-		t.Errorf("empty query: %d results, err %v", len(rs), err)
+	resp, err := retrieve.Search(context.Background(), st, retrieve.SearchRequest{Query: carryover.Query{Text: "  "}})
+	if err != nil || len(resp.Results) != 0 || resp.Weak {
+		t.Errorf("empty query: %d results, weak %v, err %v", len(resp.Results), resp.Weak, err)
 	}
 }
 

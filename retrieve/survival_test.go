@@ -102,7 +102,7 @@ func TestSurvivalDev(t *testing.T) {
 			t.Fatalf("search: %v", err)
 		}
 		var found strings.Builder
-		for _, r := range rs {
+		for _, r := range rs.Results {
 			found.WriteString(r.Text)
 		}
 		if found.Len() > retrieve.DefaultSearchBudget {

@@ -200,7 +200,7 @@ func testSurvivalParity(t *testing.T, shared, dbURL string) {
 					t.Fatal(err)
 				}
 				var b strings.Builder
-				for _, r := range rs {
+				for _, r := range rs.Results {
 					b.WriteString(r.Text + "\n")
 				}
 				if containsAny(b.String(), it.Answers) {

@@ -233,7 +233,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	titles := map[string]string{}
 	terms := queryTerms(q)
-	for _, h := range res {
+	for _, h := range res.Results {
 		// Drop the provenance line retrieve adds: the page shows its own.
 		text := h.Text
 		if strings.HasPrefix(text, "[session ") {

@@ -64,6 +64,7 @@ Commands:
   hook <event>                 run as a Claude Code hook (payload on stdin; always exits 0)
   ingest PATH... | --all       archive transcripts (.jsonl files or directories)
   search QUERY                 search the archive (--session, --project, --budget, --limit, --json)
+  recall PROMPT                what UserPromptSubmit would inject for a prompt (--session, --project; --explain: why)
   sessions                     list archived sessions (--project, --json)
   show SESSION                 print an archived session (--turn N, --lines A-B; --raw: its transcript lines as archived)
   note TEXT [--kind K]         remember a decision, constraint or note in every later restore (--session, --project)
@@ -130,6 +131,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdIngest(ctx, rest)
 	case "search":
 		err = a.cmdSearch(ctx, rest)
+	case "recall":
+		err = a.cmdRecall(ctx, rest)
 	case "sessions":
 		err = a.cmdSessions(ctx, rest)
 	case "show":

@@ -85,10 +85,11 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 		}
 		q.SessionID = s.ID
 	}
-	res, err := retrieve.Search(ctx, src, retrieve.SearchRequest{Query: q, Budget: *budget})
+	resp, err := retrieve.Search(ctx, src, retrieve.SearchRequest{Query: q, Budget: *budget})
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
+	res := resp.Results
 	if *asJSON {
 		hits := make([]jsonHit, 0, len(res))
 		for _, r := range res {
@@ -101,6 +102,9 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	if len(res) == 0 {
 		fmt.Fprintln(a.stdout, "no matches")
 		return nil
+	}
+	if resp.Weak {
+		fmt.Fprintln(a.stdout, "no strong match; closest:")
 	}
 	for i, r := range res {
 		if i > 0 {
