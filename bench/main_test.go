@@ -7,10 +7,16 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/carryover-dev/carryover/internal/skipnote"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if _, err := os.Stat(filepath.Join("..", "..", "shared")); err != nil {
+		skipnote.Print("the benchmarks' tests on real transcripts (no ../shared beside the repository)",
+			"they run where the shared data sits beside the clone")
+	}
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carryover-dev/carryover/internal/skipnote"
 	"github.com/carryover-dev/carryover/sqlite"
 )
 
@@ -31,8 +32,13 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
+	_, err := claudePath()
+	if err != nil {
+		defer skipnote.Print("the end-to-end tests with the real Claude Code CLI (not installed)",
+			"run scripts/install-claude-code.sh, then go test ./e2e/")
+	}
 	// Building is only worth it when the tests will run.
-	if _, err := claudePath(); err == nil || os.Getenv("CI") == "true" {
+	if err == nil || os.Getenv("CI") == "true" {
 		dir, err := os.MkdirTemp("", "carryover-e2e-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "e2e:", err)
