@@ -6,8 +6,8 @@ import "context"
 // a Bash command's non-zero exit, a tool's error; not a call the user or
 // the permission rules refused, which fires no hook). When the archive
 // holds the same or a near-identical failure from before the session's
-// last compaction, or from an earlier session of the project (or of
-// another checkout of its git repository: a worktree), that was fixed, it
+// last compaction, or from an earlier session of the project (a project
+// is the repository: its worktrees are one), that was fixed, it
 // injects what fixed it: once per failure per context window,
 // in at most retrieve.FailureBudget characters. In a subagent (agent_id
 // set) it recalls from the parent session's archive and injects into the

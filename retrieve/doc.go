@@ -4,10 +4,19 @@
 // recall on a new prompt ([Recall]) and the PreCompact instructions
 // ([Instructions]).
 //
-// # Restore ranking
+// # Restore
 //
-// Items of the session's earlier context windows are scored, starting from
-// compahook's recency × typeWeight × markerBoost × exp(−cycleAge/halfLife):
+// [Restore] renders four parts in a fixed order, each sized from what is
+// present and capped by [RestoreShares]: Now (state note, last request,
+// todo list, what the assistant was about to do), Working set (files
+// edited, the last command of each kind, the identifiers the model typed
+// into its tool calls), Lost facts and Last steps. The typed identifiers
+// keep at least [MinTypedShare] of the room when there are enough of them,
+// weighted by the sum of the squares of the relative positions of the
+// chunks that typed them (recent and repeated first): after a compaction
+// they are most of what the next steps re-type.
+//
+// Lost facts are items of the session's earlier context windows, scored:
 //
 //	score = Weight                          // typeWeight × markerBoost, from extraction
 //	      × (0.5 + 0.5·line/maxLine)        // recency within the session
@@ -18,34 +27,23 @@
 //	      × OpenErrorBoost                  // errors with no fix seen
 //
 // Trivial items are never restored: navigation and inspection commands (ls,
-// cd, cat, git status, git add...) and goals without an informative word
-// ("continue").
+// cd, cat, git status, git add...), goals without an informative word
+// ("continue"), noise (interrupted-request markers, acknowledgements,
+// test-count lines, escaped white space).
 //
-// Before ranking, novelty drops every item whose key string (the path,
+// Novelty drops every item and identifier whose key string (the path,
 // absolute or project-relative; the command; the head of an error or
 // statement) the compaction summary already contains, compared
 // case-insensitively after white-space normalisation and at word
-// boundaries. After ranking, near-duplicates are dropped: the same text
-// (errors compared with digits masked, commands without "2>&1" and a
-// trailing "| head" or "| tail"), a token-set overlap of [NearDupJaccard]
-// or more, or a fix already shown next to its error.
-//
-// # Budget
-//
-// Sections (current state, constraints, decisions, errors, files,
-// commands, values and names, notes) have budget shares. Values (settings,
-// definitions, UI strings, ids, commits) are shown one by one, each dropped
-// when the summary quotes it. A last section, verbatim excerpts of the last
-// steps before the compaction, takes only what the others leave. All candidates are interleaved into
-// one sequence, independent of the budget, by always taking the next best
-// entry of the section furthest below its share; a section that runs out
-// leaves its share to the others. The block is the longest prefix of that
-// sequence that fits, the last entry cut to fit, so a bigger budget always
-// shows a superset. Each line's text keeps its head (at most 200 bytes)
-// and ends with its provenance, "(LN)": the transcript line, which search
-// results and get take. Commands are shown without what only shaped their
-// output in the transcript ("2>&1", a final "| tail -N"), and commands that
-// differ only in numbers count as one.
+// boundaries; what the working set shows is not repeated as a fact.
+// Near-duplicates are dropped: the same text (errors compared with digits
+// masked, commands without "2>&1" and a trailing "| head" or "| tail"), a
+// token-set overlap of [NearDupJaccard] or more, or a fix already shown
+// next to its error. The facts' sections (errors, constraints, decisions,
+// values, notes) are interleaved by always taking the next best entry of
+// the section furthest below its share. Each line ends with its
+// provenance, "(LN)": the transcript line, which search results and get
+// take.
 //
 // # Search snippets
 //
