@@ -22,7 +22,7 @@ import (
 const claudeVersion = "2.1.197"
 
 // execTimeout bounds one CLI run.
-const execTimeout = 60 * time.Second
+const execTimeout = 120 * time.Second
 
 // carryoverBin is the carryover binary TestMain builds for the whole run.
 var carryoverBin string
