@@ -172,9 +172,7 @@ func (s *Store) queryVector(text string, n int, df map[string]int) []float32 {
 	if len(text) > maxEmbedQueryBytes {
 		text = strings.ToValidUTF8(text[:maxEmbedQueryBytes], "")
 	}
-	qe, ok := s.emb.(interface {
-		EmbedQuery(text string, idf func(string) float64) []float32
-	})
+	qe, ok := s.emb.(carryover.QueryEmbedder)
 	if !ok {
 		return s.emb.Embed([]string{text})[0]
 	}

@@ -583,6 +583,7 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	var line strings.Builder
 	used := 0
 	listed := map[string]bool{}
+	var listedText strings.Builder // lower case, space-separated
 	flush := func() {
 		if line.Len() > 0 {
 			line.WriteByte('\n')
@@ -594,7 +595,9 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	for _, id := range order {
 		show := c.rel(id)
 		low := strings.ToLower(show)
-		if listed[show] || c.nov.seenIdent(id) || c.nov.seenIdent(show) || strings.Contains(shown, low) {
+		// An identifier inside one listed already is shown by it.
+		if listed[show] || c.nov.seenIdent(id) || c.nov.seenIdent(show) || strings.Contains(shown, low) ||
+			strings.Contains(listedText.String(), low) {
 			continue
 		}
 		sep := " "
@@ -617,6 +620,7 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 		line.WriteString(sep)
 		line.WriteString(show)
 		listed[show] = true
+		listedText.WriteString(low + " ")
 		c.typedShown++
 		c.show("", itemOf[id], 0)
 	}

@@ -334,9 +334,7 @@ func (s *Store) queryVector(ctx context.Context, text string, df docFreq) ([]flo
 	if len(text) > maxEmbedQueryBytes {
 		text = strings.ToValidUTF8(text[:maxEmbedQueryBytes], "")
 	}
-	qe, ok := s.emb.(interface {
-		EmbedQuery(text string, idf func(string) float64) []float32
-	})
+	qe, ok := s.emb.(carryover.QueryEmbedder)
 	if !ok {
 		return s.emb.Embed([]string{text})[0], nil
 	}
