@@ -32,9 +32,6 @@ const (
 // writes text (one line) to path, relative to the project.
 var writeMarker = regexp.MustCompile(`\[\[WRITE (\S+) (.+?)\]\]`)
 
-// readMarker asks the fake for one Read tool call: [[READ path]].
-var readMarker = regexp.MustCompile(`\[\[READ (\S+)\]\]`)
-
 // mcpMarker asks the fake for one call of a tool of carryover's MCP
 // server: [[MCP tool words]] calls mcp__carryover__<tool> with the input
 // {"query": words}.
