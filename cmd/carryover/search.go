@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
@@ -20,21 +20,13 @@ import (
 	"github.com/carryover-dev/carryover/termsafe"
 )
 
-type jsonHit struct {
-	Session string  `json:"session"`
-	Turn    int     `json:"turn"`
-	Lines   [2]int  `json:"lines"`
-	Score   float64 `json:"score"`
-	Text    string  `json:"text"`
-}
-
 func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	fl := a.newFlags("search")
 	session := fl.String("session", "", "only this session (id or unique prefix)")
 	project := fl.String("project", "", "only this project directory (\".\" for the current one)")
 	budget := fl.Int("budget", 4000, "characters of result text in all")
 	limit := fl.Int("limit", 8, "at most this many hits")
-	asJSON := fl.Bool("json", false, "print a JSON array of hits")
+	asJSON := fl.Bool("json", false, "print one JSON object a hit, a line each")
 	since := fl.String("since", "", "only chunks from this time on: RFC 3339, a date (2006-01-02) or an age (7d, 24h)")
 	kind := fl.String("kind", "", "only chunks holding a fact of this kind (goal, todo, decision, constraint, error, fix, file_edit, command, marker)")
 	file := fl.String("file", "", "only chunks that touched a file whose path contains this")
@@ -89,30 +81,11 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
-	res := resp.Results
-	if *asJSON {
-		hits := make([]jsonHit, 0, len(res))
-		for _, r := range res {
-			hits = append(hits, jsonHit{Session: r.SessionID, Turn: r.Turn, Lines: r.Lines, Score: r.Score, Text: r.Text})
-		}
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(hits)
+	sh, err := shortener(ctx, st)
+	if err != nil {
+		return err
 	}
-	if len(res) == 0 {
-		fmt.Fprintln(a.stdout, "no matches")
-		return nil
-	}
-	if resp.Weak {
-		fmt.Fprintln(a.stdout, "no strong match; closest:")
-	}
-	for i, r := range res {
-		if i > 0 {
-			fmt.Fprintln(a.stdout)
-		}
-		fmt.Fprintf(a.stdout, "── %s  turn %d  lines %d-%d  score %.2f\n%s\n", carryover.ShortID(r.SessionID), r.Turn, r.Lines[0], r.Lines[1], r.Score, r.Text)
-	}
-	return nil
+	return a.writeHits(resp, sh, query, *asJSON)
 }
 
 func (a *app) cmdSessions(ctx context.Context, args []string) error {
@@ -196,7 +169,7 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return usageErr{"show: give one session id (a unique prefix, or SESSION/agent-ID for a subagent)"}
 	}
-	from, to, err := parseLines(*lineRange)
+	from, to, err := retrieve.ParseLines(*lineRange)
 	if err != nil {
 		return usageErr{"show: --lines: " + err.Error()}
 	}
@@ -287,38 +260,6 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 	return nil
 }
 
-// parseLines reads a line range: "A-B", "A-" (to the last line) or "A"
-// (that line); "" is every line (0, 0).
-func parseLines(s string) (from, to int, err error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, 0, nil
-	}
-	a, b, isRange := strings.Cut(s, "-")
-	num := func(v string) (int, error) {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 1 {
-			return 0, fmt.Errorf("want a range of line numbers such as 120-180, got %q", s)
-		}
-		return n, nil
-	}
-	if from, err = num(a); err != nil {
-		return 0, 0, err
-	}
-	switch {
-	case !isRange:
-		to = from
-	case strings.TrimSpace(b) != "":
-		if to, err = num(b); err != nil {
-			return 0, 0, err
-		}
-		if to < from {
-			return 0, 0, fmt.Errorf("%q ends before it starts", s)
-		}
-	}
-	return from, to, nil
-}
-
 // rawPage is how many raw lines show reads at a time.
 const rawPage = 1000
 
@@ -384,4 +325,81 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
+}
+
+// writeHits prints search results: each hit's chunk id (what get takes),
+// how well it matches, project, date and session, then the part of the
+// chunk that matches, query words in bold on a terminal. Not through
+// $PAGER: --budget bounds the output to a screen or two.
+func (a *app) writeHits(resp retrieve.SearchResponse, sh *carryover.IDShortener, query string, asJSON bool) error {
+	w := bufio.NewWriter(a.stdout)
+	if asJSON {
+		for _, r := range resp.Results {
+			score := r.Score
+			if err := a.writeJSONLine(w, jsonChunk{Chunk: r.ChunkID, Session: r.SessionID, Short: sh.Short(r.SessionID),
+				Project: r.Project, Time: r.Time, Turn: r.Turn, Lines: r.Lines, Score: &score, Band: r.Band, Text: r.Snippet}); err != nil {
+				return err
+			}
+		}
+		return w.Flush()
+	}
+	if len(resp.Results) == 0 {
+		fmt.Fprintln(w, "no matches")
+		return w.Flush()
+	}
+	if resp.Weak {
+		fmt.Fprintln(w, "no strong match; closest:")
+	}
+	tty := progress.IsTerminal(a.stdout)
+	for _, r := range resp.Results {
+		text := termsafe.String(strings.TrimSpace(r.Snippet))
+		if tty {
+			text = bold(text, query)
+		}
+		fmt.Fprintf(w, "── chunk %d · %s · %s · %s · session %s · turn %d · lines %d-%d\n%s\n\n", r.ChunkID, r.Band,
+			termsafe.Line(a.shortPath(r.Project)), r.Time.Local().Format("2006-01-02 15:04"), sh.Short(r.SessionID),
+			r.Turn, r.Lines[0], r.Lines[1], text)
+	}
+	fmt.Fprintln(w, "'carryover get CHUNK' prints a hit's whole chunk.")
+	return w.Flush()
+}
+
+// bold marks the query's words (two characters or more, any case) in
+// text with the terminal's bold on and off.
+func bold(text, query string) string {
+	lower := strings.ToLower(text)
+	marks := make([]bool, len(text)+1)
+	for _, word := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	}) {
+		if len(word) < 2 {
+			continue
+		}
+		for i := 0; ; {
+			j := strings.Index(lower[i:], word)
+			if j < 0 || len(lower) != len(text) {
+				break
+			}
+			for k := i + j; k < i+j+len(word); k++ {
+				marks[k] = true
+			}
+			i += j + len(word)
+		}
+	}
+	var b strings.Builder
+	on := false
+	for i := 0; i <= len(text); i++ {
+		if marks[i] != on {
+			on = marks[i]
+			if on {
+				b.WriteString("\x1b[1m")
+			} else {
+				b.WriteString("\x1b[22m")
+			}
+		}
+		if i < len(text) {
+			b.WriteByte(text[i])
+		}
+	}
+	return b.String()
 }
