@@ -187,6 +187,19 @@ func (a *app) writeJSONLine(w io.Writer, v any) error {
 	return err
 }
 
+// writeJSON prints v as indented JSON, escaped as writeJSONLine does.
+func (a *app) writeJSON(v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if progress.IsTerminal(a.stdout) {
+		data = termsafe.JSON(data)
+	}
+	_, err = fmt.Fprintf(a.stdout, "%s\n", data)
+	return err
+}
+
 // shortPath shows a path under the home directory as ~/…: projects are
 // repository roots, and their full paths mostly repeat $HOME.
 func (a *app) shortPath(p string) string {

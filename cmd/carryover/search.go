@@ -160,9 +160,7 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 		if more > 0 {
 			fmt.Fprintf(a.stderr, "carryover: %d more; --limit 0 for all\n", more)
 		}
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return a.writeJSON(out)
 	}
 	if len(ss) == 0 && *since != "" {
 		fmt.Fprintln(a.stdout, "no sessions updated since "+from.Local().Format("2006-01-02 15:04"))
@@ -244,23 +242,23 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stdout, "subagent of %s\n", s.Parent)
 	}
 	if s.Title != "" {
-		fmt.Fprintf(a.stdout, "title %s\n", truncate(s.Title, 100))
+		fmt.Fprintf(a.stdout, "title %s\n", termsafe.Line(truncate(s.Title, 100)))
 	}
-	fmt.Fprintf(a.stdout, "project %s\n", s.Project)
+	fmt.Fprintf(a.stdout, "project %s\n", termsafe.Line(s.Project))
 	if s.Cwd != "" && s.Cwd != s.Project {
-		fmt.Fprintf(a.stdout, "cwd %s\n", s.Cwd)
+		fmt.Fprintf(a.stdout, "cwd %s\n", termsafe.Line(s.Cwd))
 	}
 	if s.Branch != "" {
-		fmt.Fprintf(a.stdout, "branch %s\n", s.Branch)
+		fmt.Fprintf(a.stdout, "branch %s\n", termsafe.Line(s.Branch))
 	}
 	fmt.Fprintf(a.stdout, "transcript %s\n%d turns, %d compactions, %d chunks\n",
-		s.TranscriptPath, s.Turns, s.Windows, s.Chunks)
+		termsafe.Line(s.TranscriptPath), s.Turns, s.Windows, s.Chunks)
 	if len(subs) > 0 {
 		fmt.Fprintf(a.stdout, "%s ('carryover show %s' shows one):\n", plural(len(subs), "subagent"), subagentRef(sh, s.ID, subs[0].ID))
 		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 		for _, sub := range subs {
 			fmt.Fprintf(tw, "  %s\t%s\t%d chunks\t%s\n", subagentRef(sh, s.ID, sub.ID),
-				sub.Started.Local().Format("2006-01-02 15:04"), sub.Chunks, truncate(sub.Title, 70))
+				sub.Started.Local().Format("2006-01-02 15:04"), sub.Chunks, termsafe.Line(truncate(sub.Title, 70)))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
