@@ -103,3 +103,14 @@ func TestExitCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestBold(t *testing.T) {
+	got := bold("Fix the NewA4 call: newa4 is gone", "newa4 fix")
+	want := "\x1b[1mFix\x1b[22m the \x1b[1mNewA4\x1b[22m call: \x1b[1mnewa4\x1b[22m is gone"
+	if got != want {
+		t.Errorf("bold:\n got %q\nwant %q", got, want)
+	}
+	if got := bold("nothing here", "x zebra"); got != "nothing here" {
+		t.Errorf("bold without a match: %q", got)
+	}
+}
