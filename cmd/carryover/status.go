@@ -83,7 +83,8 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 		return storeErr(err)
 	}
 	defer st.Close()
-	sessions, err := st.Sessions(ctx, carryover.SessionFilter{})
+	// Subagents count with their session, as in 'carryover sessions'.
+	sessions, err := st.Sessions(ctx, carryover.SessionFilter{TopLevel: true})
 	if err != nil {
 		return err
 	}
