@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/cmdhelp"
 	"github.com/carryover-dev/carryover/redact"
 	"github.com/carryover-dev/carryover/sqlite"
 )
@@ -67,7 +68,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	showVersion := fs.Bool("version", false, "")
 	fs.BoolVar(showVersion, "v", false, "")
 	if err := fs.Parse(args); err != nil {
-		return a.usageError(flagHint(fs, err.Error()))
+		return a.usageError(cmdhelp.FlagHint(fs, err.Error()))
 	}
 	args = fs.Args()
 	if *showVersion {
@@ -80,7 +81,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	cmd, rest := args[0], args[1:]
 	a.cmd = cmd
 	if len(rest) > 0 && isHelpArg(rest[0]) && noFlagSet(cmd) {
-		writeHelp(a.stdout, cmd, nil)
+		cmdhelp.Write(a.stdout, commandHelp(), "carryover", cmd, nil)
 		return 0
 	}
 	if cmd == "help" && len(rest) > 0 {
@@ -155,11 +156,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 		writeUsage(a.stdout)
 	default:
 		a.cmd = ""
-		var names []string
-		for _, h := range commandHelp() {
-			names = append(names, h.name)
-		}
-		if s := suggest(cmd, names); s != "" {
+		if s := cmdhelp.Suggest(cmd, cmdhelp.Names(commandHelp())); s != "" {
 			return a.usageError(fmt.Sprintf("unknown command %q; did you mean %q?", cmd, s))
 		}
 		return a.usageError(fmt.Sprintf("unknown command %q", cmd))
@@ -199,7 +196,7 @@ func (a *app) fail(err error) int {
 		if a.flags != nil {
 			name = a.flags.Name()
 		}
-		writeHelp(a.stdout, name, a.flags)
+		cmdhelp.Write(a.stdout, commandHelp(), "carryover", name, a.flags)
 		return 0
 	}
 	fmt.Fprintf(a.stderr, "carryover: error: %v\n", err)
@@ -293,7 +290,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, usageErr{flagHint(fs, err.Error())}
+			return nil, usageErr{cmdhelp.FlagHint(fs, err.Error())}
 		}
 		if fs.NArg() == 0 {
 			return pos, nil

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
+	"github.com/carryover-dev/carryover/internal/cmdhelp"
 	"github.com/carryover-dev/carryover/internal/progress"
 	"github.com/carryover-dev/carryover/retrieve"
 	"github.com/carryover-dev/carryover/sqlite"
@@ -383,7 +383,7 @@ func (a *app) writeHits(resp retrieve.SearchResponse, sh *carryover.IDShortener,
 	for _, r := range resp.Results {
 		text := termsafe.String(strings.TrimSpace(r.Snippet))
 		if tty {
-			text = bold(text, query)
+			text = cmdhelp.Bold(text, query)
 		}
 		fmt.Fprintf(w, "── chunk %d · %s · %s · %s · session %s · turn %d · lines %d-%d\n%s\n\n", r.ChunkID, r.Band,
 			termsafe.Line(a.shortPath(r.Project)), r.Time.Local().Format("2006-01-02 15:04"), sh.Short(r.SessionID),
@@ -391,44 +391,4 @@ func (a *app) writeHits(resp retrieve.SearchResponse, sh *carryover.IDShortener,
 	}
 	fmt.Fprintln(w, "'carryover get CHUNK' prints a hit's whole chunk.")
 	return w.Flush()
-}
-
-// bold marks the query's words (two characters or more, any case) in
-// text with the terminal's bold on and off.
-func bold(text, query string) string {
-	lower := strings.ToLower(text)
-	marks := make([]bool, len(text)+1)
-	for _, word := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
-	}) {
-		if len(word) < 2 {
-			continue
-		}
-		for i := 0; ; {
-			j := strings.Index(lower[i:], word)
-			if j < 0 || len(lower) != len(text) {
-				break
-			}
-			for k := i + j; k < i+j+len(word); k++ {
-				marks[k] = true
-			}
-			i += j + len(word)
-		}
-	}
-	var b strings.Builder
-	on := false
-	for i := 0; i <= len(text); i++ {
-		if marks[i] != on {
-			on = marks[i]
-			if on {
-				b.WriteString("\x1b[1m")
-			} else {
-				b.WriteString("\x1b[22m")
-			}
-		}
-		if i < len(text) {
-			b.WriteByte(text[i])
-		}
-	}
-	return b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/carryover-dev/carryover/internal/cmdhelp"
 	"github.com/carryover-dev/carryover/statusline"
 )
 
@@ -25,7 +26,7 @@ func (a *app) cmdStatusline(ctx context.Context, args []string) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return a.fail(err) // prints the help, exits 0
 		}
-		return a.usageError(flagHint(fl, err.Error()))
+		return a.usageError(cmdhelp.FlagHint(fl, err.Error()))
 	}
 	data, err := io.ReadAll(io.LimitReader(a.stdin, statusline.MaxInput))
 	if err != nil {
