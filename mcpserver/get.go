@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/carryover-dev/carryover"
@@ -27,7 +26,6 @@ type getIn struct {
 const (
 	defaultGetBudget = 8000
 	minGetBudget     = 500
-	maxChunkIDs      = 50
 )
 
 func (s *server) get(ctx context.Context, in getIn) (string, error) {
@@ -102,23 +100,9 @@ const maxRawRead = 400
 // raw archive has no line there.
 func (s *server) getRaw(ctx context.Context, sess carryover.Session, from, to, budget int) (string, error) {
 	from = max(from, 1)
-	end := to
-	if end <= 0 {
-		_, last, err := s.st.RawRange(ctx, sess.ID)
-		if err != nil {
-			return "", fmt.Errorf("raw lines: %w", err)
-		}
-		end = last
-	}
-	if end < from {
-		return "", nil
-	}
-	lines, err := s.st.RawLines(ctx, sess.ID, from, min(end, from+maxRawRead-1))
-	if err != nil {
-		return "", fmt.Errorf("raw lines: %w", err)
-	}
-	if len(lines) == 0 {
-		return "", nil
+	lines, end, err := retrieve.RawLines(ctx, s.st, sess.ID, from, to, maxRawRead)
+	if err != nil || len(lines) == 0 {
+		return "", err
 	}
 	id := carryover.ShortID(sess.ID)
 	head := fmt.Sprintf("Transcript of session %s, lines %d-%d, as archived: each line's JSON, untruncated, secrets masked.\n", id, from, end)
@@ -195,30 +179,13 @@ func toLineArg(n int) string {
 }
 
 func (s *server) getChunks(ctx context.Context, ids []int64, budget int) (string, error) {
-	if len(ids) > maxChunkIDs {
-		return "", fmt.Errorf("%d chunk_ids: give at most %d", len(ids), maxChunkIDs)
-	}
-	for _, id := range ids {
-		if id <= 0 {
-			return "", fmt.Errorf("chunk id %d: chunk ids are positive (search shows them as \"chunk N\")", id)
-		}
-	}
-	chunks, err := s.st.Chunks(ctx, carryover.ChunkFilter{Turn: -1, IDs: ids})
+	chunks, missing, err := retrieve.ChunksByID(ctx, s.st, ids)
 	if err != nil {
-		return "", fmt.Errorf("chunks: %w", err)
-	}
-	var missing []string
-	for _, id := range ids {
-		if !slices.ContainsFunc(chunks, func(c carryover.Chunk) bool { return c.ID == id }) {
-			missing = append(missing, fmt.Sprint(id))
-		}
-	}
-	if len(chunks) == 0 {
-		return "", fmt.Errorf("no archived chunk with id %s; chunk ids come from search results", strings.Join(missing, ", "))
+		return "", err
 	}
 	head := fmt.Sprintf("Archived text of %s.\n", count(len(chunks), "chunk"))
 	if len(missing) > 0 {
-		head += "Not found: chunk " + strings.Join(missing, ", ") + ".\n"
+		head += "Not found: chunk " + retrieve.JoinIDs(missing) + ".\n"
 	}
 	continueAt := func(rest []carryover.Chunk, _ int) string {
 		ids := make([]string, len(rest))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/carryover-dev/carryover"
@@ -35,7 +36,21 @@ type Result struct {
 	Score     float64
 	Text      string // provenance header line, then the snippet
 	ChunkID   int64
+	Project   string
+	Time      time.Time // the chunk's start
+	Snippet   string    // Text without its header line
+	// Band says how well this hit matches: BandStrong when it clears both
+	// bars of a strong match (WeakMinScore, WeakMinCoverage), BandGood
+	// when it clears one, BandWeak when neither.
+	Band string
 }
+
+// The bands of Result.Band.
+const (
+	BandStrong = "strong"
+	BandGood   = "good"
+	BandWeak   = "weak"
+)
 
 // SearchResponse is a search's results, best first, and how much to trust
 // them.
@@ -86,10 +101,16 @@ func Search(ctx context.Context, st carryover.Store, req SearchRequest) (SearchR
 	terms := queryTerms(q.Text)
 	res := snippets(hits, terms, budget)
 	weak := len(res) > 0
-	for _, h := range hits[:len(res)] {
-		if h.BM25 >= WeakMinScore && coverage(terms, inChunk(h.Chunk)) >= WeakMinCoverage {
+	for i, h := range hits[:len(res)] {
+		scored, covered := h.BM25 >= WeakMinScore, coverage(terms, inChunk(h.Chunk)) >= WeakMinCoverage
+		switch {
+		case scored && covered:
+			res[i].Band = BandStrong
 			weak = false
-			break
+		case scored || covered:
+			res[i].Band = BandGood
+		default:
+			res[i].Band = BandWeak
 		}
 	}
 	return SearchResponse{Results: res, Weak: weak}, nil
@@ -132,8 +153,12 @@ func snippets(hits []carryover.Hit, terms []term, budget int) []Result {
 		if strings.TrimSpace(body) == "" {
 			body = c.Summary
 		}
-		text := header + window(body, terms, share)
+		snippet := window(body, terms, share)
+		text := header + snippet
 		out = append(out, Result{
+			Project:   c.Project,
+			Time:      c.Start,
+			Snippet:   snippet,
 			SessionID: c.SessionID,
 			Turn:      c.Turn,
 			Lines:     [2]int{c.FirstLine, c.LastLine},

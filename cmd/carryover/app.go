@@ -11,9 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/cmdhelp"
 	"github.com/carryover-dev/carryover/redact"
 	"github.com/carryover-dev/carryover/sqlite"
 )
@@ -44,55 +46,16 @@ type app struct {
 	// quietConfig keeps config problems off stderr (they are logged):
 	// hooks and the status line print only what Claude Code expects.
 	quietConfig bool
+	// cmd is the command run, flags the flag set it parses: help and
+	// usage errors name them.
+	cmd   string
+	flags *flag.FlagSet
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
 	return &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, start: time.Now(),
 		log: slog.New(slog.DiscardHandler), logClose: func() {}}
 }
-
-const usage = `carryover keeps what Claude Code's compaction forgets.
-
-Usage: carryover [--db PATH] <command> [arguments]
-
-Commands:
-  demo [--transcript FILE]     replay a sample session through PreCompact and SessionStart(compact)
-  install [--scope S]          add carryover's hooks to Claude Code settings (user, project or local)
-  uninstall [--scope S]        remove them (--purge also deletes the archive)
-  status                       which settings have carryover's hooks; the store; last ingest and restore
-  doctor [--project DIR]       check settings, store and every installed hook end to end; the config a hook uses in DIR
-  hook <event>                 run as a Claude Code hook (payload on stdin; always exits 0)
-  ingest PATH... | --all       archive transcripts (.jsonl files or directories)
-  search QUERY                 search the archive (--session, --project, --budget, --limit, --json)
-  recall PROMPT                what UserPromptSubmit would inject for a prompt (--session, --project; --explain: why)
-  sessions                     list archived sessions (--project, --json)
-  show SESSION                 print an archived session (--turn N, --lines A-B; --raw: its transcript lines as archived)
-  note TEXT [--kind K]         remember a decision, constraint or note in every later restore (--session, --project)
-  state TEXT                   replace the session's current state (task, next step), shown first in restores
-  sync [--all]                 push what hooks stored locally while the server was unreachable (--all: the whole local archive)
-  migrate --to URL | --from URL  copy the local archive to a PostgreSQL server, or a server's archive to the local store
-  mcp                          serve the MCP tools (search, get, timeline, sessions, remember, state) on stdio
-  stats [--project P|--global] what was archived and injected, hook latency, store size (--json)
-  audit [--session S]          every injection, newest first: hash, size, chunk and item ids (--contents, --json)
-  statusline [--wrap CMD]      a Claude Code statusLine command: context used, turns archived, last compaction
-  ui [--port N] [--no-open]    browse the archive in a local web view (127.0.0.1, per-run token)
-  watch [--interval D]         live terminal dashboard of stats, hook calls and injections (q quits)
-  bench latency|survival|locomo  measure hook latency, fact survival or LoCoMo retrieval
-  bench jit [--all]            measure failure and file recall (the tool hooks) on real sessions
-  bench scale [--chunks N]     measure recall and search on a generated archive of N chunks (--dir, --keep, --json)
-  prune --older-than AGE | --max-size SIZE | --project DIR | --session S
-                               show what would be removed (whole sessions); --yes removes it
-  forget SESSION               remove a session everywhere, its text erased from the store's files,
-                               and never archive it again (--undo ID lets it be archived again)
-  export [-o FILE]             write the archive as JSONL (--project, --session)
-  import FILE                  read an export into this store (idempotent)
-  version                      print the version
-
-Global flags:
-  --db PATH   the SQLite store (env CARRYOVER_DB; default $XDG_DATA_HOME/carryover/carryover.db)
-              with database_url (env CARRYOVER_DATABASE_URL) set, the PostgreSQL server is used instead
-              and this file is the hooks' spool while the server is unreachable; --db forces the file
-`
 
 // run dispatches a command and returns the exit code.
 func (a *app) run(ctx context.Context, args []string) int {
@@ -102,15 +65,29 @@ func (a *app) run(ctx context.Context, args []string) int {
 	fs.StringVar(&a.dbFlag, "db", "", "")
 	help := fs.Bool("help", false, "")
 	fs.BoolVar(help, "h", false, "")
+	showVersion := fs.Bool("version", false, "")
+	fs.BoolVar(showVersion, "v", false, "")
 	if err := fs.Parse(args); err != nil {
-		return a.usageError(err.Error())
+		return a.usageError(cmdhelp.FlagHint(fs, err.Error()))
 	}
 	args = fs.Args()
+	if *showVersion {
+		args = []string{"version"}
+	}
 	if *help || len(args) == 0 {
-		fmt.Fprint(a.stdout, usage)
+		writeUsage(a.stdout)
 		return 0
 	}
 	cmd, rest := args[0], args[1:]
+	a.cmd = cmd
+	if len(rest) > 0 && isHelpArg(rest[0]) && noFlagSet(cmd) {
+		cmdhelp.Write(a.stdout, commandHelp(), "carryover", cmd, nil)
+		return 0
+	}
+	if cmd == "help" && len(rest) > 0 {
+		// The same text as 'carryover CMD --help', from the same code.
+		return a.run(ctx, append(rest, "--help"))
+	}
 	a.quietConfig = cmd == "hook" || cmd == "statusline"
 	if cmd == "hook" {
 		// The hook path never fails: see hook.go.
@@ -123,7 +100,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	a.openLog()
 	var err error
 	switch cmd {
-	case "version", "--version":
+	case "version":
 		fmt.Fprintf(a.stdout, "carryover %s\n", versionString())
 	case "demo":
 		err = a.cmdDemo(ctx, rest)
@@ -131,6 +108,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdIngest(ctx, rest)
 	case "search":
 		err = a.cmdSearch(ctx, rest)
+	case "get":
+		err = a.cmdGet(ctx, rest)
 	case "recall":
 		err = a.cmdRecall(ctx, rest)
 	case "sessions":
@@ -174,8 +153,12 @@ func (a *app) run(ctx context.Context, args []string) int {
 	case "import":
 		err = a.cmdImport(ctx, rest)
 	case "help":
-		fmt.Fprint(a.stdout, usage)
+		writeUsage(a.stdout)
 	default:
+		a.cmd = ""
+		if s := cmdhelp.Suggest(cmd, cmdhelp.Names(commandHelp())); s != "" {
+			return a.usageError(fmt.Sprintf("unknown command %q; did you mean %q?", cmd, s))
+		}
 		return a.usageError(fmt.Sprintf("unknown command %q", cmd))
 	}
 	if err != nil {
@@ -199,7 +182,7 @@ func (e hintErr) Error() string { return e.err.Error() }
 func (e hintErr) Unwrap() error { return e.err }
 
 func (a *app) usageError(msg string) int {
-	fmt.Fprintf(a.stderr, "carryover: %s\nRun 'carryover help' for usage.\n", msg)
+	fmt.Fprintf(a.stderr, "carryover: %s\nRun '%s' for usage.\n", msg, strings.TrimSpace("carryover help "+a.cmd))
 	return 2
 }
 
@@ -209,6 +192,11 @@ func (a *app) fail(err error) int {
 		return a.usageError(ue.msg)
 	}
 	if errors.Is(err, flag.ErrHelp) {
+		name := a.cmd
+		if a.flags != nil {
+			name = a.flags.Name()
+		}
+		cmdhelp.Write(a.stdout, commandHelp(), "carryover", name, a.flags)
 		return 0
 	}
 	fmt.Fprintf(a.stderr, "carryover: error: %v\n", err)
@@ -284,8 +272,12 @@ func storeErr(err error) error {
 // newFlags returns a flag set for a subcommand that also accepts --db.
 func (a *app) newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(a.stderr)
-	fs.StringVar(&a.dbFlag, "db", a.dbFlag, "SQLite store path")
+	// Help and errors are printed by run (writeHelp, usageError), in one
+	// format for every command, not by package flag.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&a.dbFlag, "db", a.dbFlag, "the SQLite store (see 'carryover help')")
+	a.flags = fs
 	return fs
 }
 
@@ -298,7 +290,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, usageErr{err.Error()}
+			return nil, usageErr{cmdhelp.FlagHint(fs, err.Error())}
 		}
 		if fs.NArg() == 0 {
 			return pos, nil

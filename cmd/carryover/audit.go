@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -82,9 +81,7 @@ func (a *app) cmdAudit(ctx context.Context, args []string) error {
 			}
 			out = append(out, e)
 		}
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return a.writeJSON(out)
 	}
 	if len(ins) == 0 {
 		fmt.Fprintln(a.stdout, "nothing injected yet: restores follow a compaction, recalls a prompt about archived work")

@@ -7,26 +7,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
+	"github.com/carryover-dev/carryover/internal/cmdhelp"
 	"github.com/carryover-dev/carryover/internal/progress"
 	"github.com/carryover-dev/carryover/retrieve"
 	"github.com/carryover-dev/carryover/sqlite"
 	"github.com/carryover-dev/carryover/termsafe"
 )
-
-type jsonHit struct {
-	Session string  `json:"session"`
-	Turn    int     `json:"turn"`
-	Lines   [2]int  `json:"lines"`
-	Score   float64 `json:"score"`
-	Text    string  `json:"text"`
-}
 
 func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	fl := a.newFlags("search")
@@ -34,7 +26,7 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	project := fl.String("project", "", "only this project directory (\".\" for the current one)")
 	budget := fl.Int("budget", 4000, "characters of result text in all")
 	limit := fl.Int("limit", 8, "at most this many hits")
-	asJSON := fl.Bool("json", false, "print a JSON array of hits")
+	asJSON := fl.Bool("json", false, "print one JSON object a hit, a line each")
 	since := fl.String("since", "", "only chunks from this time on: RFC 3339, a date (2006-01-02) or an age (7d, 24h)")
 	kind := fl.String("kind", "", "only chunks holding a fact of this kind (goal, todo, decision, constraint, error, fix, file_edit, command, marker)")
 	file := fl.String("file", "", "only chunks that touched a file whose path contains this")
@@ -89,38 +81,31 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
-	res := resp.Results
-	if *asJSON {
-		hits := make([]jsonHit, 0, len(res))
-		for _, r := range res {
-			hits = append(hits, jsonHit{Session: r.SessionID, Turn: r.Turn, Lines: r.Lines, Score: r.Score, Text: r.Text})
-		}
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(hits)
+	sh, err := shortener(ctx, st)
+	if err != nil {
+		return err
 	}
-	if len(res) == 0 {
-		fmt.Fprintln(a.stdout, "no matches")
-		return nil
-	}
-	if resp.Weak {
-		fmt.Fprintln(a.stdout, "no strong match; closest:")
-	}
-	for i, r := range res {
-		if i > 0 {
-			fmt.Fprintln(a.stdout)
-		}
-		fmt.Fprintf(a.stdout, "── %s  turn %d  lines %d-%d  score %.2f\n%s\n", carryover.ShortID(r.SessionID), r.Turn, r.Lines[0], r.Lines[1], r.Score, r.Text)
-	}
-	return nil
+	return a.writeHits(resp, sh, query, *asJSON)
 }
 
 func (a *app) cmdSessions(ctx context.Context, args []string) error {
 	fl := a.newFlags("sessions")
 	project := fl.String("project", "", "only this project: its directory, or any path inside it (\".\" for the current one)")
 	asJSON := fl.Bool("json", false, "print JSON")
+	limit := fl.Int("limit", 20, "at most this many sessions, the newest (0 for all)")
+	since := fl.String("since", "", "only sessions updated since: an age (7d, 24h), a date (2006-01-02) or RFC 3339")
 	if _, err := parseInterspersed(fl, args); err != nil {
 		return err
+	}
+	if *limit < 0 {
+		return usageErr{"sessions: --limit must be 0 (all) or more"}
+	}
+	var from time.Time
+	if *since != "" {
+		var err error
+		if from, err = retrieve.ParseSince(*since, time.Now()); err != nil {
+			return usageErr{"sessions: --since: " + err.Error()}
+		}
 	}
 	cfg, err := a.loadConfig("")
 	if err != nil {
@@ -141,6 +126,11 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 	ss, err := st.Sessions(ctx, f)
 	if err != nil {
 		return err
+	}
+	ss = slices.DeleteFunc(ss, func(s carryover.Session) bool { return s.Updated.Before(from) })
+	more := 0
+	if *limit > 0 && len(ss) > *limit {
+		more, ss = len(ss)-*limit, ss[:*limit]
 	}
 	sh, err := shortener(ctx, st)
 	if err != nil {
@@ -167,9 +157,14 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 			out = append(out, js{s.ID, sh.Short(s.ID), s.Project, s.Cwd, s.Branch, s.Title, s.Started, s.Updated,
 				s.Turns, s.Windows, s.Chunks, s.Subagents, s.TranscriptPath})
 		}
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		if more > 0 {
+			fmt.Fprintf(a.stderr, "carryover: %d more; --limit 0 for all\n", more)
+		}
+		return a.writeJSON(out)
+	}
+	if len(ss) == 0 && *since != "" {
+		fmt.Fprintln(a.stdout, "no sessions updated since "+from.Local().Format("2006-01-02 15:04"))
+		return nil
 	}
 	if len(ss) == 0 {
 		fmt.Fprintln(a.stdout, "no sessions archived yet: run 'carryover ingest --all' or install the hooks")
@@ -179,9 +174,16 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 	fmt.Fprintln(tw, "SESSION\tUPDATED\tTURNS\tCOMPACTIONS\tCHUNKS\tSUBAGENTS\tPROJECT\tBRANCH\tTITLE")
 	for _, s := range ss {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", sh.Short(s.ID), s.Updated.Local().Format("2006-01-02 15:04"),
-			s.Turns, s.Windows, s.Chunks, s.Subagents, s.Project, cmp.Or(s.Branch, "-"), truncate(s.Title, 60))
+			s.Turns, s.Windows, s.Chunks, s.Subagents, termsafe.Line(a.shortPath(s.Project)), termsafe.Line(cmp.Or(s.Branch, "-")),
+			termsafe.Line(truncate(s.Title, 60)))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if more > 0 {
+		fmt.Fprintf(a.stdout, "%d more; --limit 0 for all\n", more)
+	}
+	return nil
 }
 
 func (a *app) cmdShow(ctx context.Context, args []string) error {
@@ -196,7 +198,7 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return usageErr{"show: give one session id (a unique prefix, or SESSION/agent-ID for a subagent)"}
 	}
-	from, to, err := parseLines(*lineRange)
+	from, to, err := retrieve.ParseLines(*lineRange)
 	if err != nil {
 		return usageErr{"show: --lines: " + err.Error()}
 	}
@@ -240,23 +242,23 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stdout, "subagent of %s\n", s.Parent)
 	}
 	if s.Title != "" {
-		fmt.Fprintf(a.stdout, "title %s\n", truncate(s.Title, 100))
+		fmt.Fprintf(a.stdout, "title %s\n", termsafe.Line(truncate(s.Title, 100)))
 	}
-	fmt.Fprintf(a.stdout, "project %s\n", s.Project)
+	fmt.Fprintf(a.stdout, "project %s\n", termsafe.Line(s.Project))
 	if s.Cwd != "" && s.Cwd != s.Project {
-		fmt.Fprintf(a.stdout, "cwd %s\n", s.Cwd)
+		fmt.Fprintf(a.stdout, "cwd %s\n", termsafe.Line(s.Cwd))
 	}
 	if s.Branch != "" {
-		fmt.Fprintf(a.stdout, "branch %s\n", s.Branch)
+		fmt.Fprintf(a.stdout, "branch %s\n", termsafe.Line(s.Branch))
 	}
 	fmt.Fprintf(a.stdout, "transcript %s\n%d turns, %d compactions, %d chunks\n",
-		s.TranscriptPath, s.Turns, s.Windows, s.Chunks)
+		termsafe.Line(s.TranscriptPath), s.Turns, s.Windows, s.Chunks)
 	if len(subs) > 0 {
 		fmt.Fprintf(a.stdout, "%s ('carryover show %s' shows one):\n", plural(len(subs), "subagent"), subagentRef(sh, s.ID, subs[0].ID))
 		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 		for _, sub := range subs {
 			fmt.Fprintf(tw, "  %s\t%s\t%d chunks\t%s\n", subagentRef(sh, s.ID, sub.ID),
-				sub.Started.Local().Format("2006-01-02 15:04"), sub.Chunks, truncate(sub.Title, 70))
+				sub.Started.Local().Format("2006-01-02 15:04"), sub.Chunks, termsafe.Line(truncate(sub.Title, 70)))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -285,38 +287,6 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stdout, "\n── chunk %d, lines %d-%d\n%s\n", c.Seq, c.FirstLine, c.LastLine, termsafe.String(c.Text))
 	}
 	return nil
-}
-
-// parseLines reads a line range: "A-B", "A-" (to the last line) or "A"
-// (that line); "" is every line (0, 0).
-func parseLines(s string) (from, to int, err error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, 0, nil
-	}
-	a, b, isRange := strings.Cut(s, "-")
-	num := func(v string) (int, error) {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 1 {
-			return 0, fmt.Errorf("want a range of line numbers such as 120-180, got %q", s)
-		}
-		return n, nil
-	}
-	if from, err = num(a); err != nil {
-		return 0, 0, err
-	}
-	switch {
-	case !isRange:
-		to = from
-	case strings.TrimSpace(b) != "":
-		if to, err = num(b); err != nil {
-			return 0, 0, err
-		}
-		if to < from {
-			return 0, 0, fmt.Errorf("%q ends before it starts", s)
-		}
-	}
-	return from, to, nil
 }
 
 // rawPage is how many raw lines show reads at a time.
@@ -384,4 +354,41 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
+}
+
+// writeHits prints search results: each hit's chunk id (what get takes),
+// how well it matches, project, date and session, then the part of the
+// chunk that matches, query words in bold on a terminal. Not through
+// $PAGER: --budget bounds the output to a screen or two.
+func (a *app) writeHits(resp retrieve.SearchResponse, sh *carryover.IDShortener, query string, asJSON bool) error {
+	w := bufio.NewWriter(a.stdout)
+	if asJSON {
+		for _, r := range resp.Results {
+			score := r.Score
+			if err := a.writeJSONLine(w, jsonChunk{Chunk: r.ChunkID, Session: r.SessionID, Short: sh.Short(r.SessionID),
+				Project: r.Project, Time: r.Time, Turn: r.Turn, Lines: r.Lines, Score: &score, Band: r.Band, Text: r.Snippet}); err != nil {
+				return err
+			}
+		}
+		return w.Flush()
+	}
+	if len(resp.Results) == 0 {
+		fmt.Fprintln(w, "no matches")
+		return w.Flush()
+	}
+	if resp.Weak {
+		fmt.Fprintln(w, "no strong match; closest:")
+	}
+	tty := progress.IsTerminal(a.stdout)
+	for _, r := range resp.Results {
+		text := termsafe.String(strings.TrimSpace(r.Snippet))
+		if tty {
+			text = cmdhelp.Bold(text, query)
+		}
+		fmt.Fprintf(w, "── chunk %d · %s · %s · %s · session %s · turn %d · lines %d-%d\n%s\n\n", r.ChunkID, r.Band,
+			termsafe.Line(a.shortPath(r.Project)), r.Time.Local().Format("2006-01-02 15:04"), sh.Short(r.SessionID),
+			r.Turn, r.Lines[0], r.Lines[1], text)
+	}
+	fmt.Fprintln(w, "'carryover get CHUNK' prints a hit's whole chunk.")
+	return w.Flush()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/stats"
+	"github.com/carryover-dev/carryover/termsafe"
 )
 
 func (a *app) cmdStats(ctx context.Context, args []string) error {
@@ -62,9 +62,7 @@ func (a *app) cmdStats(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return a.writeJSON(rep)
 	}
 	return writeStats(a.stdout, rep, *limit)
 }
@@ -72,7 +70,7 @@ func (a *app) cmdStats(ctx context.Context, args []string) error {
 func writeStats(w io.Writer, rep stats.Report, limit int) error {
 	scope := "every project"
 	if rep.Project != "" {
-		scope = "project " + rep.Project + " (--global for every project)"
+		scope = "project " + termsafe.Line(rep.Project) + " (--global for every project)"
 	}
 	fmt.Fprintf(w, "carryover stats: %s\n\n", scope)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -111,7 +109,7 @@ func writeStats(w io.Writer, rep stats.Report, limit int) error {
 		}
 		fmt.Fprintf(tw, "%-*s\tCOUNT\tTOKENS\tSESSIONS\tp50/SESSION\tp95/SESSION\tp50/EACH\tp95/EACH\t\n", wid, "EVENT")
 		for _, e := range rep.Injected {
-			fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t\n", wid, e.Event, e.Count, e.Tokens, e.PerSession.N,
+			fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t\n", wid, termsafe.Line(e.Event), e.Count, e.Tokens, e.PerSession.N,
 				e.PerSession.P50, e.PerSession.P95, e.PerInjection.P50, e.PerInjection.P95)
 		}
 		if err := tw.Flush(); err != nil {
@@ -127,7 +125,7 @@ func writeStats(w io.Writer, rep stats.Report, limit int) error {
 		}
 		fmt.Fprintf(tw, "%-*s\tRUNS\tp50 ms\tp95 ms\tMAX ms\tOUTCOMES\t\n", wid, "EVENT")
 		for _, h := range rep.Hooks {
-			fmt.Fprintf(tw, "%-*s\t%d\t%.0f\t%.0f\t%.0f\t%s\t\n", wid, h.Event, h.Runs, h.LatencyMS.P50, h.LatencyMS.P95,
+			fmt.Fprintf(tw, "%-*s\t%d\t%.0f\t%.0f\t%.0f\t%s\t\n", wid, termsafe.Line(h.Event), h.Runs, h.LatencyMS.P50, h.LatencyMS.P95,
 				h.LatencyMS.Max, statsByName(h.Outcomes))
 		}
 		if err := tw.Flush(); err != nil {
@@ -141,7 +139,7 @@ func writeStats(w io.Writer, rep stats.Report, limit int) error {
 		fmt.Fprintln(tw, "SESSION\tUPDATED\tTURNS\tCOMPACTIONS\tRESTORES\tRECALLS\tTOKENS\tHOOK p50 ms\tTITLE")
 		for _, s := range rep.PerSession[:n] {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.0f\t%s\n", carryover.ShortID(s.ID), s.Updated.Local().Format("2006-01-02 15:04"),
-				s.Turns, s.Compactions, s.Restores, s.Recalls, s.TokensInjected, s.HookP50MS, truncate(s.Title, 50))
+				s.Turns, s.Compactions, s.Restores, s.Recalls, s.TokensInjected, s.HookP50MS, termsafe.Line(truncate(s.Title, 50)))
 		}
 		return tw.Flush()
 	}
@@ -174,7 +172,7 @@ func statsByName(m map[string]int) string {
 func statsCounts(cs []stats.Count, n int) string {
 	parts := make([]string, 0, n)
 	for _, c := range cs[:min(n, len(cs))] {
-		parts = append(parts, fmt.Sprintf("%s (%d)", truncate(c.Text, 45), c.Count))
+		parts = append(parts, fmt.Sprintf("%s (%d)", termsafe.Line(truncate(c.Text, 45)), c.Count))
 	}
 	return strings.Join(parts, ", ")
 }

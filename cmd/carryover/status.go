@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/claudesettings"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/termsafe"
 )
 
 func (a *app) cmdStatus(ctx context.Context, args []string) error {
@@ -81,7 +83,8 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 		return storeErr(err)
 	}
 	defer st.Close()
-	sessions, err := st.Sessions(ctx, carryover.SessionFilter{})
+	// Subagents count with their session, as in 'carryover sessions'.
+	sessions, err := st.Sessions(ctx, carryover.SessionFilter{TopLevel: true})
 	if err != nil {
 		return err
 	}
@@ -89,9 +92,17 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	runs, err := st.HookRuns(ctx, carryover.HookRunFilter{Limit: 2000})
+	if err != nil {
+		return err
+	}
+	// updated is the newest archived activity of the project's sessions,
+	// whoever archived it (a hook or 'carryover ingest'); hook is the last
+	// time a hook ran for it.
 	type proj struct {
 		sessions int
-		ingest   string
+		updated  string
+		hook     string
 		restore  string
 	}
 	projects := map[string]*proj{}
@@ -99,11 +110,16 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 	for _, s := range sessions {
 		p := projects[s.Project]
 		if p == nil {
-			p = &proj{ingest: s.Updated.Local().Format("2006-01-02 15:04")}
+			p = &proj{updated: s.Updated.Local().Format("2006-01-02 15:04")}
 			projects[s.Project] = p
 			order = append(order, s.Project)
 		}
 		p.sessions++
+	}
+	for _, r := range runs {
+		if p := projects[r.Project]; p != nil && p.hook == "" {
+			p.hook = fmt.Sprintf("%s %s (%s)", r.Time.Local().Format("2006-01-02 15:04"), r.Event, r.Outcome)
+		}
 	}
 	for _, in := range ins {
 		if p := projects[in.Project]; p != nil && p.restore == "" && strings.HasPrefix(in.Event, "SessionStart") {
@@ -115,13 +131,11 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 		return nil
 	}
 	tw = tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROJECT\tSESSIONS\tLAST INGEST\tLAST RESTORE")
+	fmt.Fprintln(tw, "PROJECT\tSESSIONS\tUPDATED\tLAST HOOK RUN\tLAST RESTORE")
 	for _, name := range order {
 		p := projects[name]
-		if p.restore == "" {
-			p.restore = "never"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", name, p.sessions, p.ingest, p.restore)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", termsafe.Line(a.shortPath(name)), p.sessions, p.updated,
+			termsafe.Line(cmp.Or(p.hook, "never")), cmp.Or(p.restore, "never"))
 	}
 	return tw.Flush()
 }

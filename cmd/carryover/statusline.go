@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/carryover-dev/carryover/internal/cmdhelp"
 	"github.com/carryover-dev/carryover/statusline"
 )
 
@@ -19,15 +20,13 @@ import (
 // Claude Code shows stdout.
 func (a *app) cmdStatusline(ctx context.Context, args []string) int {
 	signal.Ignore(syscall.SIGPIPE) // as for hooks: a closed stdout is no reason to die
-	fl := flag.NewFlagSet("statusline", flag.ContinueOnError)
-	fl.SetOutput(a.stderr)
-	fl.StringVar(&a.dbFlag, "db", a.dbFlag, "SQLite store path")
+	fl := a.newFlags("statusline")
 	wrap := fl.String("wrap", "", "a status line command to run first (same stdin); its output is kept before carryover's")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return a.fail(err) // prints the help, exits 0
 		}
-		return 2
+		return a.usageError(cmdhelp.FlagHint(fl, err.Error()))
 	}
 	data, err := io.ReadAll(io.LimitReader(a.stdin, statusline.MaxInput))
 	if err != nil {

@@ -1,0 +1,69 @@
+package cmdhelp
+
+import (
+	"bytes"
+	"flag"
+	"strings"
+	"testing"
+)
+
+func TestSuggest(t *testing.T) {
+	names := []string{"search", "sessions", "show", "status", "stats", "state", "get", "ingest"}
+	for in, want := range map[string]string{
+		"serch": "search", "sesions": "sessions", "stauts": "status", "ingets": "ingest",
+		"sess": "sessions", "gte": "get", "xyzzy": "", "s": "",
+	} {
+		if got := Suggest(in, names); got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestBold(t *testing.T) {
+	got := Bold("Fix the NewA4 call: newa4 is gone", "newa4 fix")
+	want := "\x1b[1mFix\x1b[22m the \x1b[1mNewA4\x1b[22m call: \x1b[1mnewa4\x1b[22m is gone"
+	if got != want {
+		t.Errorf("bold:\n got %q\nwant %q", got, want)
+	}
+	if got := Bold("nothing here", "x zebra"); got != "nothing here" {
+		t.Errorf("bold without a match: %q", got)
+	}
+}
+
+func TestParseAndWrite(t *testing.T) {
+	cmds := Parse("# comment\n\n## get [flags] CHUNK...\nopen hits\nPrints chunks\nby id.\nExamples:\n  prog get 12\n\n## version\nprint the version\nPrints it.\n")
+	if len(cmds) != 2 || cmds[0].Name != "get" || cmds[0].Args != "[flags] CHUNK..." || cmds[0].Summary != "open hits" ||
+		cmds[0].About != "Prints chunks by id." || len(cmds[0].Examples) != 1 || cmds[1].Name != "version" || cmds[1].Examples != nil {
+		t.Fatalf("Parse: %+v", cmds)
+	}
+	fs := flag.NewFlagSet("get", flag.ContinueOnError)
+	fs.Int("limit", 20, "at most this many")
+	fs.Bool("json", false, "print JSON")
+	fs.String("project", "", "only this project")
+	var b bytes.Buffer
+	Write(&b, cmds, "prog", "get", fs)
+	want := `Usage: prog get [flags] CHUNK...
+
+Prints chunks by id.
+
+Flags:
+  --json                 print JSON
+  --limit N              at most this many (default 20)
+  --project DIR          only this project
+
+Examples:
+  prog get 12
+`
+	if b.String() != want {
+		t.Errorf("Write:\n%s\nwant:\n%s", b.String(), want)
+	}
+	if got := FlagHint(fs, "flag provided but not defined: -limt"); got != "unknown flag --limt; did you mean --limit?" {
+		t.Errorf("FlagHint: %q", got)
+	}
+	if got := FlagHint(fs, "flag provided but not defined: -zzz"); got != "unknown flag --zzz" {
+		t.Errorf("FlagHint without a near flag: %q", got)
+	}
+	if got := wrap(strings.Repeat("word ", 30), 20, "  "); strings.Contains(got, "\n  word word word word\n") == false {
+		t.Errorf("wrap: %q", got)
+	}
+}
