@@ -11,3 +11,13 @@ var (
 	// forgotten (see PruneFilter.Forget): nothing of the batch is stored.
 	ErrForgotten = errors.New("session was forgotten")
 )
+
+// HintError is an error with what the user can do about it; the CLI
+// prints the hint after the error.
+type HintError struct {
+	Err  error
+	Hint string
+}
+
+func (e *HintError) Error() string { return e.Err.Error() }
+func (e *HintError) Unwrap() error { return e.Err }

@@ -16,6 +16,7 @@ import (
 	"github.com/carryover-dev/carryover/claudesettings"
 	conf "github.com/carryover-dev/carryover/config"
 	"github.com/carryover-dev/carryover/hook"
+	"github.com/carryover-dev/carryover/install"
 	"github.com/carryover-dev/carryover/sqlite"
 )
 
@@ -65,7 +66,7 @@ func (a *app) cmdDoctor(ctx context.Context, args []string) error {
 		name := "settings " + scope
 		switch {
 		case err != nil:
-			d.fail(name, fmt.Sprintf("%s: %v", path, err), "fix or restore the file (carryover keeps a backup of the version before its last edit: "+a.backupPath(path)+")")
+			d.fail(name, fmt.Sprintf("%s: %v", path, err), "fix or restore the file (carryover keeps a backup of the version before its last edit: "+a.installer().BackupPath(path)+")")
 			continue
 		case !f.Exists():
 			continue
@@ -192,7 +193,7 @@ func (a *app) checkHooks(d *doctor, found []installedHook) {
 		if !strings.ContainsRune(prog, filepath.Separator) {
 			// A portable install (project settings): Claude Code's shell
 			// finds it on PATH, as doctor's does.
-			if _, ok := lookPath(a.getenv, prog); !ok {
+			if _, ok := install.LookPath(a.getenv, prog); !ok {
 				d.fail(name, fmt.Sprintf("%s settings run %q, which is not on PATH: the hook cannot run", h.scope, prog),
 					"put the carryover binary on PATH (go install github.com/carryover-dev/carryover/cmd/carryover@latest), or install for this machine with --scope local")
 				continue
@@ -241,7 +242,7 @@ func (a *app) checkMCP(d *doctor, project string) error {
 		srv, ok, err := loadMCP(t)
 		switch {
 		case err != nil:
-			d.fail(name, fmt.Sprintf("%s: %v", t.Path, err), "fix or restore the file (carryover keeps a backup of the version before its last edit: "+a.backupPath(t.Path)+")")
+			d.fail(name, fmt.Sprintf("%s: %v", t.Path, err), "fix or restore the file (carryover keeps a backup of the version before its last edit: "+a.installer().BackupPath(t.Path)+")")
 			continue
 		case !ok:
 			continue

@@ -1,4 +1,4 @@
-package main
+package install
 
 import (
 	"bufio"
@@ -56,14 +56,19 @@ func (p *purgeList) paths() []string {
 // store: <store>.corrupt-<UTC time>[-n].
 var movedAsideName = regexp.MustCompile(`\.corrupt-\d{8}T\d{6}(-\d+)?$`)
 
-// purgeList finds what a purge deletes. A store path holding anything
-// but a carryover store is an error, and nothing is listed.
-func (a *app) purgeList(ctx context.Context) (*purgeList, error) {
-	cfg, err := a.loadConfig("")
-	if err != nil {
-		return nil, err
-	}
-	db := cfg.DB
+// Archive is where carryover keeps what a purge deletes.
+type Archive struct {
+	DB  string // the store
+	Log string // the log, "" for none
+	// CustomLog is set when the user named the log (CARRYOVER_LOG): it
+	// may be any file, and is deleted only if it reads as a log.
+	CustomLog bool
+}
+
+// list finds what a purge deletes. A store path holding anything but a
+// carryover store is an error, and nothing is listed.
+func (a Archive) list(ctx context.Context) (*purgeList, error) {
+	db := a.DB
 	p := &purgeList{}
 	switch err := sqlite.Owned(ctx, db); {
 	case err == nil:
@@ -71,8 +76,8 @@ func (a *app) purgeList(ctx context.Context) (*purgeList, error) {
 		p.files = existing(db+"-wal", db+"-shm")
 	case errors.Is(err, fs.ErrNotExist):
 	default:
-		return nil, hintErr{fmt.Errorf("purge %s: %w", db, err),
-			"carryover deletes only its own store, and nothing was changed; check --db, CARRYOVER_DB and the db setting of your config"}
+		return nil, hint(fmt.Errorf("purge %s: %w", db, err),
+			"carryover deletes only its own store, and nothing was changed; check --db, CARRYOVER_DB and the db setting of your config")
 	}
 	moved, err := sqlite.MovedAside(db)
 	if err != nil {
@@ -118,13 +123,13 @@ func (a *app) purgeList(ctx context.Context) (*purgeList, error) {
 	// The default log is carryover's file in carryover's directory; one
 	// that CARRYOVER_LOG names may be anything, and goes only if it reads
 	// as a log.
-	log := logPath(a.getenv)
+	log := a.Log
 	if log == "" {
 		return p, nil
 	}
 	for _, l := range []string{log, log + ".1"} {
 		fi, err := os.Lstat(l)
-		if err == nil && fi.Mode().IsRegular() && (a.getenv("CARRYOVER_LOG") == "" || isCarryoverLog(l)) {
+		if err == nil && fi.Mode().IsRegular() && (!a.CustomLog || isCarryoverLog(l)) {
 			p.logs = append(p.logs, l)
 		}
 	}
@@ -168,15 +173,15 @@ func isCarryoverLog(path string) bool {
 }
 
 // purge deletes what l lists, after asking unless yes.
-func (a *app) purge(l *purgeList, yes bool) error {
+func (in *Installer) purge(l *purgeList, yes bool) error {
 	paths := l.paths()
 	if len(paths) == 0 {
-		fmt.Fprintln(a.stdout, "nothing to purge: no carryover store or log")
+		fmt.Fprintln(in.Stdout, "nothing to purge: no carryover store or log")
 		return nil
 	}
 	if !yes {
-		fmt.Fprintf(a.stderr, "delete the archive and everything in it?\n  %s\ntype yes: ", strings.Join(paths, "\n  "))
-		line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+		fmt.Fprintf(in.Stderr, "delete the archive and everything in it?\n  %s\ntype yes: ", strings.Join(paths, "\n  "))
+		line, _ := bufio.NewReader(in.Stdin).ReadString('\n')
 		if strings.TrimSpace(line) != "yes" {
 			return errors.New("purge cancelled: the archive is kept")
 		}
@@ -209,19 +214,19 @@ func (a *app) purge(l *purgeList, yes bool) error {
 		}
 	}
 	if l.store != "" {
-		fmt.Fprintf(a.stdout, "deleted the archive %s\n", l.store)
+		fmt.Fprintf(in.Stdout, "deleted the archive %s\n", l.store)
 	}
 	for _, f := range append(l.files, l.logs...) {
-		fmt.Fprintf(a.stdout, "deleted %s\n", f)
+		fmt.Fprintf(in.Stdout, "deleted %s\n", f)
 	}
 	if len(l.marks) > 0 {
-		fmt.Fprintf(a.stdout, "deleted %d pending marks in %s\n", len(l.marks), l.spool)
+		fmt.Fprintf(in.Stdout, "deleted %d pending marks in %s\n", len(l.marks), l.spool)
 	}
 	if len(l.indexes) > 0 {
-		fmt.Fprintf(a.stdout, "deleted %d recall indexes in %s\n", len(l.indexes), l.indexDir)
+		fmt.Fprintf(in.Stdout, "deleted %d recall indexes in %s\n", len(l.indexes), l.indexDir)
 	}
 	if len(l.foreign) > 0 {
-		fmt.Fprintf(a.stdout, "kept %s: carryover did not write it\n", strings.Join(l.foreign, ", "))
+		fmt.Fprintf(in.Stdout, "kept %s: carryover did not write it\n", strings.Join(l.foreign, ", "))
 	}
 	return nil
 }
