@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover/bench"
+	"github.com/carryover-dev/carryover/demo"
 	"github.com/carryover-dev/carryover/retrieve"
 )
 
@@ -114,7 +115,7 @@ func (a *app) benchRecall(ctx context.Context, args []string) error {
 
 func (a *app) benchLatency(ctx context.Context, args []string) error {
 	fl := a.newFlags("bench latency")
-	opt := bench.LatencyOptions{Sample: demoSession, SampleID: "7f3c2a9e-5b1d-4e8a-9c6f-2d4b8e1a0c53", Log: a.stderr}
+	opt := bench.LatencyOptions{Sample: demoSession, SampleID: demo.SampleID, Log: a.stderr}
 	fl.StringVar(&opt.Transcripts, "transcripts", sharedPath("data", "transcripts", "spotter"), "directory of transcripts to ingest (default: the built-in sample when absent)")
 	fl.IntVar(&opt.Runs, "runs", 15, "runs per measurement")
 	fl.StringVar(&opt.Compare, "compare", "", "another carryover binary, measured interleaved with this one run for run")

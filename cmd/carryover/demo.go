@@ -1,23 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	_ "embed"
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
-	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/hook"
-	"github.com/carryover-dev/carryover/ident"
-	"github.com/carryover-dev/carryover/ingest"
-	"github.com/carryover-dev/carryover/transcript"
+	"github.com/carryover-dev/carryover/demo"
 )
 
 // demoSession is a realistic session in Claude Code's transcript format
@@ -28,202 +15,15 @@ var demoSession []byte
 
 func (a *app) cmdDemo(ctx context.Context, args []string) error {
 	fl := a.newFlags("demo")
-	file := fl.String("transcript", "", "replay this transcript instead of the built-in sample")
-	budget := fl.Int("budget", 4000, "restore budget in characters")
-	keep := fl.Bool("keep", false, "keep the temporary store and transcript")
+	opt := demo.Options{Sample: demoSession, Handler: a.hookHandler(defaultConfig(a.getenv))}
+	fl.StringVar(&opt.Transcript, "transcript", "", "replay this transcript instead of the built-in sample")
+	fl.IntVar(&opt.Budget, "budget", 4000, "restore budget in characters")
+	fl.BoolVar(&opt.Keep, "keep", false, "keep the temporary store and transcript")
 	if _, err := parseInterspersed(fl, args); err != nil {
 		return err
 	}
-	if *budget <= 0 {
+	if opt.Budget <= 0 {
 		return usageErr{"demo: --budget must be positive"}
 	}
-	data, name := demoSession, "built-in sample session"
-	sessionID := "7f3c2a9e-5b1d-4e8a-9c6f-2d4b8e1a0c53"
-	if *file != "" {
-		var err error
-		if data, err = os.ReadFile(*file); err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
-		name = *file
-		sessionID = ingest.SessionIDFromPath(*file)
-		if carryover.ValidSessionID(sessionID) != nil {
-			sessionID = "demo-session"
-		}
-	}
-	lines := splitLines(data)
-	cut, summaryEnd, cwd := compactionPoint(lines)
-
-	dir, err := os.MkdirTemp("", "carryover-demo-")
-	if err != nil {
-		return err
-	}
-	if *keep {
-		fmt.Fprintf(a.stdout, "demo files kept in %s\n", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
-	tpath := filepath.Join(dir, sessionID+".jsonl")
-	cfg := defaultConfig(a.getenv)
-	cfg.DB = filepath.Join(dir, "carryover.db")
-	cfg.Budget = *budget
-	if cwd == "" {
-		cwd = dir
-	}
-
-	fmt.Fprintf(a.stdout, "carryover demo: %s (%d lines", name, len(lines))
-	if cut < len(lines) {
-		fmt.Fprintf(a.stdout, ", compaction at line %d)\n", cut+1)
-	} else {
-		fmt.Fprintf(a.stdout, ", no compaction in it: pretending one at the end)\n")
-	}
-
-	// 1. The conversation up to the compaction is on disk; PreCompact fires.
-	if err := os.WriteFile(tpath, bytes.Join(lines[:cut], nil), 0o600); err != nil {
-		return err
-	}
-	payload := map[string]any{"session_id": sessionID, "transcript_path": tpath, "cwd": cwd,
-		"hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": nil}
-	out, took, err := a.demoHook(ctx, cfg, hook.PreCompact, payload)
-	if err != nil {
-		return fmt.Errorf("demo: PreCompact: %w", err)
-	}
-	fmt.Fprintf(a.stdout, "\n▶ PreCompact hook: archived %d lines in %s; it prints these instructions for the summariser (%d chars):\n\n%s\n",
-		cut, took.Round(time.Millisecond), len(strings.TrimSpace(out)), indent(strings.TrimSpace(out)))
-
-	// 2. Claude Code writes the boundary and the summary, then SessionStart(compact) fires.
-	f, err := os.OpenFile(tpath, os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(bytes.Join(lines[cut:summaryEnd], nil))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	payload["hook_event_name"], payload["source"] = "SessionStart", "compact"
-	delete(payload, "trigger")
-	delete(payload, "custom_instructions")
-	out, took, err = a.demoHook(ctx, cfg, hook.SessionStart, payload)
-	if err != nil {
-		return fmt.Errorf("demo: SessionStart: %w", err)
-	}
-	var resp struct {
-		HookSpecificOutput struct {
-			AdditionalContext string `json:"additionalContext"`
-		} `json:"hookSpecificOutput"`
-	}
-	if strings.TrimSpace(out) == "" {
-		fmt.Fprintf(a.stdout, "\n▶ SessionStart(compact) hook: nothing to restore (%s)\n", took.Round(time.Millisecond))
-		return nil
-	}
-	if err := json.Unmarshal([]byte(out), &resp); err != nil {
-		return fmt.Errorf("demo: SessionStart printed invalid JSON: %w", err)
-	}
-	ctxText := resp.HookSpecificOutput.AdditionalContext
-	summary := ""
-	for _, l := range lines[cut:summaryEnd] {
-		if e, err := transcript.Decode(bytes.TrimSpace(l)); err == nil && e.CompactSummary {
-			summary = e.Text()
-		}
-	}
-	if summary != "" {
-		fmt.Fprintf(a.stdout, "\n▶ The summary Claude Code kept (%d chars; its start):\n\n%s\n", len(summary), indent(demoClip(summary, 900)))
-	}
-	fmt.Fprintf(a.stdout, "\n▶ SessionStart(compact) hook: restored %d chars (~%d tokens) in %s; Claude now sees this too:\n\n%s\n",
-		len(ctxText), (len(ctxText)+3)/4, took.Round(time.Millisecond), indent(ctxText))
-	if added := restoreAdds(ctxText, summary); len(added) > 0 {
-		fmt.Fprintf(a.stdout, "\n▶ What the restore gives back that the summary does not state: %d exact details, e.g. %s\n",
-			len(added), strings.Join(added[:min(len(added), 8)], ", "))
-	}
-	if *keep {
-		fmt.Fprintf(a.stdout, "\nEvery step is also searchable: carryover --db %s search \"<words>\"\n", cfg.DB)
-	} else {
-		fmt.Fprintf(a.stdout, "\nNext: carryover install (hooks for your sessions), carryover ingest --all (the sessions you have),\n"+
-			"then carryover search \"<words>\". Run the demo with --keep to search its store.\n")
-	}
-	return nil
-}
-
-// restoreAdds lists the specific identifiers (paths, names, ids, values)
-// of the restore that the summary does not hold.
-func restoreAdds(restore, summary string) []string {
-	low := strings.ToLower(summary)
-	var out []string
-	for _, id := range ident.Specifics(restore) {
-		if !strings.Contains(low, strings.ToLower(id)) && !strings.HasPrefix(id, "carryover") {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-// demoClip shortens s to about n bytes at a line end.
-func demoClip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	if i := strings.LastIndexByte(s[:n], '\n'); i > n/2 {
-		return s[:i] + "\n…"
-	}
-	return s[:n] + "…"
-}
-
-// demoHook runs one hook through the same code path Claude Code triggers.
-func (a *app) demoHook(ctx context.Context, cfg config, ev hook.Event, payload map[string]any) (string, time.Duration, error) {
-	data, err := json.Marshal(payload)
-	if err != nil {
-		return "", 0, err
-	}
-	var out bytes.Buffer
-	start := time.Now()
-	a.start = start
-	err = a.handleHook(ctx, cfg, ev, bytes.NewReader(data), &out)
-	return out.String(), time.Since(start), err
-}
-
-// splitLines splits data into lines that keep their newline.
-func splitLines(data []byte) [][]byte {
-	var lines [][]byte
-	r := bufio.NewReader(bytes.NewReader(data))
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			if line[len(line)-1] != '\n' {
-				line = append(line, '\n')
-			}
-			lines = append(lines, line)
-		}
-		if err == io.EOF {
-			return lines
-		}
-	}
-}
-
-// compactionPoint finds the last compact_boundary: the index of its line,
-// the index just past the summary that follows it, and the session's cwd.
-// Without a boundary both are len(lines).
-func compactionPoint(lines [][]byte) (cut, summaryEnd int, cwd string) {
-	cut, summaryEnd = len(lines), len(lines)
-	for i, l := range lines {
-		e, err := transcript.Decode(bytes.TrimSpace(l))
-		if err != nil {
-			continue
-		}
-		if cwd == "" && e.Cwd != "" {
-			cwd = e.Cwd
-		}
-		if e.IsCompactBoundary() {
-			cut, summaryEnd = i, i+1
-		}
-		if e.CompactSummary && i >= cut {
-			summaryEnd = i + 1
-		}
-	}
-	return cut, summaryEnd, cwd
-}
-
-func indent(s string) string {
-	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+	return demo.Run(ctx, a.stdout, opt)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/carryover-dev/carryover/claudesettings"
 	conf "github.com/carryover-dev/carryover/config"
+	"github.com/carryover-dev/carryover/demo"
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/install"
 	"github.com/carryover-dev/carryover/sqlite"
@@ -335,8 +336,8 @@ func (a *app) runHooks(ctx context.Context, d *doctor, found []installedHook) {
 	defer os.RemoveAll(tmp)
 	sid := "d0c70000-0000-4000-8000-000000000001"
 	tpath := filepath.Join(tmp, sid+".jsonl")
-	lines := splitLines(demoSession)
-	cut, summaryEnd, _ := compactionPoint(lines)
+	lines := demo.SplitLines(demoSession)
+	cut, summaryEnd, _ := demo.CompactionPoint(lines)
 
 	byEvent := map[string]installedHook{}
 	for _, h := range found {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"os/signal"
 	"syscall"
 
@@ -55,9 +54,4 @@ func (a *app) hookHandler(cfg config) *hook.Handler {
 		Log:      a.log,
 		Start:    a.start,
 	}
-}
-
-// handleHook runs one event the way cmdHook does, for the demo and doctor.
-func (a *app) handleHook(ctx context.Context, cfg config, ev hook.Event, stdin io.Reader, out io.Writer) error {
-	return a.hookHandler(cfg).Run(ctx, ev, stdin, out).Err
 }
