@@ -618,3 +618,30 @@ func settingsErr(path string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }
+
+// SplitCommand returns the program of a hook command (unquoted) and the
+// rest of the line.
+func SplitCommand(cmd string) (string, string) {
+	cmd = strings.TrimSpace(cmd)
+	for _, q := range []string{`"`, `'`} {
+		if strings.HasPrefix(cmd, q) {
+			if end := strings.Index(cmd[1:], q); end >= 0 {
+				return cmd[1 : end+1], cmd[end+2:]
+			}
+		}
+	}
+	prog, rest, _ := strings.Cut(cmd, " ")
+	return prog, rest
+}
+
+// RegisteredMCP reads carryover's server entry of an MCP target; ok is
+// false when the file or the entry is missing, or the entry is not
+// carryover's.
+func RegisteredMCP(t claudesettings.MCPTarget) (srv claudesettings.MCPServer, ok bool, err error) {
+	f, err := claudesettings.LoadMCP(t)
+	if err != nil {
+		return srv, false, err
+	}
+	srv, ok, err = f.MCP(t.At, claudesettings.MCPName)
+	return srv, ok && claudesettings.IsOurMCP(srv), err
+}

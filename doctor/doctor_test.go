@@ -1,0 +1,98 @@
+package doctor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/carryover-dev/carryover/claudesettings"
+	"github.com/carryover-dev/carryover/hook"
+	"github.com/carryover-dev/carryover/install"
+)
+
+func TestCheckHooks(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "carryover")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "PATH" {
+			return dir
+		}
+		return ""
+	}
+	h := func(scope, event, command string, timeout int) installedHook {
+		return installedHook{claudesettings.Hook{Event: event, Command: command, Timeout: timeout}, scope}
+	}
+	cases := []struct {
+		hook   installedHook
+		status Status
+		detail string
+	}{
+		{h("user", "PreCompact", exe+" hook pre-compact", 30), Pass, "user settings, timeout 30 s"},
+		{h("project", "Stop", "carryover hook stop", 30), Pass, "project settings"},
+		{h("user", "SessionEnd", "missing-carryover hook session-end", 30), Fail, "not on PATH"},
+		{h("user", "PostCompact", filepath.Join(dir, "gone")+" hook post-compact", 30), Fail, "no such file"},
+		{h("user", "UserPromptSubmit", plain+" hook user-prompt-submit", 30), Fail, "not executable"},
+		{h("user", "PostToolUse", exe+" hook stop", 30), Fail, "does not run 'hook post-tool-use'"},
+		{h("user", "PostToolUseFailure", exe+" hook post-tool-use-failure", 0), Warn, "no timeout"},
+		{h("local", "PreCompact", exe+" hook pre-compact", 30), Fail, "installed twice (user and local settings)"},
+	}
+	d := &doctor{in: &install.Installer{Getenv: getenv}}
+	var found []installedHook
+	for _, c := range cases {
+		found = append(found, c.hook)
+	}
+	d.checkHooks(found)
+	if len(d.checks) != len(cases) {
+		t.Fatalf("%d checks for %d hooks: %+v", len(d.checks), len(cases), d.checks)
+	}
+	for i, c := range cases {
+		got := d.checks[i]
+		if got.Status != c.status || !strings.Contains(got.Detail, c.detail) {
+			t.Errorf("%s: got %s %q, want %s with %q", c.hook.Command, got.Status, got.Detail, c.status, c.detail)
+		}
+		if got.Status != Pass && got.Fix == "" {
+			t.Errorf("%s: %s without a fix", c.hook.Command, got.Status)
+		}
+	}
+}
+
+func TestValidateHookOutput(t *testing.T) {
+	ok := `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"x"}}`
+	cases := []struct {
+		ev   hook.Event
+		out  string
+		want bool
+		bad  string // "" when the output is right
+	}{
+		{hook.Stop, "", false, ""},
+		{hook.SessionStart, "", true, "printed nothing"},
+		{hook.SessionStart, ok, true, ""},
+		{hook.SessionStart, ok + ok, true, "not one JSON object"},
+		{hook.UserPromptSubmit, ok, false, "wrong shape"},
+		{hook.PreCompact, "keep the paths", true, ""},
+		{hook.PreCompact, `{"x":1}`, true, "printed JSON"},
+		{hook.Stop, "hello", false, "where nothing is expected"},
+	}
+	for _, c := range cases {
+		got := validateHookOutput(c.ev, c.out, c.want)
+		if (c.bad == "") != (got == "") || !strings.Contains(got, c.bad) {
+			t.Errorf("%s %q: got %q, want %q", c.ev, c.out, got, c.bad)
+		}
+	}
+}
+
+func TestStatusString(t *testing.T) {
+	for s, want := range map[Status]string{Pass: "PASS", Warn: "WARN", Fail: "FAIL"} {
+		if s.String() != want {
+			t.Errorf("%d: %s, want %s", s, s, want)
+		}
+	}
+}
