@@ -307,6 +307,6 @@ func (a *app) openLog() {
 	if err != nil {
 		return
 	}
-	a.log = slog.New(redactHandler{slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo}), redact.New(redact.Options{})}).With("pid", os.Getpid())
+	a.log = slog.New(redact.LogHandler{Next: slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo}), Redactor: redact.New(redact.Options{})}).With("pid", os.Getpid())
 	a.logClose = func() { f.Close() }
 }
