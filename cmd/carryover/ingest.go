@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/carryover-dev/carryover"
@@ -41,7 +38,7 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 		if p, err = filepath.Abs(p); err != nil {
 			return err
 		}
-		fs, err := transcriptFiles(p)
+		fs, err := ingest.TranscriptFiles(p)
 		if err != nil {
 			return err
 		}
@@ -106,17 +103,9 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	bar.Done()
 	// A store made before vectors existed gets them here at once rather than
 	// a batch per hook.
-	vectors := 0
-	bf, ok := st.(carryover.Backfiller)
-	for ok {
-		n, err := bf.Backfill(ctx, sqlite.BackfillBatch*16)
-		if err != nil {
-			return fmt.Errorf("embed older chunks: %w", err)
-		}
-		vectors += n
-		if n == 0 {
-			break
-		}
+	vectors, err := ingest.Backfill(ctx, st, sqlite.BackfillBatch*16)
+	if err != nil {
+		return err
 	}
 	if vectors > 0 && !*quiet {
 		fmt.Fprintf(a.stdout, "embedded %d chunks archived before vectors were stored\n", vectors)
@@ -136,36 +125,4 @@ func claudeProjectsDir(getenv func(string) string) string {
 		return filepath.Join(d, "projects")
 	}
 	return filepath.Join(homeDir(getenv), ".claude", "projects")
-}
-
-// transcriptFiles expands a path into transcript files: a file as is, a
-// directory into its .jsonl files (subagent transcripts included, the
-// compaction agent's own transcripts excluded: they repeat the session).
-func transcriptFiles(path string) ([]string, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("ingest: %w", err)
-	}
-	if !fi.IsDir() {
-		return []string{path}, nil
-	}
-	var files []string
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrPermission) {
-				return nil
-			}
-			return err
-		}
-		name := d.Name()
-		if d.Type().IsRegular() && strings.HasSuffix(name, ".jsonl") && !strings.HasPrefix(name, "agent-acompact-") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("ingest: %w", err)
-	}
-	sort.Strings(files)
-	return files, nil
 }
