@@ -1,12 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	conf "github.com/carryover-dev/carryover/config"
+	"github.com/carryover-dev/carryover/logfile"
 )
 
 // config is carryover's configuration, read by package config.
@@ -48,24 +47,7 @@ func logPath(getenv func(string) string) string {
 }
 
 // maxLogBytes caps the log; the previous log is kept as .1.
-const maxLogBytes = 1 << 20
+const maxLogBytes = logfile.MaxBytes
 
-// openLogFile opens the log for appending, rotating it when too big. It
-// refuses to write through a symlink.
-func openLogFile(path string) (*os.File, error) {
-	if path == "" {
-		return nil, errors.New("no place for the log: set HOME or XDG_STATE_HOME to an absolute path, or CARRYOVER_LOG")
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
-	}
-	if fi, err := os.Lstat(path); err == nil {
-		if fi.Mode()&os.ModeSymlink != 0 || !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("log %s is not a regular file", path)
-		}
-		if fi.Size() > maxLogBytes {
-			_ = os.Rename(path, path+".1")
-		}
-	}
-	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
-}
+// openLogFile opens the log for appending (see logfile.Open).
+func openLogFile(path string) (*os.File, error) { return logfile.Open(path) }

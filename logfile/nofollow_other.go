@@ -1,5 +1,5 @@
 //go:build !unix
 
-package main
+package logfile
 
 const noFollow = 0
