@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os/exec"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -45,7 +43,7 @@ func (a *app) cmdUI(ctx context.Context, args []string) error {
 	url := srv.URL(ln.Addr())
 	fmt.Fprintf(a.stdout, "carryover ui: %s\n(read-only view of %s; Ctrl-C stops it)\n", url, cfg.DB)
 	if !*noOpen {
-		if err := openBrowser(a.getenv, url); err != nil {
+		if err := web.OpenBrowser(a.getenv, url); err != nil {
 			fmt.Fprintf(a.stdout, "open the URL in a browser on this machine (%v)\n", err)
 		}
 	}
@@ -62,28 +60,5 @@ func (a *app) cmdUI(ctx context.Context, args []string) error {
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("ui: %w", err)
 	}
-	return nil
-}
-
-// openBrowser starts the desktop's browser on url, when there is a desktop:
-// over SSH there is none and the printed URL is the way in.
-func openBrowser(getenv func(string) string, url string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", url)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		if getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
-			return errors.New("no display")
-		}
-		cmd = exec.Command("xdg-open", url)
-	}
-	cmd.Stdout, cmd.Stderr = nil, nil
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go func() { _ = cmd.Wait() }()
 	return nil
 }
