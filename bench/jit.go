@@ -679,3 +679,14 @@ func clipName(s string, n int) string {
 	}
 	return "…" + s[len(s)-n+1:]
 }
+
+// JSON is what 'bench jit --json' prints: the result and the gate chosen
+// per event. Unless verbose, the calls go without their text and matches.
+func (r *JITResult) JSON(verbose bool) map[string]any {
+	if !verbose {
+		for i := range r.Calls {
+			r.Calls[i].Text, r.Calls[i].Matched = nil, nil
+		}
+	}
+	return map[string]any{"result": r, "choices": r.Choices()}
+}

@@ -362,3 +362,9 @@ func shortID(id string) string {
 	}
 	return id
 }
+
+// JSON is what 'bench needed --json' prints: the rows and the summaries
+// of the real and the simulated compactions.
+func (r *NeededResult) JSON() map[string]any {
+	return map[string]any{"budget": r.Budget, "rows": r.Rows, "real": r.Summary(false), "simulated": r.Summary(true)}
+}

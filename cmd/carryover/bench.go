@@ -55,7 +55,7 @@ func (a *app) benchSurvival(ctx context.Context, args []string) error {
 	fl.IntVar(&opt.Budget, "budget", retrieve.DefaultRestoreBudget, "characters of restore and of recall text")
 	fl.IntVar(&opt.K, "k", 8, "recall: top-k hits")
 	fl.DurationVar(&opt.Timeout, "hook-timeout", bench.DefaultHookTimeout, "the hooks' deadline")
-	fl.Var(sharesFlag{&opt.Shares}, "shares", "the restore's budget shares now,files,commands,facts,steps (a sweep; default: the product's)")
+	fl.Var(bench.SharesValue{Shares: &opt.Shares}, "shares", "the restore's budget shares now,files,commands,facts,steps (a sweep; default: the product's)")
 	asJSON := fl.Bool("json", false, "print JSON")
 	verbose := fl.Bool("v", false, "print each item's outcome")
 	if _, err := parseInterspersed(fl, args); err != nil {
@@ -220,7 +220,7 @@ func (a *app) benchNeeded(ctx context.Context, args []string) error {
 	opt := bench.NeededOptions{}
 	fl.IntVar(&opt.Budget, "budget", retrieve.DefaultRestoreBudget, "characters of restore")
 	fl.DurationVar(&opt.Timeout, "hook-timeout", bench.DefaultHookTimeout, "the hooks' deadline")
-	fl.Var(sharesFlag{&opt.Shares}, "shares", "the restore's budget shares now,files,commands,facts,steps (a sweep; default: the product's)")
+	fl.Var(bench.SharesValue{Shares: &opt.Shares}, "shares", "the restore's budget shares now,files,commands,facts,steps (a sweep; default: the product's)")
 	all := fl.Bool("all", false, "your own sessions (Claude Code's transcripts under ~/.claude/projects)")
 	var transcripts stringList
 	fl.Var(&transcripts, "transcripts", "a transcript or a directory of them (repeatable; default: the spotter sessions beside the repo)")
@@ -240,10 +240,8 @@ func (a *app) benchNeeded(ctx context.Context, args []string) error {
 	if opt.Budget <= 0 {
 		return usageErr{"bench needed: --budget must be positive"}
 	}
-	for _, p := range opt.Paths {
-		if _, err := os.Stat(p); err != nil {
-			return hintErr{err, "pass --transcripts or --all (the default sessions live in the shared data folder beside the repo)"}
-		}
+	if err := bench.CheckPaths(opt.Paths); err != nil {
+		return hintErr{err, "pass --transcripts or --all (the default sessions live in the shared data folder beside the repo)"}
 	}
 	opt.Progress = func(path string) { a.log.Info("bench needed", "transcript", path) }
 	res, err := bench.Needed(ctx, opt)
@@ -253,8 +251,7 @@ func (a *app) benchNeeded(ctx context.Context, args []string) error {
 	if *asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"budget": res.Budget, "rows": res.Rows,
-			"real": res.Summary(false), "simulated": res.Summary(true)})
+		return enc.Encode(res.JSON())
 	}
 	return res.Print(a.stdout, *show)
 }
@@ -284,10 +281,8 @@ func (a *app) benchJIT(ctx context.Context, args []string) error {
 	if opt.Next <= 0 {
 		return usageErr{"bench jit: --next must be positive"}
 	}
-	for _, p := range opt.Paths {
-		if _, err := os.Stat(p); err != nil {
-			return hintErr{err, "pass --transcripts or --all (the default sessions live in the shared data folder beside the repo)"}
-		}
+	if err := bench.CheckPaths(opt.Paths); err != nil {
+		return hintErr{err, "pass --transcripts or --all (the default sessions live in the shared data folder beside the repo)"}
 	}
 	opt.Progress = func(path string) { a.log.Info("bench jit", "transcript", path) }
 	res, err := bench.JIT(ctx, opt)
@@ -295,14 +290,9 @@ func (a *app) benchJIT(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		if !*verbose {
-			for i := range res.Calls {
-				res.Calls[i].Text, res.Calls[i].Matched = nil, nil
-			}
-		}
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"result": res, "choices": res.Choices()})
+		return enc.Encode(res.JSON(*verbose))
 	}
 	return res.Print(a.stdout, *verbose)
 }
@@ -312,23 +302,3 @@ type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
-
-// sharesFlag reads a restore's budget shares as five comma-separated
-// fractions.
-type sharesFlag struct{ s *retrieve.RestoreShares }
-
-func (f sharesFlag) String() string {
-	if f.s == nil {
-		return ""
-	}
-	return fmt.Sprintf("%g,%g,%g,%g,%g", f.s.Now, f.s.Files, f.s.Commands, f.s.Facts, f.s.Steps)
-}
-
-func (f sharesFlag) Set(v string) error {
-	var sh retrieve.RestoreShares
-	if _, err := fmt.Sscanf(strings.ReplaceAll(v, ",", " "), "%g %g %g %g %g", &sh.Now, &sh.Files, &sh.Commands, &sh.Facts, &sh.Steps); err != nil {
-		return fmt.Errorf("want five fractions now,files,commands,facts,steps: %w", err)
-	}
-	*f.s = sh
-	return nil
-}
