@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/carryover-dev/carryover"
@@ -58,46 +55,19 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 	// Oldest first: a reader sees sessions in the order they happened.
 	sort.SliceStable(sessions, func(i, j int) bool { return sessions[i].Started.Before(sessions[j].Started) })
 
-	out := a.stdout
-	var f *os.File
-	if *output != "" && *output != "-" {
-		// Written beside the target and renamed, so a failed export never
-		// leaves half a file under the name.
-		f, err = os.CreateTemp(filepath.Dir(*output), ".carryover-export-*")
-		if err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		defer func() {
-			if f != nil {
-				f.Close()
-				os.Remove(f.Name())
-			}
-		}()
-		out = f
-	}
-	bw := bufio.NewWriterSize(out, 256<<10)
 	bar := progress.New(a.stderr, int64(len(sessions)), "export")
-	n, err := exportfile.Write(ctx, bw, st, exportfile.WriteOptions{Sessions: sessions, Orphans: *session == "",
+	opt := exportfile.WriteOptions{Sessions: sessions, Orphans: *session == "",
 		Project: *project, Redactor: a.redactor, Carryover: versionString(),
-		Progress: func(int) { bar.Add(1) }})
+		Progress: func(int) { bar.Add(1) }}
+	var n exportfile.Counts
+	if *output != "" && *output != "-" {
+		n, err = exportfile.WriteFile(ctx, *output, st, opt)
+	} else {
+		n, err = exportfile.WriteBuffered(ctx, a.stdout, st, opt)
+	}
 	bar.Done()
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	if f != nil {
-		if err := f.Sync(); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		if err := os.Rename(f.Name(), *output); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		f = nil
 	}
 	w := a.stderr
 	if *output != "" && *output != "-" {
