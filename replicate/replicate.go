@@ -90,6 +90,21 @@ type Report struct {
 	Forgotten int
 }
 
+// Summary says what a copy copied, on one line.
+func (r Report) Summary() string {
+	s := fmt.Sprintf("%d sessions: %d new chunks, %d items, %d compactions, %d notes, %d injections, %d hook runs",
+		r.Sessions, r.Chunks, r.Items, r.Compactions, r.Notes, r.Injections, r.HookRuns)
+	if r.Forgotten == 1 {
+		s += " (1 session forgotten there skipped)"
+	} else if r.Forgotten > 0 {
+		s += fmt.Sprintf(" (%d sessions forgotten there skipped)", r.Forgotten)
+	}
+	if r.Unmapped > 0 {
+		s += fmt.Sprintf(" (%d audit references without a counterpart left out)", r.Unmapped)
+	}
+	return s
+}
+
 // Add returns the sum of two reports.
 func (r Report) Add(o Report) Report {
 	return Report{Sessions: r.Sessions + o.Sessions, Chunks: r.Chunks + o.Chunks, Items: r.Items + o.Items,

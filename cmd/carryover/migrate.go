@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/carryover-dev/carryover/internal/progress"
 	"github.com/carryover-dev/carryover/postgres"
 	"github.com/carryover-dev/carryover/spool"
 
@@ -53,9 +54,9 @@ func (a *app) cmdMigrate(ctx context.Context, args []string) error {
 	if *from != "" {
 		dst, src = local, server
 	}
-	pr := newProgress(a.stderr, "migrate")
-	rep, err := replicate.Copy(ctx, dst, src, replicate.Options{Progress: pr.update})
-	pr.finish()
+	bar := progress.New(a.stderr, 0, "migrate")
+	rep, err := replicate.Copy(ctx, dst, src, replicate.Options{Progress: copyProgress(bar)})
+	bar.Done()
 	if err != nil {
 		return hintErr{fmt.Errorf("migrate: %w", err), resumeHint}
 	}
@@ -71,7 +72,7 @@ func (a *app) cmdMigrate(ctx context.Context, args []string) error {
 	if *from != "" {
 		dir = "from " + postgres.RedactURL(dsn) + " to " + cfg.DB
 	}
-	fmt.Fprintf(a.stdout, "carryover: migrated %s %s\n", summary(rep), dir)
+	fmt.Fprintf(a.stdout, "carryover: migrated %s %s\n", rep.Summary(), dir)
 	return nil
 }
 

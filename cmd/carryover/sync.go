@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/carryover-dev/carryover/internal/progress"
@@ -49,7 +48,7 @@ func (a *app) cmdSync(ctx context.Context, args []string) error {
 		return hintErr{err, serverHint(cfg.DatabaseURL)}
 	}
 	defer server.Close()
-	pr := newProgress(a.stderr, "sync")
+	bar := progress.New(a.stderr, 0, "sync")
 	var rep replicate.Report
 	if *all {
 		local, err := a.openLocal(ctx, cfg.DB, true)
@@ -57,8 +56,8 @@ func (a *app) cmdSync(ctx context.Context, args []string) error {
 			return err
 		}
 		defer local.Close()
-		rep, err = replicate.Copy(ctx, server, local, replicate.Options{Progress: pr.update})
-		pr.finish()
+		rep, err = replicate.Copy(ctx, server, local, replicate.Options{Progress: copyProgress(bar)})
+		bar.Done()
 		if err != nil {
 			return hintErr{fmt.Errorf("sync: %w", err), resumeHint}
 		}
@@ -69,53 +68,24 @@ func (a *app) cmdSync(ctx context.Context, args []string) error {
 		}
 	} else {
 		var left []spool.Mark
-		left, rep, err = spool.Push(ctx, server, cfg.DB, marks, spool.PushOptions{Progress: pr.update, Log: a.log})
-		pr.finish()
+		left, rep, err = spool.Push(ctx, server, cfg.DB, marks, spool.PushOptions{Progress: copyProgress(bar), Log: a.log})
+		bar.Done()
 		if err != nil {
 			return hintErr{fmt.Errorf("sync: %w (%d sessions still pending)", err, len(left)), resumeHint}
 		}
 	}
-	fmt.Fprintf(a.stdout, "carryover: synced %s to %s\n", summary(rep), postgres.RedactURL(cfg.DatabaseURL))
+	fmt.Fprintf(a.stdout, "carryover: synced %s to %s\n", rep.Summary(), postgres.RedactURL(cfg.DatabaseURL))
 	return nil
 }
 
 const resumeHint = "run the same command again to finish: what was copied is kept and nothing is copied twice"
-
-// summary renders a copy's report.
-func summary(r replicate.Report) string {
-	s := fmt.Sprintf("%d sessions: %d new chunks, %d items, %d compactions, %d notes, %d injections, %d hook runs",
-		r.Sessions, r.Chunks, r.Items, r.Compactions, r.Notes, r.Injections, r.HookRuns)
-	if r.Forgotten > 0 {
-		s += fmt.Sprintf(" (%s forgotten there skipped)", plural(r.Forgotten, "session"))
-	}
-	if r.Unmapped > 0 {
-		s += fmt.Sprintf(" (%d audit references without a counterpart left out)", r.Unmapped)
-	}
-	return s
-}
 
 func cwd() string {
 	d, _ := os.Getwd()
 	return d
 }
 
-// copyProgress shows a copy's progress in sessions on a terminal bar, and
-// nothing when w is not a terminal.
-type copyProgress struct {
-	bar  *progress.Bar
-	done int
+// copyProgress shows a copy's progress in sessions on bar (a terminal's).
+func copyProgress(bar *progress.Bar) func(replicate.Progress) {
+	return func(r replicate.Progress) { bar.Reach(int64(r.SessionsDone), int64(r.SessionsTotal)) }
 }
-
-func newProgress(w io.Writer, what string) *copyProgress {
-	return &copyProgress{bar: progress.New(w, 0, what)}
-}
-
-func (p *copyProgress) update(r replicate.Progress) {
-	p.bar.SetTotal(int64(r.SessionsTotal))
-	if r.SessionsDone > p.done {
-		p.bar.Add(int64(r.SessionsDone - p.done))
-		p.done = r.SessionsDone
-	}
-}
-
-func (p *copyProgress) finish() { p.bar.Done() }

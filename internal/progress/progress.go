@@ -81,6 +81,21 @@ func (p *Bar) SetTotal(total int64) {
 	p.mu.Unlock()
 }
 
+// Reach moves the count to done of total, for work that reports where it
+// is rather than how much more it did. The count never goes back.
+func (p *Bar) Reach(done, total int64) {
+	if p == nil || !p.active {
+		return
+	}
+	p.SetTotal(total)
+	p.mu.Lock()
+	more := done - p.n
+	p.mu.Unlock()
+	if more > 0 {
+		p.Add(more)
+	}
+}
+
 // Done draws the final state and ends the line.
 func (p *Bar) Done() {
 	if p == nil || !p.active {

@@ -110,3 +110,23 @@ func TestQuietWhenNotATerminal(t *testing.T) {
 		t.Errorf("wrote %q to a pipe and %q to a buffer", got, buf.String())
 	}
 }
+
+func TestBarReach(t *testing.T) {
+	c := &clock{t: time.Unix(1000, 0)}
+	var out bytes.Buffer
+	p := newBar(&out, 0, "sync", true, c.now)
+	c.t = c.t.Add(time.Second)
+	p.Reach(3, 10)
+	if got := out.String(); !strings.Contains(got, "3/10") {
+		t.Errorf("line %q lacks 3/10", got)
+	}
+	// A report of less done than shown does not move the count back.
+	c.t = c.t.Add(time.Second)
+	p.Reach(2, 12)
+	c.t = c.t.Add(time.Second)
+	p.Reach(12, 12)
+	p.Done()
+	if got := out.String(); !strings.Contains(got, "12/12 100%") {
+		t.Errorf("final line: %q", got)
+	}
+}
