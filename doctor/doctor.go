@@ -395,3 +395,46 @@ func validateHookOutput(ev hook.Event, out string, want bool) string {
 	}
 	return fmt.Sprintf("printed %.60q where nothing is expected", out)
 }
+
+// ConfigReport describes the configuration a hook uses: its files, and
+// each setting's value and where it came from.
+type ConfigReport struct {
+	// UserFile and ProjectFile are paths, "(none)", or marked (absent);
+	// the project file says which of its keys apply.
+	UserFile, ProjectFile string
+	Settings              []Setting
+}
+
+// Setting is one configuration value and its sources, in order.
+type Setting struct{ Key, Value, From string }
+
+// DescribeConfig describes cfg.
+func DescribeConfig(cfg conf.Config) ConfigReport {
+	exists := func(path string) (string, bool) {
+		if path == "" {
+			return "(none)", false
+		}
+		if _, err := os.Stat(path); err != nil {
+			return path + " (absent)", false
+		}
+		return path, true
+	}
+	var r ConfigReport
+	r.UserFile, _ = exists(cfg.UserFile)
+	project, ok := exists(cfg.ProjectFile)
+	switch {
+	case ok && cfg.ProjectTrusted:
+		project += " (in trusted_projects: every key applies)"
+	case ok:
+		project += " (not in trusted_projects: only " + strings.Join(conf.ProjectKeys(), ", ") + " apply)"
+	}
+	r.ProjectFile = project
+	for _, s := range cfg.Settings() {
+		var from []string
+		for _, src := range s.Sources {
+			from = append(from, src.String())
+		}
+		r.Settings = append(r.Settings, Setting{s.Key, s.Value, strings.Join(from, ", ")})
+	}
+	return r
+}

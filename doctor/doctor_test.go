@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/carryover-dev/carryover/claudesettings"
+	conf "github.com/carryover-dev/carryover/config"
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/install"
 )
@@ -94,5 +95,36 @@ func TestStatusString(t *testing.T) {
 		if s.String() != want {
 			t.Errorf("%d: %s, want %s", s, s, want)
 		}
+	}
+}
+
+func TestDescribeConfig(t *testing.T) {
+	dir := t.TempDir()
+	project := filepath.Join(dir, ".carryover.toml")
+	if err := os.WriteFile(project, []byte("budget = 3000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		return map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, "config")}[k]
+	}
+	cfg, err := conf.Load(conf.Options{Env: conf.Env{Getenv: getenv}, ProjectDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := DescribeConfig(cfg)
+	if !strings.HasSuffix(r.UserFile, "(absent)") && r.UserFile != "(none)" {
+		t.Errorf("user file: %q", r.UserFile)
+	}
+	if r.ProjectFile != project+" (not in trusted_projects: only "+strings.Join(conf.ProjectKeys(), ", ")+" apply)" {
+		t.Errorf("project file %q does not say which keys apply", r.ProjectFile)
+	}
+	found := false
+	for _, s := range r.Settings {
+		if s.Key == "db" {
+			found = s.Value != ""
+		}
+	}
+	if !found || len(r.Settings) != len(cfg.Settings()) {
+		t.Errorf("settings: %+v", r.Settings)
 	}
 }

@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
-	conf "github.com/carryover-dev/carryover/config"
 	"github.com/carryover-dev/carryover/doctor"
 	"github.com/carryover-dev/carryover/install"
 )
@@ -58,37 +55,15 @@ func splitCommand(cmd string) (string, string) { return install.SplitCommand(cmd
 // printConfig shows the effective configuration and where each value
 // came from.
 func (a *app) printConfig(cfg config, dir string) {
-	fmt.Fprintln(a.stdout)
-	exists := func(path string) (string, bool) {
-		if path == "" {
-			return "(none)", false
-		}
-		if _, err := os.Stat(path); err != nil {
-			return path + " (absent)", false
-		}
-		return path, true
-	}
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	fmt.Fprintf(a.stdout, "config (what a hook uses in %s):\n", dir)
+	fmt.Fprintf(a.stdout, "\nconfig (what a hook uses in %s):\n", dir)
+	r := doctor.DescribeConfig(cfg)
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	user, _ := exists(cfg.UserFile)
-	fmt.Fprintf(tw, "  user file\t%s\n", user)
-	project, ok := exists(cfg.ProjectFile)
-	switch {
-	case ok && cfg.ProjectTrusted:
-		project += " (in trusted_projects: every key applies)"
-	case ok:
-		project += " (not in trusted_projects: only " + strings.Join(conf.ProjectKeys(), ", ") + " apply)"
-	}
-	fmt.Fprintf(tw, "  project file\t%s\n", project)
-	for _, s := range cfg.Settings() {
-		var from []string
-		for _, src := range s.Sources {
-			from = append(from, src.String())
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Key, s.Value, strings.Join(from, ", "))
+	fmt.Fprintf(tw, "  user file\t%s\n  project file\t%s\n", r.UserFile, r.ProjectFile)
+	for _, s := range r.Settings {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Key, s.Value, s.From)
 	}
 	tw.Flush()
 }
