@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"strings"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/claudesettings"
@@ -40,9 +42,13 @@ func (a *app) mcpTarget(scope, project string) (claudesettings.MCPTarget, error)
 	return t, cliErr(err)
 }
 
-// resolveCommand is the executable a settings file's command runs.
+// resolveCommand is the executable a settings file's command runs: the
+// path itself, or for a bare name (a portable install) what $PATH finds.
 func resolveCommand(getenv func(string) string, prog string) (string, bool) {
-	return install.ResolveCommand(getenv, prog)
+	if strings.ContainsRune(prog, filepath.Separator) {
+		return prog, isExecutable(prog)
+	}
+	return install.LookPath(getenv, prog)
 }
 
 func (a *app) cmdInstall(ctx context.Context, args []string) error {

@@ -77,5 +77,3 @@ func watchPlain(ctx context.Context, r dashboard.Reader, out io.Writer, every ti
 		}
 	}
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
