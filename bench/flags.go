@@ -39,3 +39,16 @@ func CheckPaths(paths []string) error {
 	}
 	return nil
 }
+
+// thisOr is exe, or when it is "" the running binary: the carryover that
+// measures itself.
+func thisOr(exe string) (string, error) {
+	if exe != "" {
+		return exe, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("the binary to measure: %w", err)
+	}
+	return exe, nil
+}

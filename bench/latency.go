@@ -70,6 +70,15 @@ func Latency(ctx context.Context, opt LatencyOptions) (*LatencyResult, error) {
 	if opt.Runs < 1 {
 		return nil, fmt.Errorf("bench latency: runs must be at least 1")
 	}
+	var err error
+	if opt.Exe, err = thisOr(opt.Exe); err != nil {
+		return nil, err
+	}
+	if opt.Compare != "" {
+		if opt.Compare, err = filepath.Abs(opt.Compare); err != nil {
+			return nil, fmt.Errorf("bench latency: %w", err)
+		}
+	}
 	tmp, err := os.MkdirTemp("", "carryover-latency-")
 	if err != nil {
 		return nil, err

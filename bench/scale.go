@@ -80,6 +80,10 @@ func Scale(ctx context.Context, opt ScaleOptions) (*ScaleResult, error) {
 	if plan.Chunks < 1 || plan.PerSession < 2 || plan.Projects < 1 || plan.Batch < 1 || opt.Workers < 1 || opt.Runs < 1 {
 		return nil, fmt.Errorf("bench scale: chunks, projects, batch, workers and runs must be positive, per-session at least 2")
 	}
+	var err error
+	if opt.Exe, err = thisOr(opt.Exe); err != nil {
+		return nil, err
+	}
 	voc, err := loadVocabulary(opt.Transcripts)
 	if err != nil {
 		return nil, err
@@ -186,6 +190,10 @@ func measureScaleChild(ctx context.Context, exe, db string, plan ScalePlan, runs
 // MeasureScale runs the recall hook and searches over the generated store
 // db, whole processes of exe.
 func MeasureScale(exe, db string, plan ScalePlan, runs int) ([]LatencyRow, error) {
+	exe, err := thisOr(exe)
+	if err != nil {
+		return nil, err
+	}
 	tmp, err := os.MkdirTemp("", "carryover-scale-")
 	if err != nil {
 		return nil, err

@@ -126,16 +126,6 @@ func (a *app) benchLatency(ctx context.Context, args []string) error {
 	if opt.Runs < 1 {
 		return usageErr{"bench latency: --runs must be at least 1"}
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	opt.Exe = exe
-	if opt.Compare != "" {
-		if opt.Compare, err = filepath.Abs(opt.Compare); err != nil {
-			return err
-		}
-	}
 	res, err := bench.Latency(ctx, opt)
 	if err != nil {
 		return err
@@ -183,13 +173,6 @@ func (a *app) benchScale(ctx context.Context, args []string) error {
 	asJSON := fl.Bool("json", false, "print JSON")
 	if _, err := parseInterspersed(fl, args); err != nil {
 		return err
-	}
-	if opt.Exe == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		opt.Exe = exe
 	}
 	if *measureDB != "" {
 		rows, err := bench.MeasureScale(opt.Exe, *measureDB, opt.Plan, opt.Runs)
