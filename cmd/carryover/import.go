@@ -48,7 +48,7 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	defer st.Close()
 
 	bar := progress.New(a.stderr, size, "import")
-	rep, err := exportfile.Read(ctx, &countingReader{r: in, bar: bar}, st, exportfile.ReadOptions{Redactor: a.redactor})
+	rep, err := exportfile.Read(ctx, bar.Reader(in), st, exportfile.ReadOptions{Redactor: a.redactor})
 	bar.Done()
 	if errors.Is(err, exportfile.ErrVersion) {
 		return hintErr{fmt.Errorf("import %s: %w", pos[0], err), "import it with the carryover that wrote it, or a newer one"}
@@ -65,15 +65,4 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 		fmt.Fprintln(a.stdout, "note: the export was not redacted; secrets in it were masked on import")
 	}
 	return nil
-}
-
-type countingReader struct {
-	r   io.Reader
-	bar *progress.Bar
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.bar.Add(int64(n))
-	return n, err
 }

@@ -111,6 +111,20 @@ func (p *Bar) Done() {
 	p.active = false
 }
 
+// Reader returns r counting the bytes read from it as units done.
+func (p *Bar) Reader(r io.Reader) io.Reader { return counting{p: p, r: r} }
+
+type counting struct {
+	p *Bar
+	r io.Reader
+}
+
+func (c counting) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.p.Add(int64(n))
+	return n, err
+}
+
 // Writer returns w wrapped so that what is written to it appears above the
 // bar rather than through it (w is returned as is when the bar is not drawn).
 func (p *Bar) Writer(w io.Writer) io.Writer {

@@ -130,3 +130,17 @@ func TestBarReach(t *testing.T) {
 		t.Errorf("final line: %q", got)
 	}
 }
+
+func TestBarReader(t *testing.T) {
+	c := &clock{t: time.Unix(1000, 0)}
+	var out bytes.Buffer
+	p := newBar(&out, 10, "import", true, c.now)
+	c.t = c.t.Add(time.Second)
+	data, err := io.ReadAll(p.Reader(strings.NewReader("0123456789")))
+	if err != nil || string(data) != "0123456789" {
+		t.Fatalf("read %q, %v", data, err)
+	}
+	if got := out.String(); !strings.Contains(got, "10/10 100%") {
+		t.Errorf("line %q lacks 10/10 100%%", got)
+	}
+}
