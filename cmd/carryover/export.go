@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/exportfile"
 	"github.com/carryover-dev/carryover/internal/progress"
-	"github.com/carryover-dev/carryover/retrieve"
 )
 
 func (a *app) cmdExport(ctx context.Context, args []string) error {
@@ -38,23 +36,18 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 		}
 	}
 
-	var sessions []carryover.Session
+	var one *carryover.Session
 	if *session != "" {
 		s, err := findSession(ctx, st, *session)
 		if err != nil {
 			return err
 		}
-		subs, err := retrieve.Subagents(ctx, st, s.ID)
-		if err != nil {
-			return err
-		}
-		sessions = append([]carryover.Session{s}, subs...)
-	} else if sessions, err = st.Sessions(ctx, carryover.SessionFilter{Project: *project}); err != nil {
+		one = &s
+	}
+	sessions, err := exportfile.Sessions(ctx, st, one, *project)
+	if err != nil {
 		return err
 	}
-	// Oldest first: a reader sees sessions in the order they happened.
-	sort.SliceStable(sessions, func(i, j int) bool { return sessions[i].Started.Before(sessions[j].Started) })
-
 	bar := progress.New(a.stderr, int64(len(sessions)), "export")
 	opt := exportfile.WriteOptions{Sessions: sessions, Orphans: *session == "",
 		Project: *project, Redactor: a.redactor, Carryover: versionString(),
