@@ -503,3 +503,13 @@ func TestProjectSettingsEnv(t *testing.T) {
 		t.Errorf("a trusted project's settings env was ignored: %q %q", c.DB, c.DatabaseURL)
 	}
 }
+
+func TestClaudeProjects(t *testing.T) {
+	env := func(m map[string]string) Env { return Env{Getenv: func(k string) string { return m[k] }} }
+	if got := env(map[string]string{"HOME": "/home/u"}).ClaudeProjects(); got != "/home/u/.claude/projects" {
+		t.Errorf("from HOME: %q", got)
+	}
+	if got := env(map[string]string{"HOME": "/home/u", "CLAUDE_CONFIG_DIR": "/cfg"}).ClaudeProjects(); got != "/cfg/projects" {
+		t.Errorf("from CLAUDE_CONFIG_DIR: %q", got)
+	}
+}

@@ -98,3 +98,12 @@ func (e Env) LogPath() string {
 	}
 	return ""
 }
+
+// ClaudeProjects is where Claude Code keeps its transcripts:
+// $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects.
+func (e Env) ClaudeProjects() string {
+	if d := e.getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, "projects")
+	}
+	return filepath.Join(e.Home(), ".claude", "projects")
+}

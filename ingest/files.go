@@ -13,10 +13,33 @@ import (
 	"github.com/carryover-dev/carryover"
 )
 
-// TranscriptFiles expands a path into transcript files: a file as is, a
+// TranscriptFiles expands paths into absolute transcript files: a file as
+// is, a directory into its .jsonl files (subagent transcripts included,
+// the compaction agent's own transcripts excluded: they repeat the
+// session). Finding none is an error.
+func TranscriptFiles(paths ...string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		fs, err := transcriptFiles(abs)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, fs...)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("ingest: no .jsonl transcripts under %s", strings.Join(paths, ", "))
+	}
+	return files, nil
+}
+
+// transcriptFiles expands a path into transcript files: a file as is, a
 // directory into its .jsonl files (subagent transcripts included, the
 // compaction agent's own transcripts excluded: they repeat the session).
-func TranscriptFiles(path string) ([]string, error) {
+func transcriptFiles(path string) ([]string, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -33,5 +34,13 @@ func TestTranscriptFiles(t *testing.T) {
 	}
 	if _, err := TranscriptFiles(filepath.Join(dir, "missing")); err == nil {
 		t.Error("a missing path: no error")
+	}
+	// Paths are taken together, and finding no transcript is an error.
+	if got, err := TranscriptFiles(filepath.Join(dir, "a"), one); err != nil || len(got) != 3 {
+		t.Errorf("two paths: %q, %v", got, err)
+	}
+	empty := t.TempDir()
+	if _, err := TranscriptFiles(empty); err == nil || !strings.Contains(err.Error(), "no .jsonl transcripts under "+empty) {
+		t.Errorf("no transcripts: %v", err)
 	}
 }

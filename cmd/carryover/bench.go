@@ -215,7 +215,7 @@ func (a *app) benchNeeded(ctx context.Context, args []string) error {
 	}
 	opt.Paths = append(transcripts, pos...)
 	if *all {
-		opt.Paths = append(opt.Paths, claudeProjectsDir(a.getenv))
+		opt.Paths = append(opt.Paths, a.configEnv().ClaudeProjects())
 	}
 	if len(opt.Paths) == 0 {
 		opt.Paths = []string{sharedPath("data", "transcripts", "spotter")}
@@ -256,7 +256,7 @@ func (a *app) benchJIT(ctx context.Context, args []string) error {
 	}
 	opt.Paths = append(transcripts, pos...)
 	if *all {
-		opt.Paths = append(opt.Paths, claudeProjectsDir(a.getenv))
+		opt.Paths = append(opt.Paths, a.configEnv().ClaudeProjects())
 	}
 	if len(opt.Paths) == 0 {
 		opt.Paths = []string{sharedPath("data", "transcripts")}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
@@ -23,7 +22,7 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 		return err
 	}
 	if *all {
-		paths = append(paths, claudeProjectsDir(a.getenv))
+		paths = append(paths, a.configEnv().ClaudeProjects())
 	}
 	if len(paths) == 0 {
 		return usageErr{"ingest: give transcript files or directories, or --all"}
@@ -33,19 +32,9 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	var files []string
-	for _, p := range paths {
-		if p, err = filepath.Abs(p); err != nil {
-			return err
-		}
-		fs, err := ingest.TranscriptFiles(p)
-		if err != nil {
-			return err
-		}
-		files = append(files, fs...)
-	}
-	if len(files) == 0 {
-		return fmt.Errorf("ingest: no .jsonl transcripts under %s", strings.Join(paths, ", "))
+	files, err := ingest.TranscriptFiles(paths...)
+	if err != nil {
+		return err
 	}
 	cfg, err := a.loadConfig("")
 	if err != nil {
@@ -118,11 +107,4 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 		return fmt.Errorf("%d of %d transcripts failed", failed, len(files))
 	}
 	return nil
-}
-
-func claudeProjectsDir(getenv func(string) string) string {
-	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return filepath.Join(d, "projects")
-	}
-	return filepath.Join(homeDir(getenv), ".claude", "projects")
 }
