@@ -124,6 +124,20 @@ func (f *Forgetter) Forget(ctx context.Context, sess carryover.Session) error {
 	return nil
 }
 
+// Unarchived is the session of exact id id when it was never archived
+// but notes or audit records name it, which forget removes too; ok is
+// false when nothing names it.
+func (f *Forgetter) Unarchived(ctx context.Context, id string) (s carryover.Session, ok bool, err error) {
+	if carryover.ValidArchivedID(id) != nil {
+		return s, false, nil
+	}
+	dry, err := f.Store.Prune(ctx, carryover.PruneFilter{SessionID: id, DryRun: true})
+	if err != nil {
+		return s, false, err
+	}
+	return carryover.Session{ID: id}, dry.Injections+dry.Notes > 0, nil
+}
+
 // Unforget removes the forgotten record of the session with exact id id.
 func (f *Forgetter) Unforget(ctx context.Context, id string) error {
 	if err := f.Store.Unforget(ctx, id); errors.Is(err, carryover.ErrNotFound) {

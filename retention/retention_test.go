@@ -112,3 +112,19 @@ func TestSelect(t *testing.T) {
 		t.Errorf("a dry run removed the session: %v", err)
 	}
 }
+
+func TestUnarchived(t *testing.T) {
+	ctx := context.Background()
+	st, db := hostileStore(t)
+	f := &Forgetter{Store: st, DB: db, Out: &bytes.Buffer{}, Text: termsafe.Line}
+	noted := "5e550000-0000-4000-8000-000000000009"
+	if _, err := st.AddNote(ctx, carryover.Note{SessionID: noted, Project: "/p", Kind: "note", Text: "keep the alias"}); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{noted: true, "5e550000-0000-4000-8000-00000000000a": false, "5e55": false} {
+		s, ok, err := f.Unarchived(ctx, id)
+		if err != nil || ok != want || ok && s.ID != id {
+			t.Errorf("%s: %+v, %v, %v; want ok %v", id, s, ok, err, want)
+		}
+	}
+}

@@ -13,10 +13,6 @@ type config = conf.Config
 
 func (a *app) configEnv() conf.Env { return conf.Env{Getenv: a.getenv} }
 
-func defaultConfig(getenv func(string) string) config {
-	return conf.Defaults(conf.Env{Getenv: getenv})
-}
-
 // loadConfig reads the configuration that applies in project directory dir
 // ("" for none) and sets up its redactor. Its problems go to the log and,
 // unless a.quietConfig (hooks, the status line, doctor), to stderr. The
@@ -34,11 +30,6 @@ func (a *app) loadConfig(dir string) (config, error) {
 		return cfg, fmt.Errorf("config: %w", err)
 	}
 	return cfg, nil
-}
-
-// homeDir is the user's home directory, absolute, or "".
-func homeDir(getenv func(string) string) string {
-	return conf.Env{Getenv: getenv}.Home()
 }
 
 // logPath is the log file, or "" when there is no absolute place for it.

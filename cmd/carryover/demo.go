@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 
+	conf "github.com/carryover-dev/carryover/config"
 	"github.com/carryover-dev/carryover/demo"
 )
 
@@ -15,7 +16,7 @@ var demoSession []byte
 
 func (a *app) cmdDemo(ctx context.Context, args []string) error {
 	fl := a.newFlags("demo")
-	opt := demo.Options{Sample: demoSession, Handler: a.hookHandler(defaultConfig(a.getenv))}
+	opt := demo.Options{Sample: demoSession, Handler: a.hookHandler(conf.Defaults(a.configEnv()))}
 	fl.StringVar(&opt.Transcript, "transcript", "", "replay this transcript instead of the built-in sample")
 	fl.IntVar(&opt.Budget, "budget", 4000, "restore budget in characters")
 	fl.BoolVar(&opt.Keep, "keep", false, "keep the temporary store and transcript")

@@ -46,19 +46,14 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 		return err
 	}
 	if err != nil {
-		// Notes and audit records may name a session that was never
-		// archived: an exact id still finds them.
-		if carryover.ValidArchivedID(pos[0]) != nil {
+		switch s, ok, uerr := f.Unarchived(ctx, pos[0]); {
+		case uerr != nil:
+			return uerr
+		case !ok:
 			return err
+		default:
+			sess = s
 		}
-		dry, derr := st.Prune(ctx, carryover.PruneFilter{SessionID: pos[0], DryRun: true})
-		if derr != nil {
-			return derr
-		}
-		if dry.Injections+dry.Notes == 0 {
-			return err
-		}
-		sess = carryover.Session{ID: pos[0]}
 	}
 	return cliErr(f.Forget(ctx, sess))
 }
