@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -636,17 +637,23 @@ func TestCorruptStoreRecovery(t *testing.T) {
 }
 
 // endless is stdin of n bytes that counts what was read.
-type endless struct{ n, read int64 }
+// endless is n bytes of 'x'. read is atomic: a hook that hits its
+// deadline returns while its reader goroutine may still be reading.
+type endless struct {
+	n    int64
+	read atomic.Int64
+}
 
 func (e *endless) Read(p []byte) (int, error) {
-	if e.read >= e.n {
+	read := e.read.Load()
+	if read >= e.n {
 		return 0, io.EOF
 	}
-	k := min(int64(len(p)), e.n-e.read)
+	k := min(int64(len(p)), e.n-read)
 	for i := range p[:k] {
 		p[i] = 'x'
 	}
-	e.read += k
+	e.read.Add(k)
 	return int(k), nil
 }
 
@@ -660,8 +667,8 @@ func TestHookStdinCapped(t *testing.T) {
 		if code := a.run(context.Background(), []string{"hook", ev.Arg()}); code != 0 || out.Len() > 0 || errOut.Len() > 0 {
 			t.Fatalf("%s: exit %d, stdout %q, stderr %q", ev, code, out.String(), errOut.String())
 		}
-		if in.read > hook.MaxInput+1 {
-			t.Fatalf("%s read %d bytes of stdin, the cap is %d", ev, in.read, hook.MaxInput)
+		if n := in.read.Load(); n > hook.MaxInput+1 {
+			t.Fatalf("%s read %d bytes of stdin, the cap is %d", ev, n, hook.MaxInput)
 		}
 	}
 }
