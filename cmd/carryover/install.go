@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"path/filepath"
-	"strings"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/claudesettings"
@@ -40,15 +38,6 @@ func (a *app) installTarget(scope, project string) (string, string, error) {
 func (a *app) mcpTarget(scope, project string) (claudesettings.MCPTarget, error) {
 	t, err := a.installer().MCPTarget(scope, project)
 	return t, cliErr(err)
-}
-
-// resolveCommand is the executable a settings file's command runs: the
-// path itself, or for a bare name (a portable install) what $PATH finds.
-func resolveCommand(getenv func(string) string, prog string) (string, bool) {
-	if strings.ContainsRune(prog, filepath.Separator) {
-		return prog, isExecutable(prog)
-	}
-	return install.LookPath(getenv, prog)
 }
 
 func (a *app) cmdInstall(ctx context.Context, args []string) error {

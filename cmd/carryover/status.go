@@ -10,6 +10,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/claudesettings"
+	"github.com/carryover-dev/carryover/install"
 	"github.com/carryover-dev/carryover/sqlite"
 	"github.com/carryover-dev/carryover/termsafe"
 )
@@ -54,7 +55,7 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 		}
 		var binInfo []string
 		for b := range bins {
-			if _, ok := resolveCommand(a.getenv, b); !ok {
+			if _, ok := install.ResolveCommand(a.getenv, b); !ok {
 				binInfo = append(binInfo, b+" (MISSING)")
 			} else {
 				binInfo = append(binInfo, b)
@@ -157,7 +158,7 @@ func (a *app) statusMCP(project string) error {
 		if len(t.At) > 0 {
 			where += " (" + strings.Join(t.At, " → ") + ")"
 		}
-		srv, ok, err := loadMCP(t)
+		srv, ok, err := install.RegisteredMCP(t)
 		switch {
 		case err != nil:
 			fmt.Fprintf(tw, "%s\t%s\terror: %v\n", scope, where, err)
@@ -165,28 +166,11 @@ func (a *app) statusMCP(project string) error {
 			fmt.Fprintf(tw, "%s\t%s\tnone\n", scope, where)
 		default:
 			cmd := strings.Join(append([]string{srv.Command}, srv.Args...), " ")
-			if _, ok := resolveCommand(a.getenv, srv.Command); !ok {
+			if _, ok := install.ResolveCommand(a.getenv, srv.Command); !ok {
 				cmd += " (MISSING)"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", scope, where, cmd)
 		}
 	}
 	return tw.Flush()
-}
-
-// loadMCP reads carryover's server entry of an MCP target; ok is false
-// when the file or the entry is missing, or the entry is not carryover's.
-func loadMCP(t claudesettings.MCPTarget) (srv claudesettings.MCPServer, ok bool, err error) {
-	f, err := claudesettings.LoadMCP(t)
-	if err != nil {
-		return srv, false, err
-	}
-	srv, ok, err = f.MCP(t.At, claudesettings.MCPName)
-	return srv, ok && claudesettings.IsOurMCP(srv), err
-}
-
-// isExecutable reports whether path is an executable file.
-func isExecutable(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
