@@ -220,7 +220,7 @@ func (r *Redactor) redactJSON(raw []byte, c *Carry) ([]byte, map[string]int) {
 	if len(raw) == 0 {
 		return raw, nil
 	}
-	if !json.Valid(raw) {
+	if !validJSON(raw) {
 		out, counts, _ := r.redact(string(raw), c)
 		if counts == nil {
 			return raw, nil
@@ -247,9 +247,7 @@ func (r *Redactor) redactJSON(raw []byte, c *Carry) ([]byte, map[string]int) {
 		}
 		text := s[i+1 : j]
 		if esc {
-			if err := json.Unmarshal(raw[i:j+1], &text); err != nil {
-				text = s[i+1 : j]
-			}
+			text = unquoteJSON(raw[i+1 : j])
 		}
 		masked, cnt, _ := r.redact(text, c)
 		if cnt != nil {
