@@ -41,13 +41,16 @@ type Options struct {
 // Redactor masks secrets. It is immutable and safe for concurrent use.
 type Redactor struct {
 	rules []*rule // the built-in detectors; a rule's idx is its index here
-	// byFirst lists the rules whose prefix starts with a byte (both cases
-	// for case-insensitive rules).
-	byFirst [256][]*rule
 	// second holds, per first byte, the bytes that can follow it in a
 	// prefix: most positions are rejected with two table lookups.
 	second [256][4]uint64
-	extra  []extraPattern
+	// byPair[c<<8|c2] is 1 + the index in pairRules of the rules whose
+	// prefix can start with the bytes c, c2 (0: none), in the order of
+	// rules. A byte pair that passes second is the start of a prefix
+	// about once in ten: what follows tries only the rules it can start.
+	byPair    []uint16
+	pairRules [][]*rule
+	extra     []extraPattern
 }
 
 type extraPattern struct {
@@ -59,7 +62,7 @@ type extraPattern struct {
 
 // New returns a Redactor with the built-in detectors and opt.Extra.
 func New(opt Options) *Redactor {
-	r := &Redactor{rules: builtinRules()}
+	r := &Redactor{rules: builtinRules(), byPair: make([]uint16, 1<<16)}
 	for n, ru := range r.rules {
 		ru.idx = n
 		firsts := []byte{ru.prefix[0]}
@@ -72,9 +75,18 @@ func New(opt Options) *Redactor {
 			if k > 0 && c == firsts[0] {
 				continue
 			}
-			r.byFirst[c] = append(r.byFirst[c], ru)
-			for _, c2 := range seconds {
+			for k2, c2 := range seconds {
+				if k2 > 0 && c2 == seconds[0] {
+					continue
+				}
 				r.second[c][c2>>6] |= 1 << (c2 & 63)
+				pair := int(c)<<8 | int(c2)
+				if r.byPair[pair] == 0 {
+					r.pairRules = append(r.pairRules, nil)
+					r.byPair[pair] = uint16(len(r.pairRules))
+				}
+				at := r.byPair[pair] - 1
+				r.pairRules[at] = append(r.pairRules[at], ru)
 			}
 		}
 	}
@@ -462,9 +474,13 @@ func (r *Redactor) find(sc *scan, lo, hi int) bool {
 		if r.second[c][c2>>6]&(1<<(c2&63)) == 0 {
 			continue
 		}
+		at := r.byPair[int(c)<<8|int(c2)]
+		if at == 0 {
+			continue
+		}
 		rest := s[i:]
-		for _, ru := range r.byFirst[c] {
-			if len(rest) < len(ru.prefix) || lower(c2) != ru.prefix[1] && c2 != ru.prefix[1] {
+		for _, ru := range r.pairRules[at-1] {
+			if len(rest) < len(ru.prefix) {
 				continue
 			}
 			if ru.fold {
