@@ -469,11 +469,21 @@ func (sc *scan) run(i int, cs *charset, limit int) int {
 func (r *Redactor) find(sc *scan, lo, hi int) bool {
 	s := sc.s
 	hi = min(hi, len(s)-1)
-	for i := lo; i < hi; i++ {
-		c, c2 := s[i], s[i+1]
-		if r.second[c][c2>>6]&(1<<(c2&63)) == 0 {
+	if lo >= hi {
+		return true
+	}
+	// The pair at position i is t[i-lo], t[i-lo+1]: indexed so, the loop
+	// that passes over nearly every position has no bounds checks.
+	t := s[lo : hi+1]
+	second := &r.second
+	c2 := t[0]
+	for k := 1; k < len(t); k++ {
+		c := c2
+		c2 = t[k]
+		if second[c][c2>>6]&(1<<(c2&63)) == 0 {
 			continue
 		}
+		i := lo + k - 1
 		at := r.byPair[int(c)<<8|int(c2)]
 		if at == 0 {
 			continue
