@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Pattern is an extra, user-supplied detector. When Re has a group named
@@ -288,7 +289,9 @@ func (r *Redactor) redactJSON(raw []byte, c *Carry) ([]byte, map[string]int) {
 		}
 		return []byte(out), counts
 	}
-	s := string(raw)
+	// Not copied: nothing here or in the masking keeps s, and raw is
+	// not written while it is read. What changes is copied into out.
+	s := unsafe.String(&raw[0], len(raw))
 	var out []byte
 	var counts map[string]int
 	last := 0
