@@ -43,7 +43,8 @@ type Options struct {
 type Redactor struct {
 	rules []*rule // the built-in detectors; a rule's idx is its index here
 	// second holds, per first byte, the bytes that can follow it in a
-	// prefix: most positions are rejected with two table lookups.
+	// prefix: a position whose pair starts none is rejected with one
+	// lookup.
 	second [256][4]uint64
 	// byPair[c<<8|c2] is 1 + the index in pairRules of the rules whose
 	// prefix can start with the bytes c, c2 (0: none), in the order of
@@ -520,7 +521,9 @@ func (sc *scan) run(i int, cs *charset, limit int) int {
 // sc.spans. It returns false when the work budget ran out before the end.
 func (r *Redactor) find(sc *scan, lo, hi int) bool {
 	s := sc.s
-	if r.skip == nil { // see withoutSkip
+	if r.skip == nil {
+		// Only in tests: every position tried, the reference the
+		// skipping scan below must equal (skip_test.go).
 		hi = min(hi, len(s)-1)
 		for i := lo; i < hi; i++ {
 			if !r.tryAt(sc, i) {
