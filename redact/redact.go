@@ -43,8 +43,7 @@ type Options struct {
 type Redactor struct {
 	rules []*rule // the built-in detectors; a rule's idx is its index here
 	// second holds, per first byte, the bytes that can follow it in a
-	// prefix: a position whose pair starts none is rejected with one
-	// lookup.
+	// prefix: most positions are rejected with two table lookups.
 	second [256][4]uint64
 	// byPair[c<<8|c2] is 1 + the index in pairRules of the rules whose
 	// prefix can start with the bytes c, c2 (0: none), in the order of
@@ -52,12 +51,7 @@ type Redactor struct {
 	// about once in ten: what follows tries only the rules it can start.
 	byPair    []uint16
 	pairRules [][]*rule
-	// skip[b>>5]>>(b&31*2)&3, for the bytes x, y at b = x | y<<8, is 0
-	// when x, y can be the second and third bytes of a prefix (x its
-	// second byte, for a prefix of two), else 1 when they can be its
-	// first two, else 2: how far find may step (see there).
-	skip  *[1 << 16 / 32]uint64
-	extra []extraPattern
+	extra     []extraPattern
 }
 
 type extraPattern struct {
@@ -97,7 +91,6 @@ func New(opt Options) *Redactor {
 			}
 		}
 	}
-	r.skip = skipTable(r.rules)
 	for _, p := range opt.Extra {
 		if p.Re == nil {
 			continue
@@ -117,49 +110,6 @@ func New(opt Options) *Redactor {
 		r.extra = append(r.extra, e)
 	}
 	return r
-}
-
-// skipTable returns find's table of steps for the rules.
-func skipTable(rules []*rule) *[1 << 16 / 32]uint64 {
-	variants := func(ru *rule, k int) []byte {
-		c := ru.prefix[k]
-		if ru.fold && upper(c) != c {
-			return []byte{c, upper(c)}
-		}
-		return []byte{c}
-	}
-	t := new([1 << 16 / 32]uint64)
-	for b := range 1 << 16 {
-		t[b>>5] |= 2 << (b & 31 * 2)
-	}
-	set := func(x, y byte, n uint64) {
-		b := int(x) | int(y)<<8
-		t[b>>5] = t[b>>5]&^(3<<(b&31*2)) | n<<(b&31*2)
-	}
-	for _, ru := range rules {
-		for _, x := range variants(ru, 0) {
-			for _, y := range variants(ru, 1) {
-				b := int(x) | int(y)<<8
-				if t[b>>5]>>(b&31*2)&3 == 2 {
-					set(x, y, 1)
-				}
-			}
-		}
-	}
-	for _, ru := range rules {
-		for _, x := range variants(ru, 1) {
-			if len(ru.prefix) == 2 {
-				for y := range 256 {
-					set(x, byte(y), 0)
-				}
-				continue
-			}
-			for _, y := range variants(ru, 2) {
-				set(x, y, 0)
-			}
-		}
-	}
-	return t
 }
 
 // Label is what a secret of a kind is replaced with.
@@ -521,101 +471,56 @@ func (sc *scan) run(i int, cs *charset, limit int) int {
 // sc.spans. It returns false when the work budget ran out before the end.
 func (r *Redactor) find(sc *scan, lo, hi int) bool {
 	s := sc.s
-	if r.skip == nil {
-		// Only in tests: every position tried, the reference the
-		// skipping scan below must equal (skip_test.go).
-		hi = min(hi, len(s)-1)
-		for i := lo; i < hi; i++ {
-			if !r.tryAt(sc, i) {
-				return false
-			}
-		}
+	hi = min(hi, len(s)-1)
+	if lo >= hi {
 		return true
 	}
-	// A position can start a prefix only if its second and third bytes can
-	// be a prefix's (skip 0; any third byte for a prefix of two). When
-	// they cannot, and cannot start one either (skip 2), the next position
-	// cannot start one, and the scan steps over it: about half the
-	// positions are looked at, each with one lookup. A position that
-	// starts no prefix has no effect (its rules' prefix checks fail), so
-	// only those are passed over.
-	if end := min(hi, len(s)-2); lo < end {
-		t := s[:end+2]
-		for i := lo; ; i++ {
-			if i = nextCandidate(r.skip, t, i); i+2 >= len(t) {
-				break
-			}
-			if !r.tryAt(sc, i) {
-				return false
-			}
-		}
-	}
-	// The last position with a second byte has no third.
-	for i := max(lo, len(s)-2); i < min(hi, len(s)-1); i++ {
-		if !r.tryAt(sc, i) {
-			return false
-		}
-	}
-	return true
-}
-
-// nextCandidate returns the first position from i whose second and third
-// bytes in t can be a prefix's, or one with fewer than two bytes after it.
-// It makes no call: the loop that passes over nearly every position keeps
-// its state in registers.
-func nextCandidate(skip *[1 << 16 / 32]uint64, t string, i int) int {
-	for i+2 < len(t) {
-		b := uint(t[i+1]) | uint(t[i+2])<<8
-		n := skip[b>>5] >> (b & 31 * 2) & 3
-		if n == 0 {
-			return i
-		}
-		i += int(n)
-	}
-	return i
-}
-
-// tryAt runs the rules whose prefix starts at s[i]. It returns false when
-// the work budget ran out.
-func (r *Redactor) tryAt(sc *scan, i int) bool {
-	s := sc.s
-	c, c2 := s[i], s[i+1]
-	if r.second[c][c2>>6]&(1<<(c2&63)) == 0 {
-		return true
-	}
-	at := r.byPair[int(c)<<8|int(c2)]
-	if at == 0 {
-		return true
-	}
-	rest := s[i:]
-	for _, ru := range r.pairRules[at-1] {
-		if len(rest) < len(ru.prefix) {
+	// The pair at position i is t[i-lo], t[i-lo+1]: indexed so, the loop
+	// that passes over nearly every position has no bounds checks.
+	t := s[lo : hi+1]
+	second := &r.second
+	c2 := t[0]
+	for k := 1; k < len(t); k++ {
+		c := c2
+		c2 = t[k]
+		if second[c][c2>>6]&(1<<(c2&63)) == 0 {
 			continue
 		}
-		if ru.fold {
-			if !hasPrefixFold(rest, ru.prefix) {
+		i := lo + k - 1
+		at := r.byPair[int(c)<<8|int(c2)]
+		if at == 0 {
+			continue
+		}
+		rest := s[i:]
+		for _, ru := range r.pairRules[at-1] {
+			if len(rest) < len(ru.prefix) {
 				continue
 			}
-		} else if rest[:len(ru.prefix)] != ru.prefix {
-			continue
-		}
-		if sc.until != nil && i < sc.until[ru.idx] || ru.skipCovered && i < sc.covered {
-			continue
-		}
-		sc.work += len(ru.prefix)
-		n := len(sc.spans)
-		skip := ru.match(sc, i, ru)
-		if len(sc.spans) > n {
-			skip = max(skip, sc.spans[len(sc.spans)-1].end)
-		}
-		if skip > i {
-			if sc.until == nil {
-				sc.until = make([]int, len(r.rules))
+			if ru.fold {
+				if !hasPrefixFold(rest, ru.prefix) {
+					continue
+				}
+			} else if rest[:len(ru.prefix)] != ru.prefix {
+				continue
 			}
-			sc.until[ru.idx] = skip
-		}
-		if sc.work > sc.budget {
-			return false
+			if sc.until != nil && i < sc.until[ru.idx] || ru.skipCovered && i < sc.covered {
+				continue
+			}
+			sc.work += len(ru.prefix)
+			n := len(sc.spans)
+			skip := ru.match(sc, i, ru)
+			if len(sc.spans) > n {
+				skip = max(skip, sc.spans[len(sc.spans)-1].end)
+			}
+			if skip > i {
+				if sc.until == nil {
+					sc.until = make([]int, len(r.rules))
+				}
+				sc.until[ru.idx] = skip
+			}
+			if sc.work > sc.budget {
+				return false
+			}
 		}
 	}
 	return true
