@@ -7,15 +7,9 @@ package ident
 
 import (
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
 )
-
-// token is a candidate identifier: 6 or more characters that start and end
-// with a letter, digit or underscore (or start with ~), with path, URL and
-// assignment punctuation inside.
-var token = regexp.MustCompile(`[A-Za-z0-9_~][A-Za-z0-9_./:@#=+-]{4,}[A-Za-z0-9_]`)
 
 // stopwords are common English words long enough to be tokens.
 var stopwords = map[string]bool{}
@@ -36,8 +30,8 @@ func init() {
 // four digits or fewer, or a common English word.
 func All(text string) []string {
 	var out []string
-	for _, t := range token.FindAllString(text, -1) {
-		if isIdent(t) {
+	for _, loc := range tokens(text) {
+		if t := text[loc[0]:loc[1]]; isIdent(t) {
 			out = append(out, t)
 		}
 	}
@@ -49,7 +43,7 @@ func All(text string) []string {
 // "home/u/x.go"), so that it can be shown relative to a project root.
 func Rooted(text string) []string {
 	var out []string
-	for _, loc := range token.FindAllStringIndex(text, -1) {
+	for _, loc := range tokens(text) {
 		t := text[loc[0]:loc[1]]
 		if !isIdent(t) {
 			continue
@@ -60,6 +54,54 @@ func Rooted(text string) []string {
 		out = append(out, t)
 	}
 	return out
+}
+
+// tokens returns where the candidate identifiers of text are: runs of 6
+// or more characters that start and end with a letter, digit or
+// underscore (or start with ~), with path, URL and assignment punctuation
+// inside. They are the matches of the expression
+// [A-Za-z0-9_~][A-Za-z0-9_./:@#=+-]{4,}[A-Za-z0-9_], found in one pass
+// (FuzzTokens compares them): the expression's backtracking over every
+// tool input was most of chunking a session.
+// A match starts at a byte of its first class; its middle is the run of
+// middle-class bytes after it, given back to the last byte that may end
+// a match (at least five bytes from the start). When none may, no start
+// inside that run has a match either (its matches would end inside it
+// too), and the search goes on where the run ends.
+func tokens(text string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(text); {
+		if !tokenFirst(text[i]) {
+			i++
+			continue
+		}
+		r := i + 1
+		for r < len(text) && tokenMiddle(text[r]) {
+			r++
+		}
+		j := r - 1
+		for j >= i+5 && !tokenLast(text[j]) {
+			j--
+		}
+		if j < i+5 {
+			i = max(r, i+1)
+			continue
+		}
+		out = append(out, [2]int{i, j + 1})
+		i = j + 1
+	}
+	return out
+}
+
+// The classes of token: its first byte, its middle and its last byte.
+func tokenLast(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+func tokenFirst(c byte) bool { return tokenLast(c) || c == '~' }
+
+func tokenMiddle(c byte) bool {
+	return tokenLast(c) || strings.IndexByte("./:@#=+-", c) >= 0
 }
 
 func isIdent(t string) bool {

@@ -99,9 +99,11 @@ func TestArchiveGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		absPath, _ := filepath.Abs(path)
-		if _, err := (&ingest.Archiver{Store: st}).File(ctx, absPath, ingest.Options{}); err != nil {
+		rep, err := (&ingest.Archiver{Store: st}).File(ctx, absPath, ingest.Options{})
+		if err != nil {
 			t.Fatalf("%s: %v", rel, err)
 		}
+		rawN, rawSum := digestRaw(t, st, db, rep.SessionID)
 		if err := st.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -109,6 +111,7 @@ func TestArchiveGolden(t *testing.T) {
 			n, sum := digestTable(t, db, tab.name, tab.order, abs)
 			fmt.Fprintf(&got, "%s %s %d %s\n", rel, tab.name, n, sum)
 		}
+		fmt.Fprintf(&got, "%s raw_lines %d %s\n", rel, rawN, rawSum)
 	}
 
 	golden := filepath.Join("testdata", "archive.golden")
@@ -194,6 +197,49 @@ func digestTable(t *testing.T, db, table, order, dataDir string) (int, string) {
 		t.Fatal(err)
 	}
 	return n, shortSum(h)
+}
+
+// digestRaw returns the number of the session's raw lines and a SHA-256
+// of them as the store gives them back (number, offset, size and masked
+// text) and of the blocks they are packed in (their line and byte ranges):
+// how a block is compressed may change, what it holds may not.
+func digestRaw(t *testing.T, st *sqlite.Store, db, sessionID string) (int, string) {
+	t.Helper()
+	ctx := context.Background()
+	lines, err := st.RawLines(ctx, sessionID, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	w := bufio.NewWriter(h)
+	for _, l := range lines {
+		fmt.Fprintf(w, "%d %d %d %q\n", l.Line, l.Offset, l.Size, l.Text)
+	}
+	conn, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rows, err := conn.QueryContext(ctx, `SELECT first_line, last_line, first_offset, end_offset, text_bytes
+		FROM raw_blocks WHERE session_id = ? ORDER BY first_line`, sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var first, last, firstOff, endOff, text int64
+		if err := rows.Scan(&first, &last, &firstOff, &endOff, &text); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(w, "block %d %d %d %d %d\n", first, last, firstOff, endOff, text)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return len(lines), shortSum(h)
 }
 
 func writeValue(w *bufio.Writer, v any, dataDir string) {

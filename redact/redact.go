@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Pattern is an extra, user-supplied detector. When Re has a group named
@@ -41,13 +42,16 @@ type Options struct {
 // Redactor masks secrets. It is immutable and safe for concurrent use.
 type Redactor struct {
 	rules []*rule // the built-in detectors; a rule's idx is its index here
-	// byFirst lists the rules whose prefix starts with a byte (both cases
-	// for case-insensitive rules).
-	byFirst [256][]*rule
 	// second holds, per first byte, the bytes that can follow it in a
 	// prefix: most positions are rejected with two table lookups.
 	second [256][4]uint64
-	extra  []extraPattern
+	// byPair[c<<8|c2] is 1 + the index in pairRules of the rules whose
+	// prefix can start with the bytes c, c2 (0: none), in the order of
+	// rules. A byte pair that passes second is the start of a prefix
+	// about once in ten: what follows tries only the rules it can start.
+	byPair    []uint16
+	pairRules [][]*rule
+	extra     []extraPattern
 }
 
 type extraPattern struct {
@@ -59,7 +63,7 @@ type extraPattern struct {
 
 // New returns a Redactor with the built-in detectors and opt.Extra.
 func New(opt Options) *Redactor {
-	r := &Redactor{rules: builtinRules()}
+	r := &Redactor{rules: builtinRules(), byPair: make([]uint16, 1<<16)}
 	for n, ru := range r.rules {
 		ru.idx = n
 		firsts := []byte{ru.prefix[0]}
@@ -72,9 +76,18 @@ func New(opt Options) *Redactor {
 			if k > 0 && c == firsts[0] {
 				continue
 			}
-			r.byFirst[c] = append(r.byFirst[c], ru)
-			for _, c2 := range seconds {
+			for k2, c2 := range seconds {
+				if k2 > 0 && c2 == seconds[0] {
+					continue
+				}
 				r.second[c][c2>>6] |= 1 << (c2 & 63)
+				pair := int(c)<<8 | int(c2)
+				if r.byPair[pair] == 0 {
+					r.pairRules = append(r.pairRules, nil)
+					r.byPair[pair] = uint16(len(r.pairRules))
+				}
+				at := r.byPair[pair] - 1
+				r.pairRules[at] = append(r.pairRules[at], ru)
 			}
 		}
 	}
@@ -220,14 +233,16 @@ func (r *Redactor) redactJSON(raw []byte, c *Carry) ([]byte, map[string]int) {
 	if len(raw) == 0 {
 		return raw, nil
 	}
-	if !json.Valid(raw) {
+	if !validJSON(raw) {
 		out, counts, _ := r.redact(string(raw), c)
 		if counts == nil {
 			return raw, nil
 		}
 		return []byte(out), counts
 	}
-	s := string(raw)
+	// Not copied: nothing here or in the masking keeps s, and raw is
+	// not written while it is read. What changes is copied into out.
+	s := unsafe.String(&raw[0], len(raw))
 	var out []byte
 	var counts map[string]int
 	last := 0
@@ -247,9 +262,7 @@ func (r *Redactor) redactJSON(raw []byte, c *Carry) ([]byte, map[string]int) {
 		}
 		text := s[i+1 : j]
 		if esc {
-			if err := json.Unmarshal(raw[i:j+1], &text); err != nil {
-				text = s[i+1 : j]
-			}
+			text = unquoteJSON(raw[i+1 : j])
 		}
 		masked, cnt, _ := r.redact(text, c)
 		if cnt != nil {
@@ -459,14 +472,28 @@ func (sc *scan) run(i int, cs *charset, limit int) int {
 func (r *Redactor) find(sc *scan, lo, hi int) bool {
 	s := sc.s
 	hi = min(hi, len(s)-1)
-	for i := lo; i < hi; i++ {
-		c, c2 := s[i], s[i+1]
-		if r.second[c][c2>>6]&(1<<(c2&63)) == 0 {
+	if lo >= hi {
+		return true
+	}
+	// The pair at position i is t[i-lo], t[i-lo+1]: indexed so, the loop
+	// that passes over nearly every position has no bounds checks.
+	t := s[lo : hi+1]
+	second := &r.second
+	c2 := t[0]
+	for k := 1; k < len(t); k++ {
+		c := c2
+		c2 = t[k]
+		if second[c][c2>>6]&(1<<(c2&63)) == 0 {
+			continue
+		}
+		i := lo + k - 1
+		at := r.byPair[int(c)<<8|int(c2)]
+		if at == 0 {
 			continue
 		}
 		rest := s[i:]
-		for _, ru := range r.byFirst[c] {
-			if len(rest) < len(ru.prefix) || lower(c2) != ru.prefix[1] && c2 != ru.prefix[1] {
+		for _, ru := range r.pairRules[at-1] {
+			if len(rest) < len(ru.prefix) {
 				continue
 			}
 			if ru.fold {
