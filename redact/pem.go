@@ -143,11 +143,19 @@ func sepLen(s string, k, limit int) int {
 }
 
 // pemMarker returns the end of the marker line whose label starts at h
-// ("RSA PRIVATE KEY-----"), or -1 when it is not a private key's.
+// ("RSA PRIVATE KEY-----"), or -1 when it is not a private key's. The
+// label is capitals and spaces on one line: a BEGIN line cut short must
+// not reach into the next marker and take its "-----" (the key after it
+// would then be left unseen).
 func pemMarker(s string, h int) int {
 	t := strings.Index(s[h:min(len(s), h+64)], "-----")
 	if t < 0 || !strings.Contains(s[h:h+t], "PRIVATE KEY") {
 		return -1
+	}
+	for k := h; k < h+t; k++ {
+		if c := s[k]; c != ' ' && (c < 'A' || c > 'Z') {
+			return -1
+		}
 	}
 	return h + t + 5
 }
