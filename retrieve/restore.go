@@ -594,10 +594,7 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	}
 	for _, id := range order {
 		show := c.rel(id)
-		low := strings.ToLower(show)
-		// An identifier inside one listed already is shown by it.
-		if listed[show] || c.nov.seenIdent(id) || c.nov.seenIdent(show) || strings.Contains(shown, low) ||
-			strings.Contains(listedText.String(), low) {
+		if listed[show] {
 			continue
 		}
 		sep := " "
@@ -609,6 +606,14 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 		}
 		if used+line.Len()+len(sep)+len(show)+1 > room {
 			continue // a shorter one may still fit
+		}
+		// An identifier inside one listed already is shown by it. (These
+		// scans of the summary come after the cheap test above: most of a
+		// long session's identifiers no longer fit.)
+		low := strings.ToLower(show)
+		if c.nov.seenIdent(id) || c.nov.seenIdent(show) || strings.Contains(shown, low) ||
+			strings.Contains(listedText.String(), low) {
+			continue
 		}
 		if line.Len() > 0 && line.Len()+len(sep)+len(show) > width {
 			flush()

@@ -509,10 +509,13 @@ func fill(seq []*entry, room int) []picked {
 type novelty struct {
 	summary string // normalised
 	project string
+	// seenKeys remembers the answers: a restore is composed up to three
+	// times, and each answer scans the whole summary.
+	seenKeys map[string]bool
 }
 
 func newNovelty(summary, project string) novelty {
-	return novelty{summary: normSpace(summary), project: project}
+	return novelty{summary: normSpace(summary), project: project, seenKeys: map[string]bool{}}
 }
 
 // seen reports whether the summary quotes the item's key string: the
@@ -549,7 +552,16 @@ func (n novelty) unseenValues(text string) string {
 // seenIdent reports whether the summary holds an identifier (compared
 // case-insensitively, as a substring: an identifier has no spaces).
 func (n novelty) seenIdent(id string) bool {
-	return n.summary != "" && len(id) >= 4 && strings.Contains(n.summary, strings.ToLower(id))
+	if n.summary == "" || len(id) < 4 {
+		return false
+	}
+	key := "i\x00" + id
+	seen, ok := n.seenKeys[key]
+	if !ok {
+		seen = strings.Contains(n.summary, strings.ToLower(id))
+		n.seenKeys[key] = seen
+	}
+	return seen
 }
 
 // seenAllIdents reports whether the summary holds every specific
@@ -575,7 +587,16 @@ func (n novelty) seenText(s string) bool {
 	if len(k) > keyCap {
 		k = strings.TrimSpace(strings.TrimSuffix(clip(k, keyCap), "…"))
 	}
-	return len(k) >= 4 && containsBounded(n.summary, k)
+	if len(k) < 4 {
+		return false
+	}
+	key := "t\x00" + k
+	seen, ok := n.seenKeys[key]
+	if !ok {
+		seen = containsBounded(n.summary, k)
+		n.seenKeys[key] = seen
+	}
+	return seen
 }
 
 // relPath returns p relative to the project root when it lies inside it.
