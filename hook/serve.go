@@ -124,10 +124,17 @@ func (h *Handler) hasWork(ev Event, in Input) bool {
 // keep a small one (see ReadCachePages); those that archive keep the
 // default, which their writes fill.
 func (h *Handler) readCache(ev Event) int {
-	if ev == UserPromptSubmit || ev == SessionStart || ev == PostToolUseFailure || ev == PostToolUse && !h.Config.PostToolUseArchive {
+	if ReadsMostly(ev, h.Config.PostToolUseArchive) {
 		return ReadCachePages
 	}
 	return 0
+}
+
+// ReadsMostly reports the events whose hook mostly reads the store (and
+// archives little or nothing): restore, recall and the tool hooks, unless
+// PostToolUse archives after every call.
+func ReadsMostly(ev Event, postToolUseArchive bool) bool {
+	return ev == UserPromptSubmit || ev == SessionStart || ev == PostToolUseFailure || ev == PostToolUse && !postToolUseArchive
 }
 
 func openLocal(ctx context.Context, db string, busy time.Duration, cache int) (*sqlite.Store, error) {
