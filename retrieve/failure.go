@@ -74,19 +74,10 @@ func FailureRecall(ctx context.Context, st carryover.Store, req FailureRequest) 
 	if len(live.tokens) < minSignatureTokens {
 		return Block{}, nil
 	}
-	projectOf := map[string]string{} // session → project, of the candidates
-	var items []carryover.Item
-	for _, p := range []string{req.Project} {
-		its, err := st.Items(ctx, carryover.ItemFilter{Project: p, Kinds: []carryover.ItemKind{carryover.KindError}, Limit: failureCandidates})
-		if err != nil {
-			return Block{}, fmt.Errorf("failure recall: %w", err)
-		}
-		for _, it := range its {
-			if _, ok := projectOf[it.SessionID]; !ok {
-				projectOf[it.SessionID] = p
-			}
-		}
-		items = append(items, its...)
+	// A project is the repository, so its checkouts' failures are here.
+	items, err := st.Items(ctx, carryover.ItemFilter{Project: req.Project, Kinds: []carryover.ItemKind{carryover.KindError}, Limit: failureCandidates})
+	if err != nil {
+		return Block{}, fmt.Errorf("failure recall: %w", err)
 	}
 	var best carryover.Item
 	bestScore := 0.0
@@ -101,17 +92,16 @@ func FailureRecall(ctx context.Context, st carryover.Store, req FailureRequest) 
 		if s < minScore {
 			continue
 		}
-		// Ties go to this session, then to this project, then to the
-		// newest (each project's items come newest first).
-		if s > bestScore || s == bestScore && (it.SessionID == req.SessionID && best.SessionID != req.SessionID ||
-			projectOf[it.SessionID] == req.Project && projectOf[best.SessionID] != req.Project) {
+		// Ties go to this session, then to the newest (items come
+		// newest first).
+		if s > bestScore || s == bestScore && it.SessionID == req.SessionID && best.SessionID != req.SessionID {
 			best, bestScore = it, s
 		}
 	}
 	if best.ID == 0 || req.Exclude[best.ID] {
 		return Block{}, nil
 	}
-	return renderFailure(ctx, st, req, best, projectOf[best.SessionID])
+	return renderFailure(ctx, st, req, best)
 }
 
 // RecallableFailure reports whether a failure is worth looking up: not an
@@ -259,7 +249,7 @@ func jaccardSet(a, b map[string]bool) float64 {
 // where it failed, what fixed it (the fix item: the edits made before the
 // passing run, or the command that passed) and why (the assistant's first
 // words after the failure).
-func renderFailure(ctx context.Context, st carryover.Store, req FailureRequest, it carryover.Item, project string) (Block, error) {
+func renderFailure(ctx context.Context, st carryover.Store, req FailureRequest, it carryover.Item) (Block, error) {
 	blk := Block{ItemIDs: []int64{it.ID}, Reason: "failure recall"}
 	fix, fixLine := fixedBy(it), it.Line
 	fixes, err := st.Items(ctx, carryover.ItemFilter{SessionID: it.SessionID, Kinds: []carryover.ItemKind{carryover.KindFix}})
@@ -295,14 +285,11 @@ func renderFailure(ctx context.Context, st carryover.Store, req FailureRequest, 
 	when := "earlier in this session " + carryover.ShortID(it.SessionID) + ", before a compaction"
 	if it.SessionID != req.SessionID {
 		when = "session " + carryover.ShortID(it.SessionID)
-		if project != req.Project && project != "" {
-			when += " in " + project
-		}
 		if !it.Time.IsZero() {
 			when = it.Time.Format("2006-01-02") + ", " + when
 		}
 	}
-	root := project
+	root := req.Project
 	var b strings.Builder
 	fmt.Fprintf(&b, "carryover: this failed before (%s, L%d): %s\n", when, it.Line, clip(oneLine(it.Text), 200))
 	fmt.Fprintf(&b, "Fixed by (L%d): %s\n", fixLine, clip(relPaths(shortCommands(oneLine(fix)), root), 380))
