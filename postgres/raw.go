@@ -25,23 +25,7 @@ func (s *Store) prepareRaw(ctx context.Context, b carryover.Batch) func() (*rawW
 	if len(b.Raw) == 0 {
 		return func() (*rawWrite, error) { return nil, nil }
 	}
-	if len(b.Chunks) == 0 {
-		w, err := s.planRaw(ctx, s.pool, b)
-		return func() (*rawWrite, error) { return w, err }
-	}
-	type result struct {
-		w   *rawWrite
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		w, err := s.planRaw(ctx, s.pool, b)
-		done <- result{w, err}
-	}()
-	return func() (*rawWrite, error) {
-		r := <-done
-		return r.w, r.err
-	}
+	return rawblock.Background(len(b.Chunks) > 0, func() (*rawWrite, error) { return s.planRaw(ctx, s.pool, b) })
 }
 
 // planRaw reads the owner's tail block of the session and plans the

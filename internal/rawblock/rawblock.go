@@ -296,3 +296,27 @@ func Select(lines []carryover.RawLine, from, to int) []carryover.RawLine {
 	}
 	return out
 }
+
+// Background runs plan in a goroutine when background is set (a batch
+// with chunks to embed meanwhile), else at once, and returns a function
+// that waits for its result: a store compresses a batch's raw lines before
+// its write transaction, beside the embedding.
+func Background[T any](background bool, plan func() (T, error)) func() (T, error) {
+	if !background {
+		v, err := plan()
+		return func() (T, error) { return v, err }
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := plan()
+		done <- result{v, err}
+	}()
+	return func() (T, error) {
+		r := <-done
+		return r.v, r.err
+	}
+}

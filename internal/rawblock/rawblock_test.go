@@ -274,3 +274,20 @@ func BenchmarkPack(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(data))/float64(size), "ratio")
 }
+
+// TestBackground: the result (and error) of the plan comes back whether it
+// ran at once or in a goroutine, and at once means before Background
+// returns.
+func TestBackground(t *testing.T) {
+	errPlan := errors.New("plan failed")
+	for _, bg := range []bool{false, true} {
+		ran := false
+		wait := rawblock.Background(bg, func() (int, error) { ran = true; return 7, errPlan })
+		if !bg && !ran {
+			t.Error("not run at once without background")
+		}
+		if v, err := wait(); v != 7 || err != errPlan || !ran {
+			t.Errorf("background %v: got %d, %v (ran %v)", bg, v, err, ran)
+		}
+	}
+}
