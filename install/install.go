@@ -334,21 +334,8 @@ func (in *Installer) Install(opt Options) error {
 	writable := checkWritable(path, f, mcp)
 	out := in.Stdout
 	if opt.DryRun {
-		if writable != nil {
-			fmt.Fprintf(out, "note: %v: install would refuse to change it\n", writable)
-		}
-		if d := f.Diff(); d != "" {
-			fmt.Fprint(out, d)
-		} else {
-			fmt.Fprintf(out, "%s: carryover's hooks are already installed; nothing to change\n", path)
-		}
-		if mcp != nil {
-			if d := mcp.file.Diff(); d != "" {
-				fmt.Fprint(out, d)
-			} else {
-				fmt.Fprintf(out, "%s: carryover's MCP server is already registered; nothing to change\n", mcp.target.Path)
-			}
-		}
+		printDiffs(out, "install", writable, path, f, mcp,
+			"carryover's hooks are already installed", "carryover's MCP server is already registered")
 		if legacy != "" {
 			fmt.Fprintf(out, "would migrate %s and rename it to %s.migrated\n", legacy, legacy)
 		}
@@ -471,21 +458,8 @@ func (in *Installer) Uninstall(ctx context.Context, opt UninstallOptions) error 
 	writable := checkWritable(path, f, mcp)
 	out := in.Stdout
 	if opt.DryRun {
-		if writable != nil {
-			fmt.Fprintf(out, "note: %v: uninstall would refuse to change it\n", writable)
-		}
-		if d := f.Diff(); d != "" {
-			fmt.Fprint(out, d)
-		} else {
-			fmt.Fprintf(out, "%s: no carryover hooks; nothing to change\n", path)
-		}
-		if mcp != nil {
-			if d := mcp.file.Diff(); d != "" {
-				fmt.Fprint(out, d)
-			} else {
-				fmt.Fprintf(out, "%s: carryover's MCP server is not registered; nothing to change\n", mcp.target.Path)
-			}
-		}
+		printDiffs(out, "uninstall", writable, path, f, mcp,
+			"no carryover hooks", "carryover's MCP server is not registered")
 		if purged != nil {
 			for _, p := range purged.paths() {
 				fmt.Fprintf(out, "would delete %s\n", p)
@@ -540,6 +514,28 @@ func (in *Installer) Uninstall(ctx context.Context, opt UninstallOptions) error 
 }
 
 // mcpEdit is a pending change to the file holding a scope's MCP servers.
+// printDiffs prints what a dry run of cmd would change in the settings
+// file at path and in the MCP file (when mcp is set), or, for a file it
+// would not change, why (same: the state that makes it unchanged).
+func printDiffs(out io.Writer, cmd string, writable error, path string, f *claudesettings.File, mcp *mcpEdit, sameHooks, sameMCP string) {
+	if writable != nil {
+		fmt.Fprintf(out, "note: %v: %s would refuse to change it\n", writable, cmd)
+	}
+	if d := f.Diff(); d != "" {
+		fmt.Fprint(out, d)
+	} else {
+		fmt.Fprintf(out, "%s: %s; nothing to change\n", path, sameHooks)
+	}
+	if mcp == nil {
+		return
+	}
+	if d := mcp.file.Diff(); d != "" {
+		fmt.Fprint(out, d)
+	} else {
+		fmt.Fprintf(out, "%s: %s; nothing to change\n", mcp.target.Path, sameMCP)
+	}
+}
+
 type mcpEdit struct {
 	target  claudesettings.MCPTarget
 	file    *claudesettings.File
