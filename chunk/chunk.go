@@ -149,8 +149,8 @@ type part struct {
 	file        string
 	command     string
 	errText     string
-	items       []int    // indexes in Result.Items
-	inputs      []string // specific identifiers the model typed into this call
+	items       []int         // indexes in Result.Items
+	inputs      []tieredIdent // specific identifiers the model typed into this call
 }
 
 type callPart struct {

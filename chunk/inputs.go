@@ -12,40 +12,116 @@ import (
 // kept (a long Write lists many).
 const maxInputsText = 1500
 
+// An input tier says where in a tool call the model typed an identifier,
+// which predicts whether it will type it again after a compaction (see
+// carryover.KindInputs): the call's own arguments (paths, commands,
+// patterns, prompts), or text it put into a file (an edit's strings, a
+// whole file written).
+const (
+	tierArgument = iota
+	tierText
+	numTiers
+)
+
+// inputTier is the tier of a string under an input's key (top: a key of
+// the input itself, as Write's content is; a todo's content is not).
+func inputTier(key string, top bool) int {
+	switch {
+	case key == "new_string", key == "old_string", key == "new_source", key == "content" && top:
+		return tierText
+	}
+	return tierArgument
+}
+
+type tieredIdent struct {
+	id   string
+	tier int
+}
+
 // inputIdents returns the specific identifiers of a tool call's input,
-// in order, each once: what the model typed, which after a compaction it
-// will need again (see package ident).
-func inputIdents(raw json.RawMessage) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, s := range ident.InputStrings(raw) {
+// in order, each once with its best tier: what the model typed, which
+// after a compaction it will need again (see package ident).
+func inputIdents(raw json.RawMessage) []tieredIdent {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	var out []tieredIdent
+	at := map[string]int{}
+	add := func(s string, tier int) {
 		for _, id := range ident.Rooted(s) {
-			if !seen[id] && ident.Specific(id) {
-				seen[id] = true
-				out = append(out, id)
+			if i, ok := at[id]; ok {
+				out[i].tier = min(out[i].tier, tier)
+			} else if ident.Specific(id) {
+				at[id] = len(out)
+				out = append(out, tieredIdent{id, tier})
 			}
 		}
 	}
+	var walk func(v any, tier int, top bool)
+	walk = func(v any, tier int, top bool) {
+		switch x := v.(type) {
+		case string:
+			add(x, tier)
+		case []any:
+			for _, e := range x {
+				walk(e, tier, false)
+			}
+		case map[string]any:
+			// Keys in order: the result is deterministic.
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				walk(x[k], max(tier, inputTier(k, top)), false)
+			}
+		}
+	}
+	walk(v, tierArgument, true)
 	return out
 }
 
 // chunkInputs joins the identifiers typed in a chunk's calls, in the order
-// of their last use, within maxInputsText bytes (the last ones kept).
+// of their last use, within maxInputsText bytes (the last ones kept), one
+// line per tier: the arguments' identifiers, then those of the text put
+// into files (the first line may be empty; an archive from before the
+// tiers has one line).
 func chunkInputs(parts []*part) string {
-	var ids []string
+	var ids []tieredIdent
 	for _, p := range parts {
-		for _, id := range p.inputs {
-			if i := slices.Index(ids, id); i >= 0 {
+		for _, t := range p.inputs {
+			if i := slices.IndexFunc(ids, func(x tieredIdent) bool { return x.id == t.id }); i >= 0 {
+				t.tier = min(t.tier, ids[i].tier)
 				ids = slices.Delete(ids, i, i+1)
 			}
-			ids = append(ids, id)
+			ids = append(ids, t)
 		}
 	}
 	n := 0
 	start := len(ids)
-	for start > 0 && n+len(ids[start-1])+1 <= maxInputsText {
+	for start > 0 && n+len(ids[start-1].id)+1 <= maxInputsText {
 		start--
-		n += len(ids[start]) + 1
+		n += len(ids[start].id) + 1
 	}
-	return strings.Join(ids[start:], " ")
+	if start == len(ids) {
+		return ""
+	}
+	var lines [numTiers][]string
+	for _, t := range ids[start:] {
+		lines[t.tier] = append(lines[t.tier], t.id)
+	}
+	last := numTiers - 1
+	for last > 0 && len(lines[last]) == 0 {
+		last--
+	}
+	var b strings.Builder
+	for tier := 0; tier <= last; tier++ {
+		if tier > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.Join(lines[tier], " "))
+	}
+	return b.String()
 }

@@ -231,3 +231,37 @@ func TestRestoreUsesStoredSummary(t *testing.T) {
 		t.Errorf("the stored summary was not used for novelty:\n%s", blk.Text)
 	}
 }
+
+// TestRestoreTypedTiers: among identifiers typed as recently, those of a
+// call's arguments (paths, commands) come before those of the text the
+// model put into files; a path is left out only when the summary holds it
+// as the model typed it.
+func TestRestoreTypedTiers(t *testing.T) {
+	st := openStore(t)
+	const sid = "5e55a0b1-0000-4000-8000-000000000002"
+	var text []string
+	for i := range 40 {
+		text = append(text, fmt.Sprintf("WrittenConstant_%02d", i))
+	}
+	items := []carryover.Item{
+		{Kind: carryover.KindInputs, Text: restoreProject + "/lib/web/pane_live.ex " + restoreProject + "/lib/web/router.ex\n" +
+			strings.Join(text, " "), Key: "inputs:a", Line: 100, ChunkSeq: 1},
+	}
+	apply(t, st, session(sid, restoreProject, 1), nil, items)
+	blk, err := retrieve.Restore(context.Background(), st, retrieve.RestoreRequest{
+		SessionID: sid, Project: restoreProject, Window: 1, Budget: 600,
+		Summary: "Files: lib/web/router.ex was changed to add the route.",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("block:\n%s", blk.Text)
+	for _, s := range []string{"lib/web/pane_live.ex", "lib/web/router.ex"} {
+		if !strings.Contains(blk.Text, s) {
+			t.Errorf("block lacks the argument %q", s)
+		}
+	}
+	if strings.Contains(blk.Text, "WrittenConstant_00") || !strings.Contains(blk.Text, "WrittenConstant_39") {
+		t.Errorf("the text identifiers should follow, last typed first, as far as the budget goes")
+	}
+}
