@@ -196,7 +196,7 @@ func isSubcommand(s string) bool {
 // decisionCues mark assistant sentences that state a choice.
 var decisionCues = []string{"i'll use", "i will use", "we'll use", "let's use", "decided", "decide to", "decision",
 	"instead of", "rather than", "chose ", "chosen", "choosing", "the approach", "going with", "go with", "opted",
-	"better to", "prefer "}
+	"better to", "prefer ", "i recommend", "i'd recommend", "i'll recommend", "i would recommend"}
 
 // constraintWords mark user sentences that set a rule.
 var constraintWords = []string{"always", "never", "don't", "do not", "dont", "must", "must not", "should not",

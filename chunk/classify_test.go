@@ -91,6 +91,8 @@ func TestClassify(t *testing.T) {
 		{name: "decision", specs: []string{"asst:m1:Let me look. I'll use SQLite rather than Postgres because it is embedded. Done."},
 			kind: carryover.KindDecision, want: []string{"I'll use SQLite rather than Postgres because it is embedded."}},
 		{name: "no decision in plain text", specs: []string{"asst:m1:Now the tests pass."}, kind: carryover.KindDecision},
+		{name: "a recommendation is a decision", specs: []string{"asst:m1:Both work. I'd recommend NATS because it is one static binary. See the recommendations below."},
+			kind: carryover.KindDecision, want: []string{"I'd recommend NATS because it is one static binary."}},
 		{name: "marker", specs: []string{"asst:m1:Done.\nIMPORTANT: migrations must run first", "user:REMEMBER: ship on friday"},
 			kind: carryover.KindMarker, want: []string{"IMPORTANT: migrations must run first", "REMEMBER: ship on friday"},
 			check: func(t *testing.T, its []carryover.Item) {

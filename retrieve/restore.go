@@ -99,6 +99,7 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	if err != nil {
 		return Block{}, err
 	}
+	in.keepLatestWindow(req.Window)
 	header := fmt.Sprintf("## carryover: restored after compaction (session %s, window %d)\n"+
 		"Details the summary does not state", carryover.ShortID(req.SessionID), req.Window)
 	if req.Project != "" {
@@ -243,6 +244,25 @@ type restoreInput struct {
 	notes  []carryover.Note
 	recent []carryover.Chunk // the last chunks before the cut, newest first
 	window int
+}
+
+// keepLatestWindow keeps the working set and the last steps of the window
+// that just ended when the session compacted before: what earlier windows
+// touched is in an earlier summary, which the new one folded in, and is no
+// longer in play. (The lost facts still draw on every window, decayed.) A
+// kind the window has none of keeps what it has.
+func (in *restoreInput) keepLatestWindow(window int) {
+	if window < 2 {
+		return
+	}
+	last := window - 1
+	for _, k := range []carryover.ItemKind{carryover.KindFileEdit, carryover.KindCommand, carryover.KindInputs} {
+		its := in.items[k]
+		if slices.ContainsFunc(its, func(it carryover.Item) bool { return it.Window == last }) {
+			in.items[k] = slices.DeleteFunc(its, func(it carryover.Item) bool { return it.Window != last })
+		}
+	}
+	in.recent = slices.DeleteFunc(in.recent, func(ch carryover.Chunk) bool { return ch.Window != last })
 }
 
 // restoreKinds bound each kind's newest items read: enough candidates for
