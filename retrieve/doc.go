@@ -13,8 +13,12 @@
 // into its tool calls), Lost facts and Last steps. The typed identifiers
 // keep at least [MinTypedShare] of the room when there are enough of them,
 // weighted by the sum of the squares of the relative positions of the
-// chunks that typed them (recent and repeated first): after a compaction
-// they are most of what the next steps re-type.
+// chunks that typed them (recent and repeated first), those typed into
+// the text of a file (an edit's strings, a file written) weighing
+// tierWeights[1] of those typed as a call's arguments (paths, commands,
+// patterns): after a compaction they are most of what the next steps
+// re-type. After a second compaction the working set and the last steps
+// are those of the window that just ended.
 //
 // Lost facts are items of the session's earlier context windows, scored:
 //
@@ -31,9 +35,10 @@
 // ("continue"), noise (interrupted-request markers, acknowledgements,
 // test-count lines, escaped white space).
 //
-// Novelty drops every item and identifier whose key string (the path,
-// absolute or project-relative; the command; the head of an error or
-// statement) the compaction summary already contains, compared
+// Novelty drops every item whose key string (the path, absolute or
+// project-relative; the command; the head of an error or statement), and
+// every typed identifier as the model typed it, the compaction summary
+// already contains, compared
 // case-insensitively after white-space normalisation and at word
 // boundaries; what the working set shows is not repeated as a fact.
 // Near-duplicates are dropped: the same text (errors compared with digits
