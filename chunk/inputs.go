@@ -42,14 +42,11 @@ type tieredIdent struct {
 // in order, each once with its best tier: what the model typed, which
 // after a compaction it will need again (see package ident).
 func inputIdents(raw json.RawMessage) []tieredIdent {
-	var v any
-	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-		return nil
-	}
 	var out []tieredIdent
 	at := map[string]int{}
-	add := func(s string, tier int) {
-		for _, id := range ident.Rooted(s) {
+	for _, v := range ident.InputValues(raw) {
+		tier := inputTier(v.Key, v.Top)
+		for _, id := range ident.Rooted(v.Text) {
 			if i, ok := at[id]; ok {
 				out[i].tier = min(out[i].tier, tier)
 			} else if ident.Specific(id) {
@@ -58,28 +55,6 @@ func inputIdents(raw json.RawMessage) []tieredIdent {
 			}
 		}
 	}
-	var walk func(v any, tier int, top bool)
-	walk = func(v any, tier int, top bool) {
-		switch x := v.(type) {
-		case string:
-			add(x, tier)
-		case []any:
-			for _, e := range x {
-				walk(e, tier, false)
-			}
-		case map[string]any:
-			// Keys in order: the result is deterministic.
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				walk(x[k], max(tier, inputTier(k, top)), false)
-			}
-		}
-	}
-	walk(v, tierArgument, true)
 	return out
 }
 

@@ -180,19 +180,39 @@ func Specifics(text string) []string {
 // InputStrings returns every string value of a tool call's JSON input, in
 // order, recursively: what the model typed.
 func InputStrings(input json.RawMessage) []string {
+	var out []string
+	for _, v := range InputValues(input) {
+		out = append(out, v.Text)
+	}
+	return out
+}
+
+// An InputValue is a string value of a tool call's input and where it is:
+// under which object key, and whether that object is the input itself
+// (Write's content is; a todo's content is not).
+type InputValue struct {
+	Key  string
+	Top  bool
+	Text string
+}
+
+// InputValues returns every string value of a tool call's JSON input, in
+// order, recursively, with the key it is under.
+func InputValues(input json.RawMessage) []InputValue {
 	var v any
 	if len(input) == 0 || json.Unmarshal(input, &v) != nil {
 		return nil
 	}
-	var out []string
-	var walk func(any)
-	walk = func(v any) {
+	var out []InputValue
+	// top: v is a value of the input object itself.
+	var walk func(v any, key string, top, root bool)
+	walk = func(v any, key string, top, root bool) {
 		switch x := v.(type) {
 		case string:
-			out = append(out, x)
+			out = append(out, InputValue{Key: key, Top: top, Text: x})
 		case []any:
 			for _, e := range x {
-				walk(e)
+				walk(e, key, false, false)
 			}
 		case map[string]any:
 			// Map order is random: inputs are walked in key order so that
@@ -203,10 +223,10 @@ func InputStrings(input json.RawMessage) []string {
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				walk(x[k])
+				walk(x[k], k, root, false)
 			}
 		}
 	}
-	walk(v)
+	walk(v, "", false, true)
 	return out
 }

@@ -51,3 +51,11 @@ func TestInputStrings(t *testing.T) {
 		t.Error("bad input gave strings")
 	}
 }
+
+func TestInputValues(t *testing.T) {
+	in := json.RawMessage(`{"content":"c","edits":[{"new_string":"y2"}],"todos":[{"content":"t"}]}`)
+	want := []ident.InputValue{{Key: "content", Top: true, Text: "c"}, {Key: "new_string", Text: "y2"}, {Key: "content", Text: "t"}}
+	if got := ident.InputValues(in); !slices.Equal(got, want) {
+		t.Errorf("InputValues = %+v, want %+v", got, want)
+	}
+}
