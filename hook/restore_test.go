@@ -64,8 +64,9 @@ func (s *session) compact(summary string) {
 
 // restoreAfter writes the transcript as it stood at each of its
 // compactions and runs PreCompact then SessionStart(compact) there, as
-// Claude Code does; it returns the restore after each.
-func (s *session) restoreAfter(e *env) []string {
+// Claude Code does; it returns the restore after each, and fails unless
+// there are n, none empty.
+func (s *session) restoreAfter(e *env, n int) []string {
 	s.t.Helper()
 	var out []string
 	for i, l := range s.lines {
@@ -81,7 +82,14 @@ func (s *session) restoreAfter(e *env) []string {
 		if res.Outcome != "ok" {
 			s.t.Fatalf("SessionStart: %+v", res)
 		}
+		if ctx == "" {
+			s.t.Fatalf("no restore after compaction %d", len(out)+1)
+		}
+		s.t.Logf("restore after compaction %d:\n%s", len(out)+1, ctx)
 		out = append(out, ctx)
+	}
+	if len(out) != n {
+		s.t.Fatalf("%d restores, want %d", len(out), n)
 	}
 	return out
 }
@@ -118,12 +126,7 @@ func TestRestoreSeveralCompactions(t *testing.T) {
 	s.call("Bash", map[string]any{"command": "go test ./internal/config/ -run TestBetaFonts_v2"}, "ok  example.com/invoicer/internal/config 0.1s", false)
 	s.compact("The second window made the font directory configurable.")
 	s.user("Go on.")
-	restores := s.restoreAfter(e)
-	if len(restores) != 2 {
-		t.Fatalf("%d restores, want 2", len(restores))
-	}
-	second := restores[1]
-	t.Logf("second restore:\n%s", second)
+	second := s.restoreAfter(e, 2)[1]
 	for _, want := range []string{"window 2", "internal/config/beta_fonts.go", "TestBetaFonts_v2"} {
 		if !strings.Contains(second, want) {
 			t.Errorf("the second restore lacks %q", want)
@@ -152,12 +155,7 @@ func TestRestoreProseOnly(t *testing.T) {
 	s.assistant("Phase 1 runs both paths side by side; phase 2 moves the retries; phase 3 removes cron.")
 	s.compact("The user asked about queues.")
 	s.user("Continue.")
-	restores := s.restoreAfter(e)
-	if len(restores) != 1 || restores[0] == "" {
-		t.Fatalf("restores %q, want one", restores)
-	}
-	r := restores[0]
-	t.Logf("restore:\n%s", r)
+	r := s.restoreAfter(e, 1)[0]
 	for _, want := range []string{"migration plan for moving the mailer from cron to NATS JetStream", "because it ships as one static binary"} {
 		if !strings.Contains(r, want) {
 			t.Errorf("restore lacks %q", want)
@@ -179,11 +177,7 @@ func TestRestoreHugeBinaryOutput(t *testing.T) {
 	s.call("Bash", map[string]any{"command": "cat out/invoice_0042.pdf"}, junk.String(), false)
 	s.call("Bash", map[string]any{"command": "go test ./internal/pdf/ -run TestRenderHeader_v3"}, "ok  example.com/invoicer/internal/pdf 0.3s", false)
 	s.compact("The user asked about the corrupt PDF.")
-	restores := s.restoreAfter(e)
-	if len(restores) != 1 || restores[0] == "" {
-		t.Fatalf("restores %q, want one", restores)
-	}
-	r := restores[0]
+	r := s.restoreAfter(e, 1)[0]
 	if len(r) > 4000 {
 		t.Errorf("restore of %d chars, over the budget", len(r))
 	}
@@ -220,12 +214,7 @@ func TestRestoreRewrittenTranscript(t *testing.T) {
 	}
 	s.call("Bash", map[string]any{"command": "go vet ./internal/pdf/"}, "", false)
 	s.compact("The user asked for PDF export.")
-	restores := s.restoreAfter(e)
-	if len(restores) != 1 {
-		t.Fatalf("%d restores", len(restores))
-	}
-	r := restores[0]
-	t.Logf("restore:\n%s", r)
+	r := s.restoreAfter(e, 1)[0]
 	for _, line := range []string{"- edited: internal/pdf/gamma_render.go", "- L5 $ go test ./internal/pdf/ -run TestGammaRender_v1"} {
 		if n := strings.Count(r, line); n != 1 {
 			t.Errorf("%q shown %d times, want once", line, n)
