@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -19,12 +20,15 @@ import (
 const (
 	// FileRecallBudget is the most one file recall injects.
 	FileRecallBudget = 600
-	// FileRecallMinNovel is how many identifiers the compaction summary
-	// does not hold (names, paths, values of the edits and their reasons)
-	// a file's recall must carry to be made without an open error,
-	// calibrated leave-one-session-out with `carryover bench jit`: a
-	// recall of edits the summary describes tells the model nothing.
-	FileRecallMinNovel = 3
+	// FileRecallMinNovel is how many identifiers (names, paths, values of
+	// the edits and their reasons) that neither the compaction summary
+	// nor the tool call itself shows a file's recall must carry to be
+	// made without an open error, calibrated leave-one-session-out with
+	// `carryover bench jit`. A recall of edits the summary describes, or
+	// whose lines the Read just returned, tells the model nothing: counted
+	// against the summary alone, the false recalls were re-reads of whole
+	// files that showed every line the recall quoted.
+	FileRecallMinNovel = 2
 	// fileRecallChunks bounds the chunks of earlier windows scanned for
 	// the file's edits, newest first.
 	fileRecallChunks = 400
@@ -48,6 +52,11 @@ type FileRequest struct {
 	ShownItems, ShownChunks map[int64]bool
 	// MinNovel overrides FileRecallMinNovel when > 0 (calibration sweeps).
 	MinNovel int
+	// Shown is what the tool call itself put in front of the model: what
+	// it typed (an Edit's old and new text) and, for a Read, the lines it
+	// got back. An identifier it holds is no news: a Read of the whole
+	// file shows every line an earlier edit added that is still there.
+	Shown string
 }
 
 // fileEdit is one edit of the file found in an earlier window's chunk.
@@ -108,22 +117,23 @@ func FileRecall(ctx context.Context, st carryover.Store, req FileRequest) (Block
 		return Block{}, err
 	}
 	nov := newNovelty(summary, req.Project)
-	edits, novel := novelEdits(edits, nov, rel)
+	edits, novel := novelEdits(edits, func(id string) bool { return nov.seenIdent(id) || shownIdent(req.Shown, id) }, rel)
 	if len(open) == 0 && (novel < minNovel || len(edits) == 0) {
 		return Block{}, nil
 	}
 	return renderFileRecall(rel, file, total, edits, open), nil
 }
 
-// novelEdits keeps the newest edits' lines that hold an identifier the
-// summary lacks, and counts those identifiers (the file's own path
-// aside). An edit left with neither such a line nor a reason is dropped.
-func novelEdits(edits []fileEdit, nov novelty, rel string) ([]fileEdit, int) {
+// novelEdits keeps the newest edits' lines that hold an identifier
+// neither the summary nor the call itself showed (known), and counts
+// those identifiers (the file's own path aside). An edit left with
+// neither such a line nor a reason is dropped.
+func novelEdits(edits []fileEdit, known func(id string) bool, rel string) ([]fileEdit, int) {
 	novel := map[string]bool{}
 	fresh := func(s string) bool {
 		found := false
 		for _, id := range ident.All(s) {
-			if ident.Boilerplate(id) || strings.HasSuffix(rel, id) || nov.seenIdent(id) {
+			if ident.Boilerplate(id) || strings.HasSuffix(rel, id) || known(id) {
 				continue
 			}
 			novel[id], found = true, true
@@ -152,6 +162,23 @@ func novelEdits(edits []fileEdit, nov novelty, rel string) ([]fileEdit, int) {
 		out = append(out, e)
 	}
 	return out, len(novel)
+}
+
+// refSuffix is what may follow a name to point into it: a line (":12"),
+// an arity ("/2"), an anchor ("#3").
+var refSuffix = regexp.MustCompile(`([:/#]\d+)+$`)
+
+// shownIdent reports whether the call showed an identifier: as it is, or
+// as the name a line, arity or anchor suffix points into.
+func shownIdent(shown, id string) bool {
+	if shown == "" {
+		return false
+	}
+	if strings.Contains(shown, id) {
+		return true
+	}
+	base := refSuffix.ReplaceAllString(id, "")
+	return base != id && len(base) >= 4 && strings.Contains(shown, base)
 }
 
 // samePath reports whether an archived path (relative to the project, or
