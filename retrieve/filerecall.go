@@ -27,8 +27,9 @@ const (
 	// `carryover bench jit`. A recall of edits the summary describes, or
 	// whose lines the Read just returned, tells the model nothing: counted
 	// against the summary alone, the false recalls were re-reads of whole
-	// files that showed every line the recall quoted.
-	FileRecallMinNovel = 2
+	// files that showed every line the recall quoted, and once the call's
+	// own lines count, one new identifier is enough.
+	FileRecallMinNovel = 1
 	// fileRecallChunks bounds the chunks of earlier windows scanned for
 	// the file's edits, newest first.
 	fileRecallChunks = 400
@@ -126,8 +127,10 @@ func FileRecall(ctx context.Context, st carryover.Store, req FileRequest) (Block
 
 // novelEdits keeps the newest edits' lines that hold an identifier
 // neither the summary nor the call itself showed (known), and counts
-// those identifiers (the file's own path aside). An edit left with
-// neither such a line nor a reason is dropped.
+// those identifiers (the file's own path aside). An edit none of whose
+// lines is left is dropped, whatever its reason names: the model has the
+// change in front of it. One without lines is kept for a reason that
+// names something new.
 func novelEdits(edits []fileEdit, known func(id string) bool, rel string) ([]fileEdit, int) {
 	novel := map[string]bool{}
 	fresh := func(s string) bool {
@@ -150,6 +153,9 @@ func novelEdits(edits []fileEdit, known func(id string) bool, rel string) ([]fil
 			if fresh(l) {
 				keep = append(keep, l)
 			}
+		}
+		if len(e.diff) > 0 && len(keep) == 0 {
+			continue // every line it changed is known: its reason alone is old news
 		}
 		e.diff = keep
 		if !fresh(e.why) && len(keep) == 0 {

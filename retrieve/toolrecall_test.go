@@ -247,7 +247,7 @@ func fileSession(t *testing.T, st carryover.Store) {
 	x := newTx(currentID, toolProject, time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC))
 	x.prompt("make checkout idempotent")
 	x.call("Read", map[string]any{"file_path": toolProject + "/api/checkout.go"}, "package api\n", false)
-	x.say("Checkout must ignore a repeated request key, so I keep the keys in a table with a unique index.")
+	x.say("Checkout must ignore a repeated request key, so I keep the keys in the idempotency_keys table with a unique index.")
 	x.call("Edit", map[string]any{"file_path": toolProject + "/api/checkout.go",
 		"old_string": "func Checkout(ctx context.Context, cart Cart) error {", "new_string": "func Checkout(ctx context.Context, cart Cart, idempotencyKey string) error {\n\tif seen, err := keys.Claim(ctx, idempotencyKey); err != nil || seen {"}, "ok", false)
 	x.call("Bash", map[string]any{"command": "go test ./api/"}, "Exit code 1\n--- FAIL: TestCheckoutRetry (0.01s)\n    api/retry_test.go:40: retry failed: want 1 order, got 2", true)
@@ -301,7 +301,8 @@ func TestFileRecall(t *testing.T) {
 		t.Errorf("repeated the restore:\n%s", rep.Text)
 	}
 	// A Read that shows the lines the edit added says all the recall
-	// would: nothing to add. A Read of other lines leaves them news.
+	// would, but for the edit's reason (which names idempotency_keys):
+	// nothing to add. A Read of other lines leaves them news.
 	whole := "package api\n\nfunc Checkout(ctx context.Context, cart Cart, idempotencyKey string) error {\n" +
 		"\tif seen, err := keys.Claim(ctx, idempotencyKey); err != nil || seen {\n"
 	if rep := fileRecall(t, st, retrieve.FileRequest{File: toolProject + "/api/checkout.go", Shown: whole}); rep.Text != "" {
