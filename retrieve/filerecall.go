@@ -35,6 +35,12 @@ const (
 	fileRecallChunks = 400
 	// fileRecallEdits is how many edits are described.
 	fileRecallEdits = 3
+	// fileRecallScan bounds the edits compared with what is known, newest
+	// first: each identifier is looked for in the whole Read.
+	fileRecallScan = 40
+	// maxShown is how much of what the call showed is compared: a Read
+	// returns at most about this much.
+	maxShown = 512 << 10
 )
 
 // FileRequest describes a file tool call (Read, Edit, Write, MultiEdit).
@@ -118,7 +124,16 @@ func FileRecall(ctx context.Context, st carryover.Store, req FileRequest) (Block
 		return Block{}, err
 	}
 	nov := newNovelty(summary, req.Project)
-	edits, novel := novelEdits(edits, func(id string) bool { return nov.seenIdent(id) || shownIdent(req.Shown, id) }, rel)
+	shown := req.Shown[:min(len(req.Shown), maxShown)]
+	known := map[string]bool{}
+	edits, novel := novelEdits(edits, func(id string) bool {
+		k, ok := known[id]
+		if !ok {
+			k = nov.seenIdent(id) || shownIdent(shown, id)
+			known[id] = k
+		}
+		return k
+	}, rel)
 	if len(open) == 0 && (novel < minNovel || len(edits) == 0) {
 		return Block{}, nil
 	}
@@ -144,7 +159,7 @@ func novelEdits(edits []fileEdit, known func(id string) bool, rel string) ([]fil
 		return found
 	}
 	var out []fileEdit
-	for _, e := range edits {
+	for _, e := range edits[:min(len(edits), fileRecallScan)] {
 		if len(out) == fileRecallEdits {
 			break
 		}

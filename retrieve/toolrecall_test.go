@@ -60,7 +60,7 @@ func (x *tx) compact() {
 }
 
 // archive writes the transcript and archives it into st as the hooks do.
-func (x *tx) archive(t *testing.T, st carryover.Store) {
+func (x *tx) archive(t testing.TB, st carryover.Store) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), x.id+".jsonl")
 	if err := os.WriteFile(path, []byte(strings.Join(x.lines, "\n")+"\n"), 0o600); err != nil {
