@@ -144,8 +144,9 @@ func TestFileRecallE2E(t *testing.T) {
 	h := newHarness(t, "CARRYOVER_BUDGET=150")
 	h.installCarryover()
 	const fileFact, noteFact = "CARRYOVER-FILE-5d1e", "CARRYOVER-NOTE-77aa"
-	// File recall needs identifiers that neither the summary nor the Read
-	// shows (two by default).
+	// File recall needs lines with identifiers that neither the summary
+	// nor the Read shows: the first version of limits.md has them, notes.md
+	// none once read whole.
 	sid := h.prompt("", "write the limits [[WRITE limits.md "+fileFact+": max_upload_bytes = 44040192, see config/limits_v2.toml]]"+
 		" then [[WRITE limits.md max_upload_bytes = 52428800]] and [[WRITE notes.md "+noteFact+": retry_budget_ms = 1500, see config/retry_v3.toml]]").SessionID
 	if got := h.readFile(filepath.Join(h.proj, "limits.md")); strings.Contains(string(got), fileFact) || !strings.Contains(string(got), "52428800") {
