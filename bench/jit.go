@@ -40,7 +40,10 @@ import (
 // its next few tool calls and that the triggering call's own input did not
 // hold; echo when the only such identifiers it carries are the call's own
 // (the file it read, the command it ran); false when it carries none.
-// A call that injected nothing is silent.
+// A call that injected nothing is silent. A useful injection whose every
+// such identifier the call's own result already showed (the hint in the
+// error, the lines a Read returned) is counted apart as well: the model
+// may have typed them from the result.
 
 // JITGate is one setting of the tool hooks' thresholds.
 type JITGate struct {
@@ -94,10 +97,16 @@ type JITCall struct {
 	// silent) and the characters injected at Gates[i].
 	Outcome []string `json:"outcome"`
 	Chars   []int    `json:"chars"`
+	// InResult[i] is whether a useful injection's matched identifiers
+	// were all in the call's own result.
+	InResult []bool `json:"in_result"`
 	// Text[i] is the injection at Gates[i], and Matched[i] the next
 	// calls' identifiers it carried that the call's own input lacked.
 	Text    []string   `json:"text,omitempty"`
 	Matched [][]string `json:"matched,omitempty"`
+	// Next are the identifiers the model typed into its next calls, for
+	// reading why an injection missed.
+	Next []string `json:"next,omitempty"`
 }
 
 // JITSession is one replayed session.
@@ -169,15 +178,16 @@ func JIT(ctx context.Context, opt JITOptions) (*JITResult, error) {
 				if opt.ByCwd {
 					cwd = ""
 				}
-				err := s.replay(ctx, cfg, dir, cwd, opt.Next, func(c JITCall, outcome, text string, matched []string, lat time.Duration) {
+				err := s.replay(ctx, cfg, dir, cwd, opt.Next, func(c JITCall, sc jitScored, text string, lat time.Duration) {
 					if si == 0 {
 						calls = append(calls, c)
 						res.LatencyMS[c.Event] = append(res.LatencyMS[c.Event], float64(lat.Microseconds())/1000)
 					}
-					calls[n].Outcome = append(calls[n].Outcome, outcome)
+					calls[n].Outcome = append(calls[n].Outcome, sc.outcome)
+					calls[n].InResult = append(calls[n].InResult, sc.inResult)
 					calls[n].Chars = append(calls[n].Chars, len(text))
 					calls[n].Text = append(calls[n].Text, text)
-					calls[n].Matched = append(calls[n].Matched, matched)
+					calls[n].Matched = append(calls[n].Matched, sc.matched)
 					n++
 				})
 				if err != nil {
@@ -275,7 +285,7 @@ type jitTool struct {
 // replay replays the session on the store of cfg and reports every tool
 // call the tool hooks fired for, with its outcome.
 func (s *jitSession) replay(ctx context.Context, cfg hook.Config, dir, cwd string, next int,
-	report func(c JITCall, outcome, text string, matched []string, lat time.Duration)) error {
+	report func(c JITCall, sc jitScored, text string, lat time.Duration)) error {
 	r, err := NewReplay(cfg, dir, s.id, s.lines)
 	if err != nil {
 		return err
@@ -360,8 +370,14 @@ func (s *jitSession) replay(ctx context.Context, cfg hook.Config, dir, cwd strin
 			if err != nil {
 				return fmt.Errorf("bench jit: line %d: %w", i+1, err)
 			}
-			outcome, matched := jitScore(text, call, calls[k+1:min(len(calls), k+1+next)], cwd)
-			report(JITCall{Session: s.id, Line: i + 1, Event: string(ev), Tool: call.name, Window: window}, outcome, text, matched, res.Latency)
+			nextCalls := calls[k+1 : min(len(calls), k+1+next)]
+			sc := jitScore(text, call, nextCalls, cwd, jitResult(call, b, e.ToolUseResult))
+			var typed []string
+			for _, c := range nextCalls {
+				typed = append(typed, c.idents...)
+			}
+			report(JITCall{Session: s.id, Line: i + 1, Event: string(ev), Tool: call.name, Window: window, Next: compactIdents(typed)},
+				sc, text, res.Latency)
 		}
 	}
 	if err := r.Write(len(s.lines)); err != nil {
@@ -398,10 +414,40 @@ func jsonOrEmpty(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
+// jitResult is what a call's result showed the model: a failure's error
+// text, a Read's lines (the other file tools show what they were given).
+func jitResult(call jitTool, res transcript.Block, toolUseResult json.RawMessage) string {
+	switch {
+	case res.IsError:
+		return res.Text
+	case call.name == "Read":
+		return strings.Join(ident.InputStrings(toolUseResult), "\n")
+	}
+	return ""
+}
+
+// compactIdents drops repeats and boilerplate, keeping the order.
+func compactIdents(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if !ident.Boilerplate(id) && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// jitScored is an injection's score.
+type jitScored struct {
+	outcome  string
+	matched  []string
+	inResult bool // useful, with every matched identifier in the call's result
+}
+
 // jitScore scores an injection against the next tool calls: see JIT.
-func jitScore(text string, call jitTool, nextCalls []jitTool, cwd string) (outcome string, matched []string) {
+func jitScore(text string, call jitTool, nextCalls []jitTool, cwd, result string) jitScored {
 	if text == "" {
-		return "silent", nil
+		return jitScored{outcome: "silent"}
 	}
 	// The call's own identifiers, and the parts of them (a directory of
 	// the file it read) the next calls may type.
@@ -409,6 +455,7 @@ func jitScore(text string, call jitTool, nextCalls []jitTool, cwd string) (outco
 		return slices.ContainsFunc(call.idents, func(o string) bool { return strings.Contains(o, id) })
 	}
 	echo := false
+	var matched []string
 	seen := map[string]bool{}
 	for _, c := range nextCalls {
 		for _, id := range c.idents {
@@ -425,23 +472,30 @@ func jitScore(text string, call jitTool, nextCalls []jitTool, cwd string) (outco
 	}
 	switch {
 	case len(matched) > 0:
-		return "useful", matched
+		inResult := result != "" && !slices.ContainsFunc(matched, func(id string) bool { return !strings.Contains(result, id) })
+		return jitScored{outcome: "useful", matched: matched, inResult: inResult}
 	case echo:
-		return "echo", nil
+		return jitScored{outcome: "echo"}
 	}
-	return "false", nil
+	return jitScored{outcome: "false"}
 }
 
 // JITCounts are one hook's figures over some calls.
 type JITCounts struct {
 	Calls, Fired, Useful, Echo, False, Silent int
+	// InResult are the useful injections whose matched identifiers the
+	// call's own result showed too.
+	InResult int
 }
 
-func (c *JITCounts) add(outcome string) {
+func (c *JITCounts) add(outcome string, inResult bool) {
 	c.Calls++
 	switch outcome {
 	case "useful":
 		c.Useful++
+		if inResult {
+			c.InResult++
+		}
 	case "echo":
 		c.Echo++
 	case "false":
@@ -461,6 +515,7 @@ func (c *JITCounts) plus(o JITCounts) {
 	c.Echo += o.Echo
 	c.False += o.False
 	c.Silent += o.Silent
+	c.InResult += o.InResult
 }
 
 // jitHooks are the two hooks, by event.
@@ -472,7 +527,7 @@ func (r *JITResult) Counts(ev hook.Event, session string, gate int) JITCounts {
 	var c JITCounts
 	for _, call := range r.Calls {
 		if call.Event == string(ev) && (session == "" || call.Session == session) {
-			c.add(call.Outcome[gate])
+			c.add(call.Outcome[gate], call.InResult[gate])
 		}
 	}
 	return c
@@ -609,6 +664,11 @@ func (r *JITResult) Print(w io.Writer, verbose bool) error {
 					fmt.Fprintf(w, "  %-6s %s L%d %s (window %d)", strings.ToUpper(c.Outcome[def]), carryover.ShortID(c.Session), c.Line, c.Tool, c.Window)
 					if m := c.Matched[def]; len(m) > 0 {
 						fmt.Fprintf(w, " typed next: %s", strings.Join(m[:min(len(m), 6)], " "))
+						if c.InResult[def] {
+							fmt.Fprint(w, " (all in the call's own result)")
+						}
+					} else {
+						fmt.Fprintf(w, " next calls typed: %s", strings.Join(c.Next[:min(len(c.Next), 8)], " "))
 					}
 					fmt.Fprintf(w, "\n      %s\n", strings.ReplaceAll(c.Text[def], "\n", "\n      "))
 				}
@@ -633,6 +693,9 @@ func (r *JITResult) Print(w io.Writer, verbose bool) error {
 			total.Useful, pctOf(total.Useful, total.Fired), total.Echo, pctOf(total.Echo, total.Fired), total.False, pctOf(total.False, total.Fired), total.Silent)
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		if total.Useful > 0 {
+			fmt.Fprintf(w, "  of the useful, %d carried only identifiers the call's own result showed too (the error's hint, the lines read)\n", total.InResult)
 		}
 		if lat := r.LatencyMS[string(ev)]; len(lat) > 0 {
 			s := slices.Clone(lat)
@@ -685,7 +748,7 @@ func clipName(s string, n int) string {
 func (r *JITResult) JSON(verbose bool) map[string]any {
 	if !verbose {
 		for i := range r.Calls {
-			r.Calls[i].Text, r.Calls[i].Matched = nil, nil
+			r.Calls[i].Text, r.Calls[i].Matched, r.Calls[i].Next = nil, nil, nil
 		}
 	}
 	return map[string]any{"result": r, "choices": r.Choices()}

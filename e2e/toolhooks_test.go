@@ -132,20 +132,25 @@ func TestFailureRecallSubagent(t *testing.T) {
 	}
 }
 
-// TestFileRecallE2E: the session writes a file, compacts, and reads the
-// file again: the request carrying the Read's result also carries what
-// the session wrote into it before the compaction, from PostToolUse.
+// TestFileRecallE2E: the session writes a file, rewrites it, compacts,
+// and reads the file again: the request carrying the Read's result also
+// carries what the session wrote into it before, which the file no longer
+// shows, from PostToolUse. A file the Read shows whole gets nothing: the
+// real payload's tool_response carries the lines read.
 func TestFileRecallE2E(t *testing.T) {
 	t.Parallel()
 	// A restore budget too small for anything: what comes back is the
 	// file recall's.
 	h := newHarness(t, "CARRYOVER_BUDGET=150")
 	h.installCarryover()
-	const fileFact = "CARRYOVER-FILE-5d1e"
-	// File recall needs identifiers the summary lacks (three by default).
-	sid := h.prompt("", "write the limits [[WRITE limits.md "+fileFact+": max_upload_bytes = 44040192, see config/limits_v2.toml]]").SessionID
-	if got := h.readFile(filepath.Join(h.proj, "limits.md")); !strings.Contains(string(got), fileFact) {
-		t.Fatalf("limits.md = %q: the Write did not run", got)
+	const fileFact, noteFact = "CARRYOVER-FILE-5d1e", "CARRYOVER-NOTE-77aa"
+	// File recall needs lines with identifiers that neither the summary
+	// nor the Read shows: the first version of limits.md has them, notes.md
+	// none once read whole.
+	sid := h.prompt("", "write the limits [[WRITE limits.md "+fileFact+": max_upload_bytes = 44040192, see config/limits_v2.toml]]"+
+		" then [[WRITE limits.md max_upload_bytes = 52428800]] and [[WRITE notes.md "+noteFact+": retry_budget_ms = 1500, see config/retry_v3.toml]]").SessionID
+	if got := h.readFile(filepath.Join(h.proj, "limits.md")); strings.Contains(string(got), fileFact) || !strings.Contains(string(got), "52428800") {
+		t.Fatalf("limits.md = %q: the Writes did not run", got)
 	}
 	// Before a compaction the model sees its own work: nothing to recall.
 	const early = "read it [[READ limits.md]]"
@@ -154,6 +159,11 @@ func TestFileRecallE2E(t *testing.T) {
 		t.Errorf("request #%d: file recall before any compaction", req.N)
 	}
 	h.prompt(sid, "/compact keep X")
+	const notes = "read the notes [[READ notes.md]]"
+	h.prompt(sid, notes)
+	if req, _ := h.toolRequest(notes); strings.Contains(string(req.Body), "PostToolUse:Read hook") {
+		t.Errorf("request #%d: file recall of a file the Read showed whole", req.N)
+	}
 	const read = "read the limits again [[READ limits.md]]"
 	h.prompt(sid, read)
 	req, _ := h.toolRequest(read)

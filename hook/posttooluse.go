@@ -78,6 +78,19 @@ func toolFile(in Input) string {
 	return v.NotebookPath
 }
 
+// toolShown is what a file tool call put in front of the model: the
+// strings it typed (an Edit's old and new text, a Write's content) and, for
+// a Read, those of its result (the lines read). An Edit's or Write's
+// tool_response also holds the whole file as it was (originalFile), which
+// the model does not see, so only a Read's result counts.
+func toolShown(in Input) string {
+	parts := ident.InputStrings(in.ToolInput)
+	if in.ToolName == "Read" {
+		parts = append(parts, ident.InputStrings(in.ToolResponse)...)
+	}
+	return strings.Join(parts, "\n")
+}
+
 // toolCommand is a Bash call's command ("" otherwise).
 func toolCommand(in Input) string {
 	var v struct {
@@ -204,6 +217,7 @@ func (r *run) recallFile(ctx context.Context, file string) error {
 	blk, err := retrieve.FileRecall(ctx, r.st, retrieve.FileRequest{
 		SessionID: r.in.SessionID, Project: sess.Project, Window: sess.Windows, File: abs,
 		Exclude: mine, ShownItems: shownItems, ShownChunks: shownChunks, MinNovel: r.h.Config.ToolRecall.FileMinNovel,
+		Shown: toolShown(r.in),
 	})
 	if err != nil {
 		return err

@@ -254,6 +254,45 @@ func TestFileRecallHook(t *testing.T) {
 	}
 }
 
+// TestFileRecallHookShown: a Read whose result shows everything the
+// recall would say gets nothing, and settles the file for the window.
+func TestFileRecallHookShown(t *testing.T) {
+	first := newEnv(t)
+	compacted(t, first)
+	recall, _ := first.run(t, hook.PostToolUse, readPayload(demoRender))
+	if recall == "" {
+		t.Fatal("no file recall to compare with")
+	}
+
+	// The session's own transcript holds every line and word of its edits.
+	all, err := os.ReadFile(filepath.Join("..", "cmd", "carryover", "demodata", "session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	compacted(t, e)
+	p := readPayload(demoRender)
+	p["tool_response"] = map[string]any{"type": "text", "file": map[string]any{"filePath": demoRender, "content": string(all)}}
+	if ctx, res := e.run(t, hook.PostToolUse, p); ctx != "" {
+		t.Errorf("repeated what the Read showed: %+v\n%s", res, ctx)
+	}
+	p = readPayload(demoRender)
+	p["tool_name"] = "Edit"
+	if ctx, res := e.run(t, hook.PostToolUse, p); ctx != "" || res.Outcome != "noop" {
+		t.Errorf("an Edit after the Read that showed it all: %+v\n%s", res, ctx)
+	}
+	// An Edit's tool_response holds the file as it was, which the model
+	// does not see: it does not count as shown.
+	e2 := newEnv(t)
+	compacted(t, e2)
+	p = readPayload(demoRender)
+	p["tool_name"] = "Edit"
+	p["tool_response"] = map[string]any{"filePath": demoRender, "originalFile": string(all)}
+	if ctx, _ := e2.run(t, hook.PostToolUse, p); ctx != recall {
+		t.Errorf("an Edit's originalFile counted as shown:\n%s\nwant\n%s", ctx, recall)
+	}
+}
+
 func TestPostToolUseArchive(t *testing.T) {
 	e := newEnv(t)
 	h := e.handler()

@@ -3,7 +3,9 @@ package retrieve_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/retrieve"
@@ -46,6 +48,42 @@ func BenchmarkRestore(b *testing.B) {
 		blk, err := retrieve.Restore(ctx, st, req)
 		if err != nil || blk.Text == "" {
 			b.Fatalf("restore: %d chars, %v", len(blk.Text), err)
+		}
+	}
+}
+
+// BenchmarkFileRecallWholeRead recalls a file edited 60 times before the
+// compaction, on a Read that returned all of it (400 KB, the edited lines
+// last): every edit's identifiers are looked for in the Read, and none is
+// news.
+func BenchmarkFileRecallWholeRead(b *testing.B) {
+	st := openStore(b)
+	x := newTx(currentID, toolProject, time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC))
+	x.prompt("grow the handlers")
+	file := toolProject + "/api/handlers.go"
+	var body, edited strings.Builder
+	for i := range 60 {
+		x.say(fmt.Sprintf("Handler %d needs its own rate_limit_%d.", i, i))
+		line := fmt.Sprintf("func handle_%d(w http.ResponseWriter, r *http.Request) { limiter_%d.Allow(r.Context()) }", i, i)
+		x.call("Edit", map[string]any{"file_path": file, "old_string": "// end", "new_string": line + "\n// end"}, "ok", false)
+		edited.WriteString(line + "\n")
+	}
+	x.compact()
+	x.archive(b, st)
+	for body.Len() < 400<<10 {
+		body.WriteString("// filler line of the handlers file, nothing in it is new\n")
+	}
+	body.WriteString(edited.String())
+	req := retrieve.FileRequest{SessionID: currentID, Project: toolProject, Window: 1, File: file}
+	if blk, err := retrieve.FileRecall(context.Background(), st, req); err != nil || !strings.Contains(blk.Text, "limiter_59") {
+		b.Fatalf("without the Read, the newest edit is not recalled: %v %q", err, blk.Text)
+	}
+	req.Shown = body.String()
+	b.ResetTimer()
+	for range b.N {
+		blk, err := retrieve.FileRecall(context.Background(), st, req)
+		if err != nil || blk.Text != "" {
+			b.Fatalf("%v %q", err, blk.Text)
 		}
 	}
 }

@@ -50,6 +50,18 @@
 // provenance, "(LN)": the transcript line, which search results and get
 // take.
 //
+// # Tool hooks
+//
+// [FailureRecall] and [FileRecall] answer tool calls, where no prompt
+// asks, and say nothing the call itself just put in front of the model.
+// A failure is recalled when an earlier one scores [FailureMinScore] or
+// more against it and was fixed, unless the live error already quotes
+// every step of the fix ("Run 'mix format' to fix."). A file is recalled
+// with the newest edits' lines that hold an identifier neither the
+// compaction summary nor the call (its input, a Read's lines) shows, at
+// least [FileRecallMinNovel] of them; an edit none of whose lines is left
+// goes unmentioned, whatever its reason says.
+//
 // # Search snippets
 //
 // Search results share the budget by rank, hit i getting 1/(i+1) of it

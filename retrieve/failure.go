@@ -277,10 +277,15 @@ func renderFailure(ctx context.Context, st carryover.Store, req FailureRequest, 
 	if chunkID != 0 {
 		blk.ChunkIDs = []int64{chunkID}
 	}
+	steps := []string{fix}
 	if _, fixHead := itemCall(carryover.Item{Detail: "$ " + fix}); fixHead == failedHead && fixHead != "" && len(between) > 0 {
 		// The passing run is the same command again: what ran before it
 		// is the fix.
+		steps = between
 		fix = "running `" + strings.Join(between, "`, `") + "`, then " + fix
+	}
+	if saysFix(req.Error, steps) {
+		return Block{}, nil
 	}
 	when := "earlier in this session " + carryover.ShortID(it.SessionID) + ", before a compaction"
 	if it.SessionID != req.SessionID {
@@ -301,6 +306,26 @@ func renderFailure(ctx context.Context, st carryover.Store, req FailureRequest, 
 	}
 	blk.Text = clip(strings.TrimRight(b.String(), "\n"), FailureBudget)
 	return blk, nil
+}
+
+// redirect is a shell redirection at the end of a command ("2>&1").
+var redirect = regexp.MustCompile(`(\s+\d?>&?\d?\S*)+$`)
+
+// saysFix reports whether the live error text already quotes every step
+// of the fix ("Run 'mix format' to fix."): the recall would only repeat
+// what the failed call just printed.
+func saysFix(errText string, steps []string) bool {
+	if len(errText) > MaxErrorText {
+		errText = errText[:MaxErrorText]
+	}
+	errText = strings.ToLower(normSpace(errText))
+	for _, s := range steps {
+		s = strings.ToLower(normSpace(redirect.ReplaceAllString(strings.TrimSpace(s), "")))
+		if len(s) < 4 || !strings.Contains(errText, s) {
+			return false
+		}
+	}
+	return len(steps) > 0
 }
 
 // fixedBy is the fix a resolved error item names in its Detail.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -19,17 +20,27 @@ import (
 const (
 	// FileRecallBudget is the most one file recall injects.
 	FileRecallBudget = 600
-	// FileRecallMinNovel is how many identifiers the compaction summary
-	// does not hold (names, paths, values of the edits and their reasons)
-	// a file's recall must carry to be made without an open error,
-	// calibrated leave-one-session-out with `carryover bench jit`: a
-	// recall of edits the summary describes tells the model nothing.
-	FileRecallMinNovel = 3
+	// FileRecallMinNovel is how many identifiers (names, paths, values of
+	// the edits and their reasons) that neither the compaction summary
+	// nor the tool call itself shows a file's recall must carry to be
+	// made without an open error, calibrated leave-one-session-out with
+	// `carryover bench jit`. A recall of edits the summary describes, or
+	// whose lines the Read just returned, tells the model nothing: counted
+	// against the summary alone, the false recalls were re-reads of whole
+	// files that showed every line the recall quoted, and once the call's
+	// own lines count, one new identifier is enough.
+	FileRecallMinNovel = 1
 	// fileRecallChunks bounds the chunks of earlier windows scanned for
 	// the file's edits, newest first.
 	fileRecallChunks = 400
 	// fileRecallEdits is how many edits are described.
 	fileRecallEdits = 3
+	// fileRecallScan bounds the edits compared with what is known, newest
+	// first: each identifier is looked for in the whole Read.
+	fileRecallScan = 40
+	// maxShown is how much of what the call showed is compared: a Read
+	// returns at most about this much.
+	maxShown = 512 << 10
 )
 
 // FileRequest describes a file tool call (Read, Edit, Write, MultiEdit).
@@ -48,6 +59,11 @@ type FileRequest struct {
 	ShownItems, ShownChunks map[int64]bool
 	// MinNovel overrides FileRecallMinNovel when > 0 (calibration sweeps).
 	MinNovel int
+	// Shown is what the tool call itself put in front of the model: what
+	// it typed (an Edit's old and new text) and, for a Read, the lines it
+	// got back. An identifier it holds is no news: a Read of the whole
+	// file shows every line an earlier edit added that is still there.
+	Shown string
 }
 
 // fileEdit is one edit of the file found in an earlier window's chunk.
@@ -108,22 +124,34 @@ func FileRecall(ctx context.Context, st carryover.Store, req FileRequest) (Block
 		return Block{}, err
 	}
 	nov := newNovelty(summary, req.Project)
-	edits, novel := novelEdits(edits, nov, rel)
+	shown := req.Shown[:min(len(req.Shown), maxShown)]
+	known := map[string]bool{}
+	edits, novel := novelEdits(edits, func(id string) bool {
+		k, ok := known[id]
+		if !ok {
+			k = nov.seenIdent(id) || shownIdent(shown, id)
+			known[id] = k
+		}
+		return k
+	}, rel)
 	if len(open) == 0 && (novel < minNovel || len(edits) == 0) {
 		return Block{}, nil
 	}
 	return renderFileRecall(rel, file, total, edits, open), nil
 }
 
-// novelEdits keeps the newest edits' lines that hold an identifier the
-// summary lacks, and counts those identifiers (the file's own path
-// aside). An edit left with neither such a line nor a reason is dropped.
-func novelEdits(edits []fileEdit, nov novelty, rel string) ([]fileEdit, int) {
+// novelEdits keeps the newest edits' lines that hold an identifier
+// neither the summary nor the call itself showed (known), and counts
+// those identifiers (the file's own path aside). An edit none of whose
+// lines is left is dropped, whatever its reason names: the model has the
+// change in front of it. One without lines is kept for a reason that
+// names something new.
+func novelEdits(edits []fileEdit, known func(id string) bool, rel string) ([]fileEdit, int) {
 	novel := map[string]bool{}
 	fresh := func(s string) bool {
 		found := false
 		for _, id := range ident.All(s) {
-			if ident.Boilerplate(id) || strings.HasSuffix(rel, id) || nov.seenIdent(id) {
+			if ident.Boilerplate(id) || strings.HasSuffix(rel, id) || known(id) {
 				continue
 			}
 			novel[id], found = true, true
@@ -131,7 +159,7 @@ func novelEdits(edits []fileEdit, nov novelty, rel string) ([]fileEdit, int) {
 		return found
 	}
 	var out []fileEdit
-	for _, e := range edits {
+	for _, e := range edits[:min(len(edits), fileRecallScan)] {
 		if len(out) == fileRecallEdits {
 			break
 		}
@@ -140,6 +168,9 @@ func novelEdits(edits []fileEdit, nov novelty, rel string) ([]fileEdit, int) {
 			if fresh(l) {
 				keep = append(keep, l)
 			}
+		}
+		if len(e.diff) > 0 && len(keep) == 0 {
+			continue // every line it changed is known: its reason alone is old news
 		}
 		e.diff = keep
 		if !fresh(e.why) && len(keep) == 0 {
@@ -152,6 +183,23 @@ func novelEdits(edits []fileEdit, nov novelty, rel string) ([]fileEdit, int) {
 		out = append(out, e)
 	}
 	return out, len(novel)
+}
+
+// refSuffix is what may follow a name to point into it: a line (":12"),
+// an arity ("/2"), an anchor ("#3").
+var refSuffix = regexp.MustCompile(`([:/#]\d+)+$`)
+
+// shownIdent reports whether the call showed an identifier: as it is, or
+// as the name a line, arity or anchor suffix points into.
+func shownIdent(shown, id string) bool {
+	if shown == "" {
+		return false
+	}
+	if strings.Contains(shown, id) {
+		return true
+	}
+	base := refSuffix.ReplaceAllString(id, "")
+	return base != id && len(base) >= 4 && strings.Contains(shown, base)
 }
 
 // samePath reports whether an archived path (relative to the project, or

@@ -60,7 +60,7 @@ func (x *tx) compact() {
 }
 
 // archive writes the transcript and archives it into st as the hooks do.
-func (x *tx) archive(t *testing.T, st carryover.Store) {
+func (x *tx) archive(t testing.TB, st carryover.Store) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), x.id+".jsonl")
 	if err := os.WriteFile(path, []byte(strings.Join(x.lines, "\n")+"\n"), 0o600); err != nil {
@@ -180,6 +180,31 @@ func TestFailureRecallSameSession(t *testing.T) {
 	}
 }
 
+// TestFailureRecallErrorSaysFix: a failure whose own text names the fix
+// ("Run 'gofmt -w .' to fix.") gets nothing: the recall would repeat it.
+// The same failure fixed by something its text does not name is recalled.
+func TestFailureRecallErrorSaysFix(t *testing.T) {
+	st := openStore(t)
+	x := newTx(earlierID, toolProject, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	x.prompt("commit it")
+	hookFailure := func(hint string) string {
+		return "Pre-commit validation failed:\n[FORMAT] api/checkout_handler.go is not formatted.\n" + hint + "\nFix these issues before committing."
+	}
+	x.call("Bash", map[string]any{"command": "git commit -m 'checkout keys'"}, hookFailure("Run 'gofmt -w .' to fix."), true)
+	x.say("The pre-commit hook wants the code formatted.")
+	x.call("Bash", map[string]any{"command": "gofmt -w . 2>&1"}, "", false)
+	x.call("Bash", map[string]any{"command": "git commit -m 'checkout keys'"}, "[main 1a2b3c4] checkout keys", false)
+	x.archive(t, st)
+	req := retrieve.FailureRequest{Tool: "Bash", Command: "git commit -m 'store keys'", Error: hookFailure("Run 'gofmt -w .' to fix.")}
+	if blk := failureRecall(t, st, req); blk.Text != "" {
+		t.Errorf("repeated the fix the error names:\n%s", blk.Text)
+	}
+	req.Error = hookFailure("See the contributing guide.")
+	if blk := failureRecall(t, st, req); !strings.Contains(blk.Text, "gofmt -w .") {
+		t.Errorf("an error that does not name the fix:\n%s", blk.Text)
+	}
+}
+
 func TestFailureRecallHugeError(t *testing.T) {
 	st := openStore(t)
 	earlierSession(t, st)
@@ -222,7 +247,7 @@ func fileSession(t *testing.T, st carryover.Store) {
 	x := newTx(currentID, toolProject, time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC))
 	x.prompt("make checkout idempotent")
 	x.call("Read", map[string]any{"file_path": toolProject + "/api/checkout.go"}, "package api\n", false)
-	x.say("Checkout must ignore a repeated request key, so I keep the keys in a table with a unique index.")
+	x.say("Checkout must ignore a repeated request key, so I keep the keys in the idempotency_keys table with a unique index.")
 	x.call("Edit", map[string]any{"file_path": toolProject + "/api/checkout.go",
 		"old_string": "func Checkout(ctx context.Context, cart Cart) error {", "new_string": "func Checkout(ctx context.Context, cart Cart, idempotencyKey string) error {\n\tif seen, err := keys.Claim(ctx, idempotencyKey); err != nil || seen {"}, "ok", false)
 	x.call("Bash", map[string]any{"command": "go test ./api/"}, "Exit code 1\n--- FAIL: TestCheckoutRetry (0.01s)\n    api/retry_test.go:40: retry failed: want 1 order, got 2", true)
@@ -274,6 +299,17 @@ func TestFileRecall(t *testing.T) {
 	}
 	if rep := fileRecall(t, st, retrieve.FileRequest{File: toolProject + "/api/checkout.go", ShownChunks: shown}); rep.Text != "" {
 		t.Errorf("repeated the restore:\n%s", rep.Text)
+	}
+	// A Read that shows the lines the edit added says all the recall
+	// would, but for the edit's reason (which names idempotency_keys):
+	// nothing to add. A Read of other lines leaves them news.
+	whole := "package api\n\nfunc Checkout(ctx context.Context, cart Cart, idempotencyKey string) error {\n" +
+		"\tif seen, err := keys.Claim(ctx, idempotencyKey); err != nil || seen {\n"
+	if rep := fileRecall(t, st, retrieve.FileRequest{File: toolProject + "/api/checkout.go", Shown: whole}); rep.Text != "" {
+		t.Errorf("repeated what the Read showed:\n%s", rep.Text)
+	}
+	if part := fileRecall(t, st, retrieve.FileRequest{File: toolProject + "/api/checkout.go", Shown: "package api\n"}); part.Text != blk.Text {
+		t.Errorf("a Read of other lines:\n%s\nwant\n%s", part.Text, blk.Text)
 	}
 	// A file with an open error from before the compaction, never edited.
 	open := fileRecall(t, st, retrieve.FileRequest{File: toolProject + "/api/retry_test.go"})
