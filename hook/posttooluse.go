@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ident"
@@ -239,7 +240,8 @@ func (r *run) recallFailure(ctx context.Context, errText string) error {
 }
 
 // lineSuffix is a ":12" or ":12:5" position after a path in an error.
-var lineSuffix = regexp.MustCompile(`(:\d+)+$`)
+// Compiled on first use: most hook processes never need it.
+var lineSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(:\d+)+$`) })
 
 // updateRecallIndex writes the session's recall index for the window that
 // starts at this compaction: the files it changed before it, and those
@@ -259,7 +261,7 @@ func (r *run) updateRecallIndex(ctx context.Context, sess carryover.Session, win
 			}
 		case !it.Resolved:
 			for _, t := range ident.Rooted(it.Text + "\n" + it.Detail) {
-				t = lineSuffix.ReplaceAllString(t, "")
+				t = lineSuffix().ReplaceAllString(t, "")
 				if !strings.Contains(t, "/") && !strings.Contains(t, ".") {
 					continue
 				}
