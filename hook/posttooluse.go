@@ -245,12 +245,16 @@ var lineSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 
 // updateRecallIndex writes the session's recall index for the window that
 // starts at this compaction: the files it changed before it, and those
-// named by its errors still open.
-func (r *run) updateRecallIndex(ctx context.Context, sess carryover.Session, window int) error {
-	items, err := r.st.Items(ctx, carryover.ItemFilter{SessionID: sess.ID,
-		Kinds: []carryover.ItemKind{carryover.KindFileEdit, carryover.KindError}})
-	if err != nil {
-		return fmt.Errorf("recall index: %w", err)
+// named by its errors still open. items are the session's file edits and
+// errors when the caller has them already; nil reads them.
+func (r *run) updateRecallIndex(ctx context.Context, sess carryover.Session, window int, items []carryover.Item) error {
+	if items == nil {
+		var err error
+		items, err = r.st.Items(ctx, carryover.ItemFilter{SessionID: sess.ID,
+			Kinds: []carryover.ItemKind{carryover.KindFileEdit, carryover.KindError}})
+		if err != nil {
+			return fmt.Errorf("recall index: %w", err)
+		}
 	}
 	ix := recallIndex{Window: window}
 	for _, it := range items {
