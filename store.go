@@ -124,3 +124,21 @@ func ReadItemGroups(ctx context.Context, st Store, f ItemFilter, groups []ItemGr
 	}
 	return out, nil
 }
+
+// InjectionsBrief is a store that lists audit records without their text
+// (an optional capability: the hooks read which rows a window was shown,
+// and the texts are most of the records).
+type InjectionsBrief interface {
+	// InjectionsWithoutText is Injections with Text and Reason left empty.
+	InjectionsWithoutText(ctx context.Context, sessionID string, limit int) ([]Injection, error)
+}
+
+// ReadInjectionsWithoutText lists audit records as Injections does, but
+// for their Text and Reason, which are empty when st is an
+// InjectionsBrief.
+func ReadInjectionsWithoutText(ctx context.Context, st Store, sessionID string, limit int) ([]Injection, error) {
+	if b, ok := st.(InjectionsBrief); ok {
+		return b.InjectionsWithoutText(ctx, sessionID, limit)
+	}
+	return st.Injections(ctx, sessionID, limit)
+}

@@ -151,7 +151,7 @@ func (r *run) recordedInjection() string {
 // windowInjections returns what this context already got in the current
 // window from this event (item ids), and what the window's restore showed.
 func (r *run) windowInjections(ctx context.Context, window int) (mine, shownItems, shownChunks map[int64]bool, err error) {
-	prev, err := r.st.Injections(ctx, r.in.SessionID, 500)
+	prev, err := carryover.ReadInjectionsWithoutText(ctx, r.st, r.in.SessionID, 500)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("injections: %w", err)
 	}

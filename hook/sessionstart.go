@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/internal/projectdir"
 	"github.com/carryover-dev/carryover/retrieve"
 )
@@ -54,7 +55,7 @@ func (r *run) sessionStart(ctx context.Context) error {
 		}
 		// The restore of this window is in the transcript already and is
 		// re-sent on resume.
-		prev, err := r.st.Injections(ctx, in.SessionID, 50)
+		prev, err := carryover.ReadInjectionsWithoutText(ctx, r.st, in.SessionID, 50)
 		if err != nil {
 			return err
 		}

@@ -381,12 +381,29 @@ func (s *Store) RecordInjection(ctx context.Context, in carryover.Injection) (in
 // Injections lists audit records of a session (of all sessions when
 // sessionID is ""), newest first. A zero limit means no limit.
 func (s *Store) Injections(ctx context.Context, sessionID string, lim int) ([]carryover.Injection, error) {
+	return s.injections(ctx, sessionID, lim, true)
+}
+
+var _ carryover.InjectionsBrief = (*Store)(nil)
+
+// InjectionsWithoutText is Injections with Text and Reason left empty.
+// The record's columns before the text are read from its row alone; the
+// text, and the reason after it, from the pages it overflows into.
+func (s *Store) InjectionsWithoutText(ctx context.Context, sessionID string, lim int) ([]carryover.Injection, error) {
+	return s.injections(ctx, sessionID, lim, false)
+}
+
+func (s *Store) injections(ctx context.Context, sessionID string, lim int, text bool) ([]carryover.Injection, error) {
 	var w where
 	if sessionID != "" {
 		w.add("session_id = ?", sessionID)
 	}
+	cols := "''"
+	if text {
+		cols = "text, reason"
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, time_ms, session_id, project, event, win, chars, tokens,
-		chunk_ids, item_ids, hash, latency_us, text, reason FROM injections`+w.sql()+` ORDER BY id DESC`+limit(lim), w.args...)
+		chunk_ids, item_ids, hash, latency_us, `+cols+` FROM injections`+w.sql()+` ORDER BY id DESC`+limit(lim), w.args...)
 	if err != nil {
 		return nil, wrapErr("injections", err)
 	}
@@ -396,8 +413,12 @@ func (s *Store) Injections(ctx context.Context, sessionID string, lim int) ([]ca
 		var in carryover.Injection
 		var t, latency int64
 		var chunkIDs, itemIDs string
-		if err := rows.Scan(&in.ID, &t, &in.SessionID, &in.Project, &in.Event, &in.Window, &in.Chars, &in.Tokens,
-			&chunkIDs, &itemIDs, &in.Hash, &latency, &in.Text, &in.Reason); err != nil {
+		dest := []any{&in.ID, &t, &in.SessionID, &in.Project, &in.Event, &in.Window, &in.Chars, &in.Tokens,
+			&chunkIDs, &itemIDs, &in.Hash, &latency, &in.Text}
+		if text {
+			dest = append(dest, &in.Reason)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, wrapErr("injections", err)
 		}
 		in.Time, in.Latency = fromMS(t), time.Duration(latency)*time.Microsecond
