@@ -26,7 +26,7 @@ import (
 //
 // The index holds hashes of paths under a hash of the session id, so it
 // names neither; `carryover forget` removes it with the session and
-// indexes idle for recallIndexAge are removed when another is written.
+// indexes idle for recallIndexAge are removed when a session ends.
 
 // recallIndexAge is how long an untouched index is kept.
 const recallIndexAge = 30 * 24 * time.Hour
@@ -121,14 +121,18 @@ func writeRecallIndex(db, session string, ix recallIndex) error {
 	slices.Sort(ix.Files)
 	ix.Files = slices.Compact(ix.Files)
 	dir := RecallIndexDir(db)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("recall index: %w", err)
-	}
 	data, err := json.Marshal(ix)
 	if err != nil {
 		return err
 	}
+	// The directory is there but for the first index: made then.
 	tmp, err := os.CreateTemp(dir, ".index-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("recall index: %w", err)
+		}
+		tmp, err = os.CreateTemp(dir, ".index-*")
+	}
 	if err != nil {
 		return fmt.Errorf("recall index: %w", err)
 	}

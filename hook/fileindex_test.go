@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,6 +89,42 @@ func TestRecallIndexFromRestore(t *testing.T) {
 		}
 		if !bytes.Equal(fromRestore, fromStore) {
 			t.Errorf("%s: the index from the restore's items\n%s\nwant, from the store,\n%s", sid, fromRestore, fromStore)
+		}
+	}
+}
+
+// TestRecallIndexPrune: SessionEnd removes the recall indexes idle for a
+// month and keeps the others.
+func TestRecallIndexPrune(t *testing.T) {
+	e := newEnv(t)
+	dir := hook.RecallIndexDir(e.db)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(dir, strings.Repeat("ab", 16)+".json")
+	fresh := filepath.Join(dir, strings.Repeat("cd", 16)+".json")
+	other := filepath.Join(dir, "notes.txt") // not an index: left alone
+	for _, f := range []string{old, fresh, other} {
+		if err := os.WriteFile(f, []byte(`{"window":1,"files":[]}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	month := time.Now().Add(-31 * 24 * time.Hour)
+	for _, f := range []string{old, other} {
+		if err := os.Chtimes(f, month, month); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := e.handler().Run(context.Background(), hook.SessionEnd, bytes.NewReader(e.payload("SessionEnd", map[string]any{"reason": "exit"})), &bytes.Buffer{})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("an index idle for a month is still there (%v)", err)
+	}
+	for _, f := range []string{fresh, other} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
 		}
 	}
 }

@@ -275,6 +275,5 @@ func (r *run) updateRecallIndex(ctx context.Context, sess carryover.Session, win
 			}
 		}
 	}
-	pruneRecallIndexes(r.h.Config.DB)
 	return writeRecallIndex(r.h.Config.DB, sess.ID, ix)
 }
