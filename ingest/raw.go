@@ -104,7 +104,6 @@ func (r *rawReader) stop() {
 }
 
 func (r *rawReader) run() {
-	r.br = bufio.NewReaderSize(nil, 64<<10)
 	for {
 		select {
 		case <-r.quit:
@@ -173,6 +172,9 @@ func (r *rawReader) readTo(end int64) {
 			region = region[size:]
 		}
 		return
+	}
+	if r.br == nil {
+		r.br = bufio.NewReaderSize(nil, 64<<10) // only for a huge line
 	}
 	r.br.Reset(io.NewSectionReader(r.f, r.pos, end-r.pos))
 	var buf []byte
