@@ -89,3 +89,56 @@ type Backfiller interface {
 	// how many it embedded (0 when none is left).
 	Backfill(ctx context.Context, limit int) (int, error)
 }
+
+// ItemGroup is a group of item kinds and how many of its newest items to
+// read.
+type ItemGroup struct {
+	Kinds []ItemKind
+	Limit int // 0: no limit
+}
+
+// ItemGrouper is a store that reads the newest items of several groups of
+// kinds in one query (an optional capability: the restore reads ten
+// groups, and one query costs a store about what each of ten does).
+type ItemGrouper interface {
+	// ItemGroups returns for each group what Items returns for f with the
+	// group's Kinds and Limit, in the same order. f's own Kinds and Limit
+	// are ignored; a kind may be in one group only.
+	ItemGroups(ctx context.Context, f ItemFilter, groups []ItemGroup) ([][]Item, error)
+}
+
+// ReadItemGroups reads the groups from st: in one query when st is an
+// ItemGrouper, else with Items, a query per group.
+func ReadItemGroups(ctx context.Context, st Store, f ItemFilter, groups []ItemGroup) ([][]Item, error) {
+	if g, ok := st.(ItemGrouper); ok {
+		return g.ItemGroups(ctx, f, groups)
+	}
+	out := make([][]Item, len(groups))
+	for i, gr := range groups {
+		f.Kinds, f.Limit = gr.Kinds, gr.Limit
+		got, err := st.Items(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = got
+	}
+	return out, nil
+}
+
+// InjectionsBrief is a store that lists audit records without their text
+// (an optional capability: the hooks read which rows a window was shown,
+// and the texts are most of the records).
+type InjectionsBrief interface {
+	// InjectionsWithoutText is Injections with Text and Reason left empty.
+	InjectionsWithoutText(ctx context.Context, sessionID string, limit int) ([]Injection, error)
+}
+
+// ReadInjectionsWithoutText lists audit records as Injections does, but
+// for their Text and Reason, which are empty when st is an
+// InjectionsBrief.
+func ReadInjectionsWithoutText(ctx context.Context, st Store, sessionID string, limit int) ([]Injection, error) {
+	if b, ok := st.(InjectionsBrief); ok {
+		return b.InjectionsWithoutText(ctx, sessionID, limit)
+	}
+	return st.Injections(ctx, sessionID, limit)
+}

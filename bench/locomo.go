@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -333,14 +334,14 @@ func (c locomoConv) turns() ([]locomoTurn, error) {
 
 // diaIDPattern finds dia_ids in evidence strings, some of which hold
 // several ("D8:6; D9:17") or a stray colon ("D:11:26").
-var diaIDPattern = regexp.MustCompile(`D:?(\d+):(\d+)`)
+var diaIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`D:?(\d+):(\d+)`) })
 
 // evidenceTurns maps evidence strings to turn indexes, each once, dropping
 // ids the conversation does not have.
 func evidenceTurns(evidence []string, byID map[string]int) []int {
 	var out []int
 	for _, e := range evidence {
-		for _, m := range diaIDPattern.FindAllStringSubmatch(e, -1) {
+		for _, m := range diaIDPattern().FindAllStringSubmatch(e, -1) {
 			if i, ok := byID["D"+m[1]+":"+m[2]]; ok && !slices.Contains(out, i) {
 				out = append(out, i)
 			}

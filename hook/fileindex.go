@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -25,7 +26,7 @@ import (
 //
 // The index holds hashes of paths under a hash of the session id, so it
 // names neither; `carryover forget` removes it with the session and
-// indexes idle for recallIndexAge are removed when another is written.
+// indexes idle for recallIndexAge are removed when a session ends.
 
 // recallIndexAge is how long an untouched index is kept.
 const recallIndexAge = 30 * 24 * time.Hour
@@ -120,14 +121,18 @@ func writeRecallIndex(db, session string, ix recallIndex) error {
 	slices.Sort(ix.Files)
 	ix.Files = slices.Compact(ix.Files)
 	dir := RecallIndexDir(db)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("recall index: %w", err)
-	}
 	data, err := json.Marshal(ix)
 	if err != nil {
 		return err
 	}
+	// The directory is there but for the first index: made then.
 	tmp, err := os.CreateTemp(dir, ".index-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("recall index: %w", err)
+		}
+		tmp, err = os.CreateTemp(dir, ".index-*")
+	}
 	if err != nil {
 		return fmt.Errorf("recall index: %w", err)
 	}
@@ -174,4 +179,59 @@ func pruneRecallIndexes(db string) {
 			os.Remove(filepath.Join(RecallIndexDir(db), e.Name()))
 		}
 	}
+}
+
+// itemsRead is a store that remembers the item groups read through it: a
+// restore reads the session's file edits and errors before the window,
+// which is what the recall index after a compaction lists.
+type itemsRead struct {
+	carryover.Store
+	f      carryover.ItemFilter
+	groups []carryover.ItemGroup
+	got    [][]carryover.Item
+}
+
+// ItemGroups reads from the store it wraps and remembers what it read.
+func (s *itemsRead) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups []carryover.ItemGroup) ([][]carryover.Item, error) {
+	got, err := carryover.ReadItemGroups(ctx, s.Store, f, groups)
+	if err == nil {
+		s.f, s.groups, s.got = f, groups, got
+	}
+	return got, err
+}
+
+// recallItems returns the file edits and errors of the session read
+// through s when they are all of them (else nil): read for the session
+// before window, and no group that holds them at its limit. Right
+// after a compaction that is every one the session has: the new window
+// holds no tool call yet, and only tool calls make file edits and errors.
+func (s *itemsRead) recallItems(window int) []carryover.Item {
+	if s.got == nil || s.f.SessionID == "" || s.f.Project != "" || s.f.BeforeWindow != window || window <= 0 {
+		return nil
+	}
+	var edits, errs bool
+	out := []carryover.Item{}
+	for g, gr := range s.groups {
+		has := false
+		for _, k := range gr.Kinds {
+			edits = edits || k == carryover.KindFileEdit
+			errs = errs || k == carryover.KindError
+			has = has || k == carryover.KindFileEdit || k == carryover.KindError
+		}
+		if !has {
+			continue
+		}
+		if gr.Limit > 0 && len(s.got[g]) >= gr.Limit {
+			return nil // there may be more
+		}
+		for _, it := range s.got[g] {
+			if it.Kind == carryover.KindFileEdit || it.Kind == carryover.KindError {
+				out = append(out, it)
+			}
+		}
+	}
+	if !edits || !errs {
+		return nil
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ident"
@@ -163,7 +164,7 @@ func (r *run) recordedInjection() string {
 // windowInjections returns what this context already got in the current
 // window from this event (item ids), and what the window's restore showed.
 func (r *run) windowInjections(ctx context.Context, window int) (mine, shownItems, shownChunks map[int64]bool, err error) {
-	prev, err := r.st.Injections(ctx, r.in.SessionID, 500)
+	prev, err := carryover.ReadInjectionsWithoutText(ctx, r.st, r.in.SessionID, 500)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("injections: %w", err)
 	}
@@ -253,16 +254,21 @@ func (r *run) recallFailure(ctx context.Context, errText string) error {
 }
 
 // lineSuffix is a ":12" or ":12:5" position after a path in an error.
-var lineSuffix = regexp.MustCompile(`(:\d+)+$`)
+// Compiled on first use: most hook processes never need it.
+var lineSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(:\d+)+$`) })
 
 // updateRecallIndex writes the session's recall index for the window that
 // starts at this compaction: the files it changed before it, and those
-// named by its errors still open.
-func (r *run) updateRecallIndex(ctx context.Context, sess carryover.Session, window int) error {
-	items, err := r.st.Items(ctx, carryover.ItemFilter{SessionID: sess.ID,
-		Kinds: []carryover.ItemKind{carryover.KindFileEdit, carryover.KindError}})
-	if err != nil {
-		return fmt.Errorf("recall index: %w", err)
+// named by its errors still open. items are the session's file edits and
+// errors when the caller has them already; nil reads them.
+func (r *run) updateRecallIndex(ctx context.Context, sess carryover.Session, window int, items []carryover.Item) error {
+	if items == nil {
+		var err error
+		items, err = r.st.Items(ctx, carryover.ItemFilter{SessionID: sess.ID,
+			Kinds: []carryover.ItemKind{carryover.KindFileEdit, carryover.KindError}})
+		if err != nil {
+			return fmt.Errorf("recall index: %w", err)
+		}
 	}
 	ix := recallIndex{Window: window}
 	for _, it := range items {
@@ -273,7 +279,7 @@ func (r *run) updateRecallIndex(ctx context.Context, sess carryover.Session, win
 			}
 		case !it.Resolved:
 			for _, t := range ident.Rooted(it.Text + "\n" + it.Detail) {
-				t = lineSuffix.ReplaceAllString(t, "")
+				t = lineSuffix().ReplaceAllString(t, "")
 				if !strings.Contains(t, "/") && !strings.Contains(t, ".") {
 					continue
 				}
@@ -283,6 +289,5 @@ func (r *run) updateRecallIndex(ctx context.Context, sess carryover.Session, win
 			}
 		}
 	}
-	pruneRecallIndexes(r.h.Config.DB)
 	return writeRecallIndex(r.h.Config.DB, sess.ID, ix)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/internal/projectdir"
 	"github.com/carryover-dev/carryover/retrieve"
 )
@@ -45,16 +46,16 @@ func (r *run) sessionStart(ctx context.Context) error {
 	if window == 0 {
 		return nil // a resume of a session that never compacted
 	}
-	if _, ok := readRecallIndex(r.h.Config.DB, in.SessionID); in.Source == "compact" || !ok {
-		// What PostToolUse's file recall may be asked about in this window.
-		if err := r.updateRecallIndex(ctx, sess, window); err != nil {
-			r.h.log().Warn("recall index", "session", in.SessionID, "err", err)
-		}
-	}
 	if in.Source == "resume" {
+		if _, ok := readRecallIndex(r.h.Config.DB, in.SessionID); !ok {
+			// What PostToolUse's file recall may be asked about in this window.
+			if err := r.updateRecallIndex(ctx, sess, window, nil); err != nil {
+				r.h.log().Warn("recall index", "session", in.SessionID, "err", err)
+			}
+		}
 		// The restore of this window is in the transcript already and is
 		// re-sent on resume.
-		prev, err := r.st.Injections(ctx, in.SessionID, 50)
+		prev, err := carryover.ReadInjectionsWithoutText(ctx, r.st, in.SessionID, 50)
 		if err != nil {
 			return err
 		}
@@ -72,10 +73,18 @@ func (r *run) sessionStart(ctx context.Context) error {
 			}
 		}
 	}
-	blk, err := retrieve.Restore(ctx, r.st, retrieve.RestoreRequest{
+	// After a compaction the recall index is written from the items the
+	// restore reads rather than read again.
+	st := &itemsRead{Store: r.st}
+	blk, err := retrieve.Restore(ctx, st, retrieve.RestoreRequest{
 		SessionID: in.SessionID, Project: sess.Project, Window: window, Summary: summary, Budget: cfg.Budget,
 		Shares: cfg.RestoreShares,
 	})
+	if in.Source == "compact" {
+		if err := r.updateRecallIndex(ctx, sess, window, st.recallItems(window)); err != nil {
+			r.h.log().Warn("recall index", "session", in.SessionID, "err", err)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}

@@ -29,7 +29,7 @@ func (r *run) userPrompt(ctx context.Context) error {
 		return fmt.Errorf("session: %w", err)
 	}
 	exclude := map[int64]bool{}
-	prev, err := r.st.Injections(ctx, in.SessionID, 200)
+	prev, err := carryover.ReadInjectionsWithoutText(ctx, r.st, in.SessionID, 200)
 	if err != nil {
 		return err
 	}

@@ -9,21 +9,23 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 )
 
-// stopwords are common English words long enough to be tokens.
-var stopwords = map[string]bool{}
-
-func init() {
+// stopwords are common English words long enough to be tokens; made on
+// first use rather than by every process that links the package.
+var stopwords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`about above across actually after again against almost already although always among
 		another anyone anything around because become before behind being believe below besides better between beyond
 		cannot change during either enough especially everything example except finally following further however
 		instead itself little might myself neither nothing number others otherwise perhaps please probably rather really
 		second should simply something sometimes statement though through together toward towards under unless until
 		usually whatever whether which within without would yourself`) {
-		stopwords[w] = true
+		m[w] = true
 	}
-}
+	return m
+})
 
 // All returns the identifiers of text in order, repeats included: tokens
 // that are not a plain lowercase word, a capitalised word, a number of
@@ -123,7 +125,7 @@ func isIdent(t string) bool {
 		return false
 	case digits && len(t) <= 4:
 		return false
-	case stopwords[strings.ToLower(t)]:
+	case stopwords()[strings.ToLower(t)]:
 		return false
 	}
 	return true

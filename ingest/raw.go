@@ -43,6 +43,7 @@ type rawReader struct {
 	// The goroutine's own.
 	pos   int64 // the next line's offset
 	line  int   // the last line's number
+	slab  []byte
 	br    *bufio.Reader
 	out   rawResult
 	fails error
@@ -103,7 +104,6 @@ func (r *rawReader) stop() {
 }
 
 func (r *rawReader) run() {
-	r.br = bufio.NewReaderSize(nil, 64<<10)
 	for {
 		select {
 		case <-r.quit:
@@ -126,10 +126,55 @@ func (r *rawReader) run() {
 	}
 }
 
+// rawSlab is the size of the buffers the raw reader reads lines into: a
+// line's text is a slice of one, not a copy of its own (three copies and
+// an allocation per line cost a hook more than reading the file).
+const rawSlab = 1 << 20
+
+// rawRegionMax is the most the raw reader reads at once: a longer stretch
+// (a huge line) is read a line at a time, and a line longer than the
+// entry reader takes is not held in memory.
+const rawRegionMax = 4 << 20
+
 // readTo reads, masks and keeps the lines before end.
 func (r *rawReader) readTo(end int64) {
 	if r.fails != nil || end <= r.pos {
 		return
+	}
+	if n := end - r.pos; n <= rawRegionMax {
+		if int64(cap(r.slab)-len(r.slab)) < n {
+			r.slab = make([]byte, 0, max(rawSlab, n))
+		}
+		region := r.slab[len(r.slab) : len(r.slab)+int(n)]
+		if _, err := r.f.ReadAt(region, r.pos); err != nil {
+			// The file shrank under the reader, or failed: the entry
+			// reader read these bytes, so the batch cannot have its lines.
+			r.fails = fmt.Errorf("raw lines at offset %d: %w", r.pos, err)
+			return
+		}
+		// The slab's earlier lines stay as they are: the new ones follow.
+		r.slab = r.slab[:len(r.slab)+int(n)]
+		for len(region) > 0 {
+			select {
+			case <-r.quit:
+				r.fails = errors.New("raw lines: stopped")
+				return
+			default:
+			}
+			text, size := region[:len(region):len(region)], len(region) // the last piece is a whole line
+			if nl := bytes.IndexByte(region, '\n'); nl >= 0 {
+				text, size = region[:nl:nl], nl+1
+			}
+			if len(text) > r.maxLine {
+				text = nil // the entry reader skips it too
+			}
+			r.keep(text, size, false)
+			region = region[size:]
+		}
+		return
+	}
+	if r.br == nil {
+		r.br = bufio.NewReaderSize(nil, 64<<10) // only for a huge line
 	}
 	r.br.Reset(io.NewSectionReader(r.f, r.pos, end-r.pos))
 	var buf []byte
@@ -144,35 +189,45 @@ func (r *rawReader) readTo(end int64) {
 		var err error
 		buf, size, err = readRawLine(r.br, buf[:0], r.maxLine)
 		if err != nil || size == 0 {
-			// The file shrank under the reader, or failed: the entry
-			// reader read these bytes, so the batch cannot have its lines.
 			if err == nil {
 				err = io.ErrUnexpectedEOF
 			}
 			r.fails = fmt.Errorf("raw lines at offset %d: %w", r.pos, err)
 			return
 		}
-		r.line++
-		text, counts := buf, map[string]int(nil)
-		// Most lines hold no secret: look without copying the line into a
-		// string, as RedactJSON does first (megabytes of garbage per
-		// transcript, which a hook pays for in page faults).
-		if len(buf) > 0 && r.red.Contains(unsafe.String(&buf[0], len(buf))) {
-			text, counts = r.red.RedactJSON(buf)
-		}
-		l := carryover.RawLine{Line: r.line, Offset: r.pos, Size: size}
-		if len(text) > 0 {
+		r.keep(buf, size, true)
+	}
+}
+
+// keep masks the next line, of size bytes in the transcript, and adds it
+// to the batch; text is copied when clone is set (a reused buffer).
+func (r *rawReader) keep(text []byte, size int, clone bool) {
+	r.line++
+	var counts map[string]int
+	// Most lines hold no secret: look without copying the line into a
+	// string, as RedactJSON does first (megabytes of garbage per
+	// transcript, which a hook pays for in page faults).
+	if len(text) > 0 && r.red.Contains(unsafe.String(&text[0], len(text))) {
+		var masked []byte
+		masked, counts = r.red.RedactJSON(text)
+		clone = clone && len(masked) > 0 && &masked[0] == &text[0]
+		text = masked
+	}
+	l := carryover.RawLine{Line: r.line, Offset: r.pos, Size: size}
+	if len(text) > 0 {
+		l.Text = text
+		if clone {
 			l.Text = bytes.Clone(text)
 		}
-		r.out.lines = append(r.out.lines, l)
-		if counts != nil {
-			if r.out.found == nil {
-				r.out.found = map[int]map[string]int{}
-			}
-			r.out.found[r.line] = counts
-		}
-		r.pos += int64(size)
 	}
+	r.out.lines = append(r.out.lines, l)
+	if counts != nil {
+		if r.out.found == nil {
+			r.out.found = map[int]map[string]int{}
+		}
+		r.out.found[r.line] = counts
+	}
+	r.pos += int64(size)
 }
 
 // readRawLine reads one line into buf without its newline and returns its

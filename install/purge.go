@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
@@ -54,7 +55,7 @@ func (p *purgeList) paths() []string {
 
 // movedAsideName matches the copies sqlite.MoveAside makes of a damaged
 // store: <store>.corrupt-<UTC time>[-n].
-var movedAsideName = regexp.MustCompile(`\.corrupt-\d{8}T\d{6}(-\d+)?$`)
+var movedAsideName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.corrupt-\d{8}T\d{6}(-\d+)?$`) })
 
 // Archive is where carryover keeps what a purge deletes.
 type Archive struct {
@@ -84,7 +85,7 @@ func (a Archive) list(ctx context.Context) (*purgeList, error) {
 		return nil, fmt.Errorf("purge: %w", err)
 	}
 	for _, m := range moved {
-		if movedAsideName.MatchString(m) {
+		if movedAsideName().MatchString(m) {
 			p.files = append(p.files, existing(m, m+"-wal")...)
 		}
 	}

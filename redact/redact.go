@@ -45,11 +45,15 @@ type Redactor struct {
 	// second holds, per first byte, the bytes that can follow it in a
 	// prefix: most positions are rejected with two table lookups.
 	second [256][4]uint64
-	// byPair[c<<8|c2] is 1 + the index in pairRules of the rules whose
-	// prefix can start with the bytes c, c2 (0: none), in the order of
-	// rules. A byte pair that passes second is the start of a prefix
-	// about once in ten: what follows tries only the rules it can start.
-	byPair    []uint16
+	// byPair[byFirst[c]-1][c2] is 1 + the index in pairRules of the rules
+	// whose prefix can start with the bytes c, c2 (0: none), in the order
+	// of rules; byFirst[c] is 0 for a byte no prefix starts with. A byte
+	// pair that passes second is the start of a prefix about once in ten:
+	// what follows tries only the rules it can start. A row per first byte
+	// rather than one for every pair: a table of all 65,536 pairs cost each
+	// hook process 128 KB to clear.
+	byFirst   [256]uint16
+	byPair    [][256]uint16
 	pairRules [][]*rule
 	extra     []extraPattern
 }
@@ -63,7 +67,11 @@ type extraPattern struct {
 
 // New returns a Redactor with the built-in detectors and opt.Extra.
 func New(opt Options) *Redactor {
-	r := &Redactor{rules: builtinRules(), byPair: make([]uint16, 1<<16)}
+	r := &Redactor{rules: builtinRules()}
+	// The byte pairs each rule's prefix can start with: the first bytes
+	// are counted before their rows are made, a row being 512 bytes.
+	pairs := make([][][2]byte, len(r.rules))
+	rows := 0
 	for n, ru := range r.rules {
 		ru.idx = n
 		firsts := []byte{ru.prefix[0]}
@@ -80,15 +88,26 @@ func New(opt Options) *Redactor {
 				if k2 > 0 && c2 == seconds[0] {
 					continue
 				}
-				r.second[c][c2>>6] |= 1 << (c2 & 63)
-				pair := int(c)<<8 | int(c2)
-				if r.byPair[pair] == 0 {
-					r.pairRules = append(r.pairRules, nil)
-					r.byPair[pair] = uint16(len(r.pairRules))
+				pairs[n] = append(pairs[n], [2]byte{c, c2})
+				if r.byFirst[c] == 0 {
+					rows++
+					r.byFirst[c] = uint16(rows)
 				}
-				at := r.byPair[pair] - 1
-				r.pairRules[at] = append(r.pairRules[at], ru)
 			}
+		}
+	}
+	r.byPair = make([][256]uint16, rows)
+	for n, ru := range r.rules {
+		for _, p := range pairs[n] {
+			c, c2 := p[0], p[1]
+			r.second[c][c2>>6] |= 1 << (c2 & 63)
+			row := &r.byPair[r.byFirst[c]-1]
+			if row[c2] == 0 {
+				r.pairRules = append(r.pairRules, nil)
+				row[c2] = uint16(len(r.pairRules))
+			}
+			at := row[c2] - 1
+			r.pairRules[at] = append(r.pairRules[at], ru)
 		}
 	}
 	for _, p := range opt.Extra {
@@ -487,7 +506,8 @@ func (r *Redactor) find(sc *scan, lo, hi int) bool {
 			continue
 		}
 		i := lo + k - 1
-		at := r.byPair[int(c)<<8|int(c2)]
+		// second passed: c starts a prefix, so it has a row.
+		at := r.byPair[r.byFirst[c]-1][c2]
 		if at == 0 {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/carryover-dev/carryover"
@@ -172,16 +173,20 @@ func itemCall(it carryover.Item) (tool, head string) {
 }
 
 // Signature normalisation: what changes from one run of the same failure
-// to the next.
-var (
-	sigExit = regexp.MustCompile(`^\s*(exit code \d+\s*|exit \d+:\s*)`)
-	sigUUID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	sigTime = regexp.MustCompile(`\d{4}-\d\d-\d\d(?:[t ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:z|[+-]\d\d:?\d\d)?)?|\b\d\d?:\d\d:\d\d(?:[.,]\d+)?`)
-	sigTemp = regexp.MustCompile(`(?:/private)?/(?:tmp|var/folders|var/tmp|dev/shm)(?:/[^\s:'"(),]*)?|[a-z]:\\users\\[^\\\s]+\\appdata\\local\\temp(?:\\[^\s:'"(),]*)?`)
-	sigAddr = regexp.MustCompile(`0x[0-9a-f]+`)
-	sigHex  = regexp.MustCompile(`\b[0-9a-f]{7,64}\b`)
-	sigNum  = regexp.MustCompile(`\d+`)
-)
+// to the next. Compiled on first use: every hook process would pay for
+// them at start-up, and only failure recall uses them.
+type sigPatterns struct{ exit, uuid, time, temp, addr, hex, num *regexp.Regexp }
+
+var sigRegexps = sync.OnceValue(func() (r sigPatterns) {
+	r.exit = regexp.MustCompile(`^\s*(exit code \d+\s*|exit \d+:\s*)`)
+	r.uuid = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	r.time = regexp.MustCompile(`\d{4}-\d\d-\d\d(?:[t ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:z|[+-]\d\d:?\d\d)?)?|\b\d\d?:\d\d:\d\d(?:[.,]\d+)?`)
+	r.temp = regexp.MustCompile(`(?:/private)?/(?:tmp|var/folders|var/tmp|dev/shm)(?:/[^\s:'"(),]*)?|[a-z]:\\users\\[^\\\s]+\\appdata\\local\\temp(?:\\[^\s:'"(),]*)?`)
+	r.addr = regexp.MustCompile(`0x[0-9a-f]+`)
+	r.hex = regexp.MustCompile(`\b[0-9a-f]{7,64}\b`)
+	r.num = regexp.MustCompile(`\d+`)
+	return r
+})
 
 // Signature normalises an error text into what identifies the failure
 // from one run to the next: lower case, without the "Exit code N" (or
@@ -189,19 +194,20 @@ var (
 // addresses and hashes replaced by placeholders and every other number
 // (line and column numbers, counts, ids) by #.
 func Signature(text string) string {
+	re := sigRegexps()
 	s := strings.ToLower(text)
-	s = sigExit.ReplaceAllString(s, "")
-	s = sigTemp.ReplaceAllString(s, " tmpdir ")
-	s = sigUUID.ReplaceAllString(s, " uuid ")
-	s = sigTime.ReplaceAllString(s, " time ")
-	s = sigAddr.ReplaceAllString(s, " addr ")
-	s = sigHex.ReplaceAllStringFunc(s, func(h string) string {
+	s = re.exit.ReplaceAllString(s, "")
+	s = re.temp.ReplaceAllString(s, " tmpdir ")
+	s = re.uuid.ReplaceAllString(s, " uuid ")
+	s = re.time.ReplaceAllString(s, " time ")
+	s = re.addr.ReplaceAllString(s, " addr ")
+	s = re.hex.ReplaceAllStringFunc(s, func(h string) string {
 		if strings.ContainsAny(h, "abcdef") && strings.ContainsAny(h, "0123456789") {
 			return " hash "
 		}
 		return h
 	})
-	s = sigNum.ReplaceAllString(s, "#")
+	s = re.num.ReplaceAllString(s, "#")
 	return oneLine(s)
 }
 
@@ -353,7 +359,7 @@ func failureContext(ctx context.Context, st carryover.Store, it carryover.Item, 
 		return "", nil, 0, fmt.Errorf("failure recall: chunks: %w", err)
 	}
 	// The error's own words locate it in the rendered text.
-	probe := strings.TrimSpace(sigExit.ReplaceAllString(strings.ToLower(it.Text), ""))
+	probe := strings.TrimSpace(sigRegexps().exit.ReplaceAllString(strings.ToLower(it.Text), ""))
 	probe, _, _ = strings.Cut(probe, " | ")
 	probe = probe[:min(len(probe), 40)]
 	seen := probe == ""

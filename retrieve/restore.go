@@ -289,13 +289,11 @@ const recentChunks = 12
 
 func loadRestoreInput(ctx context.Context, st carryover.Store, req RestoreRequest) (restoreInput, error) {
 	in := restoreInput{items: map[carryover.ItemKind][]carryover.Item{}, window: req.Window}
-	for _, q := range restoreKinds {
-		got, err := st.Items(ctx, carryover.ItemFilter{
-			SessionID: req.SessionID, Kinds: q.kinds, BeforeWindow: max(req.Window, 0), Limit: q.limit,
-		})
-		if err != nil {
-			return in, fmt.Errorf("restore items: %w", err)
-		}
+	groups, err := restoreItems(ctx, st, carryover.ItemFilter{SessionID: req.SessionID, BeforeWindow: max(req.Window, 0)})
+	if err != nil {
+		return in, fmt.Errorf("restore items: %w", err)
+	}
+	for _, got := range groups {
 		for _, it := range got {
 			in.items[it.Kind] = append(in.items[it.Kind], it)
 		}
@@ -312,6 +310,16 @@ func loadRestoreInput(ctx context.Context, st carryover.Store, req RestoreReques
 		return in, fmt.Errorf("restore chunks: %w", err)
 	}
 	return in, nil
+}
+
+// restoreItems reads each group of restoreKinds, in one query when the
+// store can.
+func restoreItems(ctx context.Context, st carryover.Store, f carryover.ItemFilter) ([][]carryover.Item, error) {
+	groups := make([]carryover.ItemGroup, len(restoreKinds))
+	for i, q := range restoreKinds {
+		groups[i] = carryover.ItemGroup{Kinds: q.kinds, Limit: q.limit}
+	}
+	return carryover.ReadItemGroups(ctx, st, f, groups)
 }
 
 func newComposer(nov novelty, root string) *composer {

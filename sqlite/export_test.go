@@ -2,3 +2,6 @@ package sqlite
 
 // MaxCandidates exposes the search cost bound to the tests.
 const MaxCandidates = maxCandidates
+
+// ItemGroupsEach exposes ItemGroups' fallback, a query per group.
+var ItemGroupsEach = (*Store).itemGroupsEach

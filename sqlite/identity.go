@@ -9,6 +9,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/carryover-dev/carryover/internal/projectdir"
 )
@@ -166,8 +167,11 @@ func mergeProjects(ctx context.Context, tx *sql.Tx, roots []string, to string) e
 	return wrapErr("rename", err)
 }
 
-// onUpdate matches the head of a trigger that fires on updates.
-var onUpdate = regexp.MustCompile(`(?i)^\s*CREATE\s+(TEMP\s+|TEMPORARY\s+)?TRIGGER\s+(IF\s+NOT\s+EXISTS\s+)?\S+\s+(BEFORE\s+|AFTER\s+|INSTEAD\s+OF\s+)?UPDATE\b`)
+// onUpdate matches the head of a trigger that fires on updates; compiled
+// on first use, as only a migration needs it.
+var onUpdate = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*CREATE\s+(TEMP\s+|TEMPORARY\s+)?TRIGGER\s+(IF\s+NOT\s+EXISTS\s+)?\S+\s+(BEFORE\s+|AFTER\s+|INSTEAD\s+OF\s+)?UPDATE\b`)
+})
 
 // suspendChunkTriggers drops the update triggers of chunks until the
 // returned function creates them again, from their own definitions. They
@@ -186,7 +190,7 @@ func suspendChunkTriggers(ctx context.Context, tx *sql.Tx) (func() error, error)
 			rows.Close()
 			return nil, wrapErr("migrate: triggers", err)
 		}
-		if onUpdate.MatchString(d) {
+		if onUpdate().MatchString(d) {
 			names, defs = append(names, n), append(defs, d)
 		}
 	}

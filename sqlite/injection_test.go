@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,49 @@ func TestMigrateInjectionText(t *testing.T) {
 	}
 }
 
+// TestInjectionsWithoutText: the hooks' reading of the audit log is
+// Injections' but for the texts and reasons.
+func TestInjectionsWithoutText(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t)
+	for i := range 5 {
+		in := carryover.Injection{Time: base.Add(time.Duration(i) * time.Second), SessionID: fmt.Sprintf("s%d", i%2), Project: "/p",
+			Event: "UserPromptSubmit", Window: i / 2, Chars: 40, Tokens: 10, ChunkIDs: []int64{int64(i), 9}, Hash: fmt.Sprint("h", i),
+			Latency: time.Duration(i) * time.Millisecond, Text: strings.Repeat("recalled text ", 300+i), Reason: fmt.Sprint("reason ", i)}
+		if i == 3 {
+			in.ItemIDs, in.ChunkIDs = []int64{4, 5}, nil
+		}
+		if _, err := st.RecordInjection(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []struct {
+		session string
+		limit   int
+	}{{"s0", 0}, {"s1", 1}, {"", 0}, {"", 4}, {"s9", 0}} {
+		want, err := st.Injections(ctx, q.session, q.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.InjectionsWithoutText(ctx, q.session, q.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%+v: %d records, want %d", q, len(got), len(want))
+		}
+		for i := range want {
+			if want[i].Text == "" || want[i].Reason == "" {
+				t.Fatalf("%+v: Injections lost the text of %d", q, want[i].ID)
+			}
+			want[i].Text, want[i].Reason = "", ""
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("%+v: %+v\nwant %+v", q, got[i], want[i])
+			}
+		}
+	}
+}
+
 // BenchmarkInjections reads the audit log the way the hooks do (a
 // session's newest 200, on every prompt) and the way stats does (all of
 // it), with the texts a restore (4000 chars) and recalls (2000) keep and
@@ -85,6 +129,13 @@ func BenchmarkInjections(b *testing.B) {
 			b.Run("session 200", func(b *testing.B) {
 				for b.Loop() {
 					if ins, err := st.Injections(ctx, "s7", 200); err != nil || len(ins) != 200 {
+						b.Fatal(len(ins), err)
+					}
+				}
+			})
+			b.Run("session 200 without text", func(b *testing.B) {
+				for b.Loop() {
+					if ins, err := st.InjectionsWithoutText(ctx, "s7", 200); err != nil || len(ins) != 200 {
 						b.Fatal(len(ins), err)
 					}
 				}

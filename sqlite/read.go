@@ -178,24 +178,9 @@ func scanItem(sc interface{ Scan(...any) error }, extra ...any) (carryover.Item,
 // Items lists items, newest line first (newest time first across
 // sessions). A zero Limit means no limit.
 func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.Item, error) {
-	var w where
-	from := "items i"
-	if f.SessionID != "" {
-		w.add("i.session_id = ?", f.SessionID)
-	}
-	if f.Project != "" {
-		from += " JOIN sessions s ON s.id = i.session_id JOIN projects p ON p.id = s.project_id"
-		w.add("p.root = ?", f.Project)
-	}
+	from, w, order := itemQuery(f)
 	if len(f.Kinds) > 0 {
 		whereIn(&w, "i.kind", f.Kinds)
-	}
-	if f.BeforeWindow > 0 {
-		w.add("i.win < ?", f.BeforeWindow)
-	}
-	order := " ORDER BY i.line DESC, i.id DESC"
-	if f.SessionID == "" {
-		order = " ORDER BY i.time_ms DESC, i.line DESC, i.id DESC"
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM `+from+w.sql()+order+limit(f.Limit), w.args...)
 	if err != nil {
@@ -214,6 +199,129 @@ func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.
 		return nil, wrapErr("items", err)
 	}
 	return out, nil
+}
+
+// itemQuery is the FROM clause, the conditions but the kinds and the
+// ORDER BY clause of the items f selects.
+func itemQuery(f carryover.ItemFilter) (string, where, string) {
+	var w where
+	from := "items i"
+	if f.SessionID != "" {
+		w.add("i.session_id = ?", f.SessionID)
+	}
+	if f.Project != "" {
+		from += " JOIN sessions s ON s.id = i.session_id JOIN projects p ON p.id = s.project_id"
+		w.add("p.root = ?", f.Project)
+	}
+	if f.BeforeWindow > 0 {
+		w.add("i.win < ?", f.BeforeWindow)
+	}
+	if f.SessionID == "" {
+		return from, w, " ORDER BY i.time_ms DESC, i.line DESC, i.id DESC"
+	}
+	return from, w, " ORDER BY i.line DESC, i.id DESC"
+}
+
+var _ carryover.ItemGrouper = (*Store)(nil)
+
+// ItemGroups reads the groups in two statements: the ids and kinds of
+// the filter's items, newest first, pick each group's newest; then only
+// those rows are read in full. Reading a row costs the driver far more
+// than SQLite spends finding it (each column is a call through a mutex),
+// and ten queries of a group each would each walk the session's items
+// again and be prepared again.
+func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups []carryover.ItemGroup) ([][]carryover.Item, error) {
+	out := make([][]carryover.Item, len(groups))
+	group := map[carryover.ItemKind]int{}
+	var kinds []carryover.ItemKind
+	for g, gr := range groups {
+		for _, k := range gr.Kinds {
+			if _, ok := group[k]; ok {
+				return nil, fmt.Errorf("items: kind %q in two groups", k)
+			}
+			group[k] = g
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == 0 {
+		return out, nil
+	}
+	from, w, order := itemQuery(f)
+	whereIn(&w, "i.kind", kinds)
+	rows, err := s.db.QueryContext(ctx, `SELECT i.id, i.kind FROM `+from+w.sql()+order, w.args...)
+	if err != nil {
+		return nil, wrapErr("items", err)
+	}
+	defer rows.Close()
+	// pos is each picked id's group and place in it.
+	type place struct{ group, index int }
+	pos := map[int64]place{}
+	n := make([]int, len(groups))
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		var k carryover.ItemKind
+		if err := rows.Scan(&id, &k); err != nil {
+			return nil, wrapErr("items", err)
+		}
+		g := group[k]
+		if lim := groups[g].Limit; lim > 0 && n[g] >= lim {
+			continue
+		}
+		pos[id] = place{g, n[g]}
+		n[g]++
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("items", err)
+	}
+	rows.Close()
+	if len(ids) == 0 {
+		return out, nil
+	}
+	if len(ids) > maxGroupIDs {
+		// More ids than a statement should bind: groups without limits.
+		return s.itemGroupsEach(ctx, f, groups)
+	}
+	for g := range out {
+		out[g] = make([]carryover.Item, n[g])
+	}
+	var byID where
+	whereIn(&byID, "i.id", ids)
+	rows, err = s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM items i`+byID.sql(), byID.args...)
+	if err != nil {
+		return nil, wrapErr("items", err)
+	}
+	defer rows.Close()
+	read := 0
+	for rows.Next() {
+		it, err := scanItem(rows)
+		if err != nil {
+			return nil, wrapErr("items", err)
+		}
+		p := pos[it.ID]
+		out[p.group][p.index] = it
+		read++
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("items", err)
+	}
+	if read != len(ids) {
+		// Some were deleted between the statements (a forget or a
+		// prune): a query per group reads what is left.
+		return s.itemGroupsEach(ctx, f, groups)
+	}
+	return out, nil
+}
+
+// maxGroupIDs bounds the ids ItemGroups reads in one statement (SQLite
+// binds at most 32,766 parameters).
+const maxGroupIDs = 10000
+
+// itemGroupsEach reads the groups a query each.
+func (s *Store) itemGroupsEach(ctx context.Context, f carryover.ItemFilter, groups []carryover.ItemGroup) ([][]carryover.Item, error) {
+	// Store hides the capability: ReadItemGroups reads a group at a time.
+	return carryover.ReadItemGroups(ctx, struct{ carryover.Store }{s}, f, groups)
 }
 
 // Compactions lists a session's compactions in window order.
@@ -273,12 +381,29 @@ func (s *Store) RecordInjection(ctx context.Context, in carryover.Injection) (in
 // Injections lists audit records of a session (of all sessions when
 // sessionID is ""), newest first. A zero limit means no limit.
 func (s *Store) Injections(ctx context.Context, sessionID string, lim int) ([]carryover.Injection, error) {
+	return s.injections(ctx, sessionID, lim, true)
+}
+
+var _ carryover.InjectionsBrief = (*Store)(nil)
+
+// InjectionsWithoutText is Injections with Text and Reason left empty.
+// The record's columns before the text are read from its row alone; the
+// text, and the reason after it, from the pages it overflows into.
+func (s *Store) InjectionsWithoutText(ctx context.Context, sessionID string, lim int) ([]carryover.Injection, error) {
+	return s.injections(ctx, sessionID, lim, false)
+}
+
+func (s *Store) injections(ctx context.Context, sessionID string, lim int, text bool) ([]carryover.Injection, error) {
 	var w where
 	if sessionID != "" {
 		w.add("session_id = ?", sessionID)
 	}
+	cols := "''"
+	if text {
+		cols = "text, reason"
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, time_ms, session_id, project, event, win, chars, tokens,
-		chunk_ids, item_ids, hash, latency_us, text, reason FROM injections`+w.sql()+` ORDER BY id DESC`+limit(lim), w.args...)
+		chunk_ids, item_ids, hash, latency_us, `+cols+` FROM injections`+w.sql()+` ORDER BY id DESC`+limit(lim), w.args...)
 	if err != nil {
 		return nil, wrapErr("injections", err)
 	}
@@ -288,8 +413,12 @@ func (s *Store) Injections(ctx context.Context, sessionID string, lim int) ([]ca
 		var in carryover.Injection
 		var t, latency int64
 		var chunkIDs, itemIDs string
-		if err := rows.Scan(&in.ID, &t, &in.SessionID, &in.Project, &in.Event, &in.Window, &in.Chars, &in.Tokens,
-			&chunkIDs, &itemIDs, &in.Hash, &latency, &in.Text, &in.Reason); err != nil {
+		dest := []any{&in.ID, &t, &in.SessionID, &in.Project, &in.Event, &in.Window, &in.Chars, &in.Tokens,
+			&chunkIDs, &itemIDs, &in.Hash, &latency, &in.Text}
+		if text {
+			dest = append(dest, &in.Reason)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, wrapErr("injections", err)
 		}
 		in.Time, in.Latency = fromMS(t), time.Duration(latency)*time.Microsecond
