@@ -114,7 +114,8 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	caps := partCaps{now: int(sh.Now * room), files: int(sh.Files * room), commands: int(sh.Commands * room),
 		facts: int(sh.Facts * room), steps: int(sh.Steps * room)}
 	nov := newNovelty(summary, req.Project)
-	c := newComposer(nov, req.Project)
+	memo := &restoreMemo{}
+	c := newComposer(nov, req.Project, memo)
 	blk := c.compose(in, header, budget, caps)
 	// The typed identifiers hold most of what the next steps need per
 	// byte: when the other parts leave them less than MinTypedShare of
@@ -124,7 +125,7 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 		cut := min(short*3/4, caps.facts)
 		caps.facts -= cut
 		caps.steps = max(caps.steps-(short-cut), 0)
-		c = newComposer(nov, req.Project)
+		c = newComposer(nov, req.Project, memo)
 		blk = c.compose(in, header, budget, caps)
 	}
 	// What the typed identifiers could not use goes to the lost facts,
@@ -132,7 +133,7 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	if left := budget - len(blk.Text); left > 40 && blk.Text != "" {
 		caps.facts += left * 3 / 4
 		caps.steps += left / 4
-		c = newComposer(nov, req.Project)
+		c = newComposer(nov, req.Project, memo)
 		blk = c.compose(in, header, budget, caps)
 	}
 	if blk.Text != "" {
@@ -322,8 +323,22 @@ func restoreItems(ctx context.Context, st carryover.Store, f carryover.ItemFilte
 	return carryover.ReadItemGroups(ctx, st, f, groups)
 }
 
-func newComposer(nov novelty, root string) *composer {
-	return &composer{nov: nov, root: root, quoted: map[int64]bool{}}
+func newComposer(nov novelty, root string, memo *restoreMemo) *composer {
+	return &composer{nov: nov, root: root, quoted: map[int64]bool{}, memo: memo}
+}
+
+// restoreMemo keeps what the compositions of one restore share: they
+// differ only in the room of each part.
+type restoreMemo struct {
+	// The typed identifiers, heaviest first, the item each came from, and
+	// the room all of them would take.
+	typed      []string
+	typedItem  map[string]int64
+	typedAvail int
+	// The lost facts' candidates per section, ranked and deduplicated, and
+	// the items left out as already in the summary.
+	facts       *[numSections][]*entry
+	factsQuoted []int64
 }
 
 // composer renders the parts of one restore and remembers what it showed.
@@ -342,6 +357,7 @@ type composer struct {
 	steps                int
 	notes                int
 	quoted               map[int64]bool // items left out as already in the summary
+	memo                 *restoreMemo
 }
 
 func (c *composer) show(line string, itemID, chunkID int64) string {
@@ -583,16 +599,9 @@ func (c *composer) commandLines(items []carryover.Item, room int) []string {
 // chosen leave-one-session-out.
 var tierWeights = [...]float64{1, 0.3}
 
-// typedLines lists the specific identifiers the model typed into its tool
-// calls before the cut, the most recent and most repeated first (weight:
-// the sum of the squares of the relative positions of the chunks that
-// hold them), without those the summary or the block already states.
-func (c *composer) typedLines(in restoreInput, room int) []string {
-	const prefix, width = "- typed: ", 110
-	items := in.items[carryover.KindInputs]
-	if len(items) == 0 || room < len(prefix)+20 {
-		return nil
-	}
+// typedOrder ranks the identifiers of the inputs items, heaviest first
+// (see typedLines), and gives the item each came from.
+func typedOrder(items []carryover.Item) ([]string, map[string]int64) {
 	maxLine := 1
 	for _, it := range items {
 		maxLine = max(maxLine, it.Line)
@@ -618,10 +627,28 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 		}
 	}
 	slices.SortStableFunc(order, func(a, b string) int { return cmpDesc(weight[a], weight[b]) })
-	shown := c.shown.String()
-	for _, id := range order {
-		c.typedAvail += len(c.rel(id)) + 1
+	return order, itemOf
+}
+
+// typedLines lists the specific identifiers the model typed into its tool
+// calls before the cut, the most recent and most repeated first (weight:
+// the sum of the squares of the relative positions of the chunks that
+// hold them), without those the summary or the block already states.
+func (c *composer) typedLines(in restoreInput, room int) []string {
+	const prefix, width = "- typed: ", 110
+	items := in.items[carryover.KindInputs]
+	if len(items) == 0 || room < len(prefix)+20 {
+		return nil
 	}
+	if c.memo.typed == nil {
+		c.memo.typed, c.memo.typedItem = typedOrder(items)
+		for _, id := range c.memo.typed {
+			c.memo.typedAvail += len(c.rel(id)) + 1
+		}
+	}
+	order, itemOf := c.memo.typed, c.memo.typedItem
+	c.typedAvail += c.memo.typedAvail
+	shown := c.shown.String()
 	var lines []string
 	var line strings.Builder
 	used := 0
@@ -680,7 +707,9 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 // factsPart ranks the lost facts — open errors, fixed errors, user
 // constraints, decisions, values, markers and notes — and takes the best
 // that fit, interleaving the kinds by their shares.
-func (c *composer) factsPart(in restoreInput, room int) []string {
+// factCandidates ranks the lost facts' candidates of each section and
+// drops duplicates: what does not depend on the room of the parts.
+func (c *composer) factCandidates(in restoreInput) *[numSections][]*entry {
 	r := ranker{window: in.window, maxLine: 1, project: c.root}
 	for _, its := range in.items {
 		for _, it := range its {
@@ -712,7 +741,14 @@ func (c *composer) factsPart(in restoreInput, room int) []string {
 				if it.Kind == carryover.KindValue {
 					it.Text = c.nov.unseenValues(dropNoiseValues(it.Text))
 				}
-				if it.Text != "" && !c.seen(it) && !trivial(it) && !noise(it.Text) {
+				if it.Text == "" {
+					continue
+				}
+				if c.nov.seen(it) {
+					c.memo.factsQuoted = append(c.memo.factsQuoted, it.ID)
+					continue
+				}
+				if !trivial(it) && !noise(it.Text) {
 					ss = append(ss, scored{it, r.score(it)})
 				}
 			}
@@ -731,6 +767,20 @@ func (c *composer) factsPart(in restoreInput, room int) []string {
 		secs[sec] = es
 	}
 	dedupe(&secs)
+	return &secs
+}
+
+func (c *composer) factsPart(in restoreInput, room int) []string {
+	if c.memo.facts == nil {
+		c.memo.facts = c.factCandidates(in)
+	}
+	for _, id := range c.memo.factsQuoted {
+		c.quoted[id] = true
+	}
+	var secs [numSections][]*entry
+	for sec := range secs {
+		secs[sec] = slices.Clone(c.memo.facts[sec])
+	}
 	// What the working set already shows is not repeated as a fact.
 	shown := c.shown.String()
 	for sec := range secs {
