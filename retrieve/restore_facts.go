@@ -512,10 +512,48 @@ type novelty struct {
 	// seenKeys remembers the answers: a restore is composed up to three
 	// times, and each answer scans the whole summary.
 	seenKeys map[string]bool
+	// grams holds the summary's 4-byte sequences, hashed: a string with one
+	// the summary lacks is not in it, and most strings asked about are not.
+	grams *gramSet
 }
 
 func newNovelty(summary, project string) novelty {
-	return novelty{summary: normSpace(summary), project: project, seenKeys: map[string]bool{}}
+	n := novelty{summary: normSpace(summary), project: project, seenKeys: map[string]bool{}}
+	n.grams = newGramSet(n.summary)
+	return n
+}
+
+// gramSet is a bitmap of the hashed 4-byte sequences of a text.
+type gramSet [1 << 16 / 64]uint64
+
+func gramAt(s string, i int) uint32 {
+	g := uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+	return (g * 2654435761) >> 16
+}
+
+func newGramSet(text string) *gramSet {
+	var g gramSet
+	for i := 0; i+4 <= len(text); i++ {
+		h := gramAt(text, i)
+		g[h/64] |= 1 << (h % 64)
+	}
+	return &g
+}
+
+// mayContain reports false when text cannot contain s: one of s's first,
+// middle and last 4-byte sequences is not in it. Strings under 4 bytes
+// may always be in it.
+func (g *gramSet) mayContain(s string) bool {
+	if len(s) < 4 {
+		return true
+	}
+	for _, i := range [...]int{0, (len(s) - 4) / 2, len(s) - 4} {
+		h := gramAt(s, i)
+		if g[h/64]&(1<<(h%64)) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // seen reports whether the summary quotes the item's key string: the
@@ -558,7 +596,8 @@ func (n novelty) seenIdent(id string) bool {
 	key := "i\x00" + id
 	seen, ok := n.seenKeys[key]
 	if !ok {
-		seen = strings.Contains(n.summary, strings.ToLower(id))
+		low := strings.ToLower(id)
+		seen = n.grams.mayContain(low) && strings.Contains(n.summary, low)
 		n.seenKeys[key] = seen
 	}
 	return seen
@@ -593,7 +632,7 @@ func (n novelty) seenText(s string) bool {
 	key := "t\x00" + k
 	seen, ok := n.seenKeys[key]
 	if !ok {
-		seen = containsBounded(n.summary, k)
+		seen = n.grams.mayContain(k) && containsBounded(n.summary, k)
 		n.seenKeys[key] = seen
 	}
 	return seen
