@@ -333,6 +333,7 @@ type restoreMemo struct {
 	// The typed identifiers, heaviest first, the item each came from, and
 	// the room all of them would take.
 	typed      []string
+	typedShow  []string // as shown: relative to the root
 	typedItem  map[string]int64
 	typedAvail int
 	// The lost facts' candidates per section, ranked and deduplicated, and
@@ -642,8 +643,10 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	}
 	if c.memo.typed == nil {
 		c.memo.typed, c.memo.typedItem = typedOrder(items)
-		for _, id := range c.memo.typed {
-			c.memo.typedAvail += len(c.rel(id)) + 1
+		c.memo.typedShow = make([]string, len(c.memo.typed))
+		for i, id := range c.memo.typed {
+			c.memo.typedShow[i] = c.rel(id)
+			c.memo.typedAvail += len(c.memo.typedShow[i]) + 1
 		}
 	}
 	order, itemOf := c.memo.typed, c.memo.typedItem
@@ -662,8 +665,8 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 			line.Reset()
 		}
 	}
-	for _, id := range order {
-		show := c.rel(id)
+	for i, id := range order {
+		show := c.memo.typedShow[i]
 		if listed[show] {
 			continue
 		}
