@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/carryover-dev/carryover/internal/jsonesc"
 )
 
 // RedactJSON runs on every tool input and result of a transcript, and
@@ -253,23 +254,8 @@ func unquoteJSON(s []byte) string {
 				break
 			}
 			b = append(b, s[:k]...)
-			n := 2
-			switch s[k+1] {
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				b, n = appendUnicodeEscape(b, s[k:])
-			default: // " \ /
-				b = append(b, s[k+1])
-			}
+			var n int
+			b, n = jsonesc.Append(b, s[k:])
 			s = s[k+n:]
 		}
 		return bytesString(b)
@@ -278,26 +264,9 @@ func unquoteJSON(s []byte) string {
 		c := s[i]
 		switch {
 		case c == '\\':
-			switch s[i+1] {
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				var n int
-				b, n = appendUnicodeEscape(b, s[i:])
-				i += n
-				continue
-			default: // " \ /
-				b = append(b, s[i+1])
-			}
-			i += 2
+			var n int
+			b, n = jsonesc.Append(b, s[i:])
+			i += n
 		case c < utf8.RuneSelf:
 			j := i + 1
 			for j < len(s) && s[j] != '\\' && s[j] < utf8.RuneSelf {
@@ -318,22 +287,6 @@ func unquoteJSON(s []byte) string {
 	return bytesString(b)
 }
 
-// appendUnicodeEscape appends the rune of the \u escape s starts with (and
-// of the low surrogate escape after it, when they make a pair) and returns
-// how many bytes of s it read.
-func appendUnicodeEscape(b, s []byte) ([]byte, int) {
-	r := hex4(s[2:])
-	if utf16.IsSurrogate(r) {
-		if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
-			if dec := utf16.DecodeRune(r, hex4(s[8:])); dec != utf8.RuneError {
-				return utf8.AppendRune(b, dec), 12
-			}
-		}
-		r = utf8.RuneError
-	}
-	return utf8.AppendRune(b, r), 6
-}
-
 // bytesString returns b as a string without copying it: b is not
 // written again.
 func bytesString(b []byte) string {
@@ -341,21 +294,4 @@ func bytesString(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
-}
-
-// hex4 decodes four hex digits, validated before.
-func hex4(s []byte) rune {
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c >= 'a':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
 }

@@ -7,8 +7,9 @@ import (
 	"math/bits"
 	"strings"
 	"time"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/carryover-dev/carryover/internal/jsonesc"
 )
 
 // decodeFast decodes a line in one pass over its bytes, validating all of
@@ -799,53 +800,9 @@ func unquote(s []byte) []byte {
 			i = j
 			continue
 		}
-		switch s[i+1] {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r := hex4(s[i+2:])
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-					if dec := utf16.DecodeRune(r, hex4(s[i+2:])); dec != utf8.RuneError {
-						b = utf8.AppendRune(b, dec)
-						i += 6
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			b = utf8.AppendRune(b, r)
-			continue
-		default: // " \ /
-			b = append(b, s[i+1])
-		}
-		i += 2
+		var n int
+		b, n = jsonesc.Append(b, s[i:])
+		i += n
 	}
 	return b
-}
-
-// hex4 decodes four validated hex digits.
-func hex4(s []byte) rune {
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
 }
