@@ -347,26 +347,14 @@ func (in *Installer) Install(opt Options) error {
 	if writable != nil {
 		return writable
 	}
-	if changed {
-		backup, err := f.Save()
-		if err != nil {
-			return settingsErr(path, fmt.Errorf("save: %w", err))
-		}
-		fmt.Fprintf(out, "installed %d carryover hooks into %s\n", len(hooks), path)
-		if backup != "" {
-			fmt.Fprintf(out, "backup of the previous file: %s\n", backup)
-		}
-	} else {
-		fmt.Fprintf(out, "%s: carryover's hooks are already installed; nothing changed\n", path)
+	if err := saveSettings(out, path, f, changed, "carryover's hooks are already installed",
+		fmt.Sprintf("installed %d carryover hooks into %s", len(hooks), path)); err != nil {
+		return err
 	}
 	if mcp != nil {
-		switch changed, err := mcp.save(); {
-		case err != nil:
+		if err := mcp.saveReport(out, "carryover's MCP server is already registered",
+			fmt.Sprintf("registered carryover's MCP server (%s mcp, %s scope) in %s", cmd, opt.Scope, mcp.target.Path)); err != nil {
 			return err
-		case changed:
-			fmt.Fprintf(out, "registered carryover's MCP server (%s mcp, %s scope) in %s\n", cmd, opt.Scope, mcp.target.Path)
-		default:
-			fmt.Fprintf(out, "%s: carryover's MCP server is already registered; nothing changed\n", mcp.target.Path)
 		}
 	}
 	if legacy != "" {
@@ -470,29 +458,17 @@ func (in *Installer) Uninstall(ctx context.Context, opt UninstallOptions) error 
 	if writable != nil {
 		return writable
 	}
-	if changed {
-		backup, err := f.Save()
-		if err != nil {
-			return settingsErr(path, fmt.Errorf("save: %w", err))
-		}
-		fmt.Fprintf(out, "removed carryover's hooks from %s\n", path)
-		if slChanged {
-			fmt.Fprintln(out, "removed carryover's status line (a wrapped one is back as it was)")
-		}
-		if backup != "" {
-			fmt.Fprintf(out, "backup of the previous file: %s\n", backup)
-		}
-	} else {
-		fmt.Fprintf(out, "%s: no carryover hooks; nothing changed\n", path)
+	done := []string{"removed carryover's hooks from " + path}
+	if slChanged {
+		done = append(done, "removed carryover's status line (a wrapped one is back as it was)")
+	}
+	if err := saveSettings(out, path, f, changed, "no carryover hooks", done...); err != nil {
+		return err
 	}
 	if mcp != nil {
-		switch changed, err := mcp.save(); {
-		case err != nil:
+		if err := mcp.saveReport(out, "carryover's MCP server is not registered",
+			"removed carryover's MCP server from "+mcp.target.Path); err != nil {
 			return err
-		case changed:
-			fmt.Fprintf(out, "removed carryover's MCP server from %s\n", mcp.target.Path)
-		default:
-			fmt.Fprintf(out, "%s: carryover's MCP server is not registered; nothing changed\n", mcp.target.Path)
 		}
 	} else {
 		fmt.Fprintln(out, "left the MCP server registration as it is (--no-mcp)")
@@ -513,7 +489,41 @@ func (in *Installer) Uninstall(ctx context.Context, opt UninstallOptions) error 
 	return nil
 }
 
-// mcpEdit is a pending change to the file holding a scope's MCP servers.
+// saveSettings saves the settings file f at path when changed and reports
+// it (the done lines, then where the backup is), or why nothing changed
+// (same: the state that makes it unchanged).
+func saveSettings(out io.Writer, path string, f *claudesettings.File, changed bool, same string, done ...string) error {
+	if !changed {
+		fmt.Fprintf(out, "%s: %s; nothing changed\n", path, same)
+		return nil
+	}
+	backup, err := f.Save()
+	if err != nil {
+		return settingsErr(path, fmt.Errorf("save: %w", err))
+	}
+	for _, l := range done {
+		fmt.Fprintln(out, l)
+	}
+	if backup != "" {
+		fmt.Fprintf(out, "backup of the previous file: %s\n", backup)
+	}
+	return nil
+}
+
+// saveReport saves the MCP file's pending change and reports it (done),
+// or why nothing changed (same).
+func (m *mcpEdit) saveReport(out io.Writer, same, done string) error {
+	switch changed, err := m.save(); {
+	case err != nil:
+		return err
+	case changed:
+		fmt.Fprintln(out, done)
+	default:
+		fmt.Fprintf(out, "%s: %s; nothing changed\n", m.target.Path, same)
+	}
+	return nil
+}
+
 // printDiffs prints what a dry run of cmd would change in the settings
 // file at path and in the MCP file (when mcp is set), or, for a file it
 // would not change, why (same: the state that makes it unchanged).
@@ -536,6 +546,7 @@ func printDiffs(out io.Writer, cmd string, writable error, path string, f *claud
 	}
 }
 
+// mcpEdit is a pending change to the file holding a scope's MCP servers.
 type mcpEdit struct {
 	target  claudesettings.MCPTarget
 	file    *claudesettings.File
