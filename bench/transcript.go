@@ -1,37 +1,16 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
 	"github.com/carryover-dev/carryover/transcript"
 )
-
-// SplitLines splits data into lines that keep their newline; a last line
-// without one gets it.
-func SplitLines(data []byte) [][]byte {
-	var lines [][]byte
-	r := bufio.NewReader(bytes.NewReader(data))
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			if line[len(line)-1] != '\n' {
-				line = append(line, '\n')
-			}
-			lines = append(lines, line)
-		}
-		if err == io.EOF {
-			return lines
-		}
-	}
-}
 
 // ReadLines reads a transcript as lines.
 func ReadLines(path string) ([][]byte, error) {
@@ -39,7 +18,7 @@ func ReadLines(path string) ([][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
-	return SplitLines(data), nil
+	return transcript.SplitLines(data), nil
 }
 
 // Point is where a compaction happens in a transcript's lines:

@@ -4,7 +4,6 @@
 package demo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -52,7 +51,7 @@ func Run(ctx context.Context, out io.Writer, opt Options) error {
 			sessionID = "demo-session"
 		}
 	}
-	lines := SplitLines(data)
+	lines := transcript.SplitLines(data)
 	cut, summaryEnd, cwd := CompactionPoint(lines)
 
 	dir, err := os.MkdirTemp("", "carryover-demo-")
@@ -182,24 +181,6 @@ func runHook(ctx context.Context, h *hook.Handler, ev hook.Event, payload map[st
 	h.Start = time.Now()
 	err = h.Run(ctx, ev, bytes.NewReader(data), &out).Err
 	return out.String(), time.Since(h.Start), err
-}
-
-// SplitLines splits data into lines that keep their newline.
-func SplitLines(data []byte) [][]byte {
-	var lines [][]byte
-	r := bufio.NewReader(bytes.NewReader(data))
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			if line[len(line)-1] != '\n' {
-				line = append(line, '\n')
-			}
-			lines = append(lines, line)
-		}
-		if err == io.EOF {
-			return lines
-		}
-	}
 }
 
 // CompactionPoint finds the last compact_boundary: the index of its line,

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/carryover-dev/carryover/hook"
+	"github.com/carryover-dev/carryover/transcript"
 )
 
 func TestRunRestoresWhatTheSummaryLost(t *testing.T) {
@@ -24,7 +25,7 @@ func TestRunRestoresWhatTheSummaryLost(t *testing.T) {
 		t.Fatalf("Run: %v\n%s", err, out.String())
 	}
 	text := out.String()
-	lines := SplitLines(sample)
+	lines := transcript.SplitLines(sample)
 	cut, _, _ := CompactionPoint(lines)
 	if cut == len(lines) {
 		t.Fatal("the sample has no compaction")
@@ -65,7 +66,7 @@ func TestRunKeepsItsFilesOnlyWhenAsked(t *testing.T) {
 }
 
 func TestCompactionPointWithoutBoundary(t *testing.T) {
-	lines := SplitLines([]byte(`{"type":"user","cwd":"/p","message":{"role":"user","content":"hi"}}` + "\n" + `{"type":"assistant"}`))
+	lines := transcript.SplitLines([]byte(`{"type":"user","cwd":"/p","message":{"role":"user","content":"hi"}}` + "\n" + `{"type":"assistant"}`))
 	cut, end, cwd := CompactionPoint(lines)
 	if len(lines) != 2 || cut != 2 || end != 2 || cwd != "/p" {
 		t.Errorf("got %d lines, cut %d, end %d, cwd %q", len(lines), cut, end, cwd)

@@ -22,6 +22,7 @@ import (
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/install"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/transcript"
 )
 
 // Status is the outcome of a check.
@@ -283,7 +284,7 @@ func (d *doctor) runHooks(ctx context.Context, found []installedHook, sample []b
 	defer os.RemoveAll(tmp)
 	sid := "d0c70000-0000-4000-8000-000000000001"
 	tpath := filepath.Join(tmp, sid+".jsonl")
-	lines := demo.SplitLines(sample)
+	lines := transcript.SplitLines(sample)
 	cut, summaryEnd, _ := demo.CompactionPoint(lines)
 
 	byEvent := map[string]installedHook{}

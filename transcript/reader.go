@@ -153,3 +153,19 @@ func Fingerprint(f io.ReaderAt, offset int64) (string, error) {
 	h.Write(tail)
 	return hex.EncodeToString(h.Sum(nil)[:12]), nil
 }
+
+// SplitLines splits data into lines that keep their newline; a last line
+// without one gets it. The lines share data's memory.
+func SplitLines(data []byte) [][]byte {
+	var lines [][]byte
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			lines = append(lines, append(data[:len(data):len(data)], '\n'))
+			break
+		}
+		lines = append(lines, data[:i+1:i+1])
+		data = data[i+1:]
+	}
+	return lines
+}

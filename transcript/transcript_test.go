@@ -222,3 +222,33 @@ func FuzzDecode(f *testing.F) {
 		_ = e.IsUserPrompt()
 	})
 }
+
+func TestSplitLines(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"a\n", []string{"a\n"}},
+		{"a\nb", []string{"a\n", "b\n"}},
+		{"a\n\nb\n", []string{"a\n", "\n", "b\n"}},
+	} {
+		data := []byte(tc.in)
+		got := transcript.SplitLines(data)
+		if len(got) != len(tc.want) {
+			t.Fatalf("%q: %q, want %q", tc.in, got, tc.want)
+		}
+		for i := range got {
+			if string(got[i]) != tc.want[i] {
+				t.Errorf("%q: line %d %q, want %q", tc.in, i, got[i], tc.want[i])
+			}
+		}
+		// A line grown by its user does not write over the next one.
+		if len(got) > 1 {
+			_ = append(got[0], 'X')
+			if string(got[1]) != tc.want[1] {
+				t.Errorf("%q: appending to line 0 changed line 1 to %q", tc.in, got[1])
+			}
+		}
+	}
+}
