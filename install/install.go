@@ -222,16 +222,21 @@ func (in *Installer) BackupPath(path string) string {
 	return filepath.Join(state, "backups", name)
 }
 
-// setBackup makes f keep its one backup in carryover's state directory;
-// without one, editing is refused rather than leaving backups beside the
-// file, which may be inside a project.
-func (in *Installer) setBackup(f *claudesettings.File, path string) error {
+// loadSettings loads the settings file at path to edit it, keeping its
+// one backup in carryover's state directory; without one, editing is
+// refused rather than leaving backups beside the file, which may be inside
+// a project.
+func (in *Installer) loadSettings(path string) (*claudesettings.File, error) {
+	f, err := claudesettings.Load(path)
+	if err != nil {
+		return nil, settingsErr(path, err)
+	}
 	b := in.BackupPath(path)
 	if b == "" {
-		return errors.New("no place for the backup of " + path + ": set HOME or XDG_STATE_HOME to an absolute path")
+		return nil, errors.New("no place for the backup of " + path + ": set HOME or XDG_STATE_HOME to an absolute path")
 	}
 	f.SetBackup(b)
-	return nil
+	return f, nil
 }
 
 // checkWritable refuses, before anything is saved, when a file to be
@@ -294,11 +299,8 @@ func (in *Installer) Install(opt Options) error {
 	if err != nil {
 		return err
 	}
-	f, err := claudesettings.Load(path)
+	f, err := in.loadSettings(path)
 	if err != nil {
-		return settingsErr(path, err)
-	}
-	if err := in.setBackup(f, path); err != nil {
 		return err
 	}
 	var legacy string
@@ -407,11 +409,8 @@ func (in *Installer) Uninstall(ctx context.Context, opt UninstallOptions) error 
 	if err != nil {
 		return err
 	}
-	f, err := claudesettings.Load(path)
+	f, err := in.loadSettings(path)
 	if err != nil {
-		return settingsErr(path, err)
-	}
-	if err := in.setBackup(f, path); err != nil {
 		return err
 	}
 	changed, err := f.Uninstall()
