@@ -519,7 +519,9 @@ type novelty struct {
 
 func newNovelty(summary, project string) novelty {
 	n := novelty{summary: normSpace(summary), project: project, seenKeys: map[string]bool{}}
-	n.grams = newGramSet(n.summary)
+	if n.summary != "" { // without a summary nothing is asked of it
+		n.grams = newGramSet(n.summary)
+	}
 	return n
 }
 
