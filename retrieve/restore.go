@@ -594,10 +594,10 @@ func (c *composer) commandLines(items []carryover.Item, room int) []string {
 
 // tierWeights weigh an identifier by where the model typed it (the lines
 // of a KindInputs item): into a call's arguments, or into the text it put
-// into a file. After real compactions (bench needed's transcripts) the
-// model re-typed from memory about a quarter of the identifiers of its
-// file paths, one in twenty of those of the text it wrote; the weight was
-// chosen leave-one-session-out.
+// into a file. After compactions the model re-types from memory the
+// identifiers of its paths and commands several times as often as those
+// of the text it wrote; the weight was chosen leave-one-session-out with
+// bench needed.
 var tierWeights = [...]float64{1, 0.3}
 
 // typedOrder ranks the identifiers of the inputs items, heaviest first
