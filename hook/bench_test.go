@@ -51,3 +51,30 @@ func BenchmarkSessionStartCompact(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPreCompactCold runs a PreCompact on the largest real session
+// into a store that does not exist yet, as the first hook of a new user
+// does but for the process's start: create and migrate the store, archive
+// the whole transcript with its raw lines, record the run.
+func BenchmarkPreCompactCold(b *testing.B) {
+	const sid = "fa812bfe-b295-4cca-9c2f-fdf01028cb46"
+	path, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "transcripts", "spotter", sid+".jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Skipf("no shared transcripts beside the repository: %v", err)
+	}
+	b.SetBytes(fi.Size())
+	data, _ := json.Marshal(map[string]any{"session_id": sid, "transcript_path": path, "cwd": b.TempDir(), "hook_event_name": "PreCompact", "trigger": "auto"})
+	ctx := context.Background()
+	for b.Loop() {
+		b.StopTimer()
+		h := &hook.Handler{Config: hook.Config{DB: filepath.Join(b.TempDir(), "carryover.db"), Budget: 4000, Timeout: time.Minute}}
+		b.StartTimer()
+		if res := h.Run(ctx, hook.PreCompact, bytes.NewReader(data), &bytes.Buffer{}); res.Err != nil {
+			b.Fatal(res.Err)
+		}
+	}
+}
