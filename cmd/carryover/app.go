@@ -224,6 +224,17 @@ func (a *app) openStoreRead(ctx context.Context, cfg config) (carryover.Store, e
 	return a.openStoreWith(ctx, cfg, sqlite.Options{}, false)
 }
 
+// readStore loads the configuration for dir ("" for the working
+// directory) and opens its store for a command that only reads.
+func (a *app) readStore(ctx context.Context, dir string) (config, carryover.Store, error) {
+	cfg, err := a.loadConfig(dir)
+	if err != nil {
+		return cfg, nil, err
+	}
+	st, err := a.openStoreRead(ctx, cfg)
+	return cfg, st, err
+}
+
 // openStoreWith is openStore (write) or openStoreRead with the options of
 // a local store; its busy timeout defaults to 5 s.
 func (a *app) openStoreWith(ctx context.Context, cfg config, opt sqlite.Options, write bool) (carryover.Store, error) {

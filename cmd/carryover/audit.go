@@ -44,11 +44,7 @@ func (a *app) cmdAudit(ctx context.Context, args []string) error {
 	if *limit < 0 {
 		return usageErr{"audit: --limit must be 0 or more"}
 	}
-	cfg, err := a.loadConfig("")
-	if err != nil {
-		return err
-	}
-	st, err := a.openStoreRead(ctx, cfg)
+	_, st, err := a.readStore(ctx, "")
 	if err != nil {
 		return err
 	}

@@ -21,11 +21,7 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 	if len(pos) > 0 {
 		return usageErr{fmt.Sprintf("export: unexpected argument %q", pos[0])}
 	}
-	cfg, err := a.loadConfig("")
-	if err != nil {
-		return err
-	}
-	st, err := a.openStoreRead(ctx, cfg)
+	_, st, err := a.readStore(ctx, "")
 	if err != nil {
 		return err
 	}

@@ -63,11 +63,7 @@ func (a *app) cmdGet(ctx context.Context, args []string) error {
 			ranges = append(ranges, ref)
 		}
 	}
-	cfg, err := a.loadConfig("")
-	if err != nil {
-		return err
-	}
-	st, err := a.openStoreRead(ctx, cfg)
+	_, st, err := a.readStore(ctx, "")
 	if err != nil {
 		return err
 	}

@@ -32,11 +32,7 @@ func (a *app) cmdMCP(ctx context.Context, args []string) error {
 	if sid == "" {
 		sid = strings.TrimSpace(a.getenv("CLAUDE_CODE_SESSION_ID"))
 	}
-	cfg, err := a.loadConfig(dir)
-	if err != nil {
-		return err
-	}
-	st, err := a.openStoreRead(ctx, cfg)
+	cfg, st, err := a.readStore(ctx, dir)
 	if err != nil {
 		return err
 	}

@@ -107,11 +107,7 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 			return usageErr{"sessions: --since: " + err.Error()}
 		}
 	}
-	cfg, err := a.loadConfig("")
-	if err != nil {
-		return err
-	}
-	st, err := a.openStoreRead(ctx, cfg)
+	_, st, err := a.readStore(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -205,11 +201,7 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 	if *raw && *turn >= 0 {
 		return usageErr{"show: --raw takes --lines, not --turn"}
 	}
-	cfg, err := a.loadConfig("")
-	if err != nil {
-		return err
-	}
-	st, err := a.openStoreRead(ctx, cfg)
+	_, st, err := a.readStore(ctx, "")
 	if err != nil {
 		return err
 	}

@@ -27,11 +27,7 @@ func (a *app) cmdStats(ctx context.Context, args []string) error {
 	if *global && *project != "" {
 		return usageErr{"stats: --project and --global exclude each other"}
 	}
-	cfg, err := a.loadConfig("")
-	if err != nil {
-		return err
-	}
-	st, err := a.openStoreRead(ctx, cfg)
+	_, st, err := a.readStore(ctx, "")
 	if err != nil {
 		return err
 	}

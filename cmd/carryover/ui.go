@@ -22,11 +22,7 @@ func (a *app) cmdUI(ctx context.Context, args []string) error {
 	if *port < 0 || *port > 65535 {
 		return usageErr{"ui: --port must be between 0 and 65535"}
 	}
-	cfg, err := a.loadConfig("")
-	if err != nil {
-		return err
-	}
-	st, err := a.openStoreRead(ctx, cfg)
+	cfg, st, err := a.readStore(ctx, "")
 	if err != nil {
 		return err
 	}

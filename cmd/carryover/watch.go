@@ -22,11 +22,7 @@ func (a *app) cmdWatch(ctx context.Context, args []string) error {
 	if *interval < 0 || *interval > 0 && *interval < 100*time.Millisecond {
 		return usageErr{"watch: --interval must be at least 100ms"}
 	}
-	cfg, err := a.loadConfig("")
-	if err != nil {
-		return err
-	}
-	st, err := a.openStoreRead(ctx, cfg)
+	cfg, st, err := a.readStore(ctx, "")
 	if err != nil {
 		return err
 	}
