@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -225,14 +226,38 @@ func (a *app) openStoreRead(ctx context.Context, cfg config) (carryover.Store, e
 }
 
 // readStore loads the configuration for dir ("" for the working
-// directory) and opens its store for a command that only reads.
-func (a *app) readStore(ctx context.Context, dir string) (config, carryover.Store, error) {
+// directory) and opens its store for a command that only reads. A store
+// named by --db or CARRYOVER_DB that does not exist yet is created only
+// when create is set (the MCP server, ui and watch may start before the
+// first hook); the other commands say so instead, since a mistyped path
+// would otherwise leave a new empty store and report nothing found. The
+// default store, where the hooks will write, is created as it is.
+func (a *app) readStore(ctx context.Context, dir string, create bool) (config, carryover.Store, error) {
 	cfg, err := a.loadConfig(dir)
 	if err != nil {
 		return cfg, nil, err
 	}
+	if !create {
+		if err := a.checkArchived(cfg); err != nil {
+			return cfg, nil, err
+		}
+	}
 	st, err := a.openStoreRead(ctx, cfg)
 	return cfg, st, err
+}
+
+// checkArchived returns an error with a hint when the store is a local
+// file named by --db or CARRYOVER_DB that does not exist.
+func (a *app) checkArchived(cfg config) error {
+	if a.dbFlag == "" && (a.getenv("CARRYOVER_DB") == "" || cfg.DatabaseURL != "") {
+		return nil
+	}
+	if _, err := os.Stat(cfg.DB); !errors.Is(err, fs.ErrNotExist) {
+		return nil // an unreadable store gets its own error when opened
+	}
+	return hintErr{fmt.Errorf("no store at %s: nothing has been archived there yet", cfg.DB),
+		"the hooks create it on their first run after 'carryover install', and 'carryover ingest --all' archives" +
+			" your existing transcripts now; check --db and CARRYOVER_DB if you meant another store"}
 }
 
 // openStoreWith is openStore (write) or openStoreRead with the options of

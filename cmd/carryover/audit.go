@@ -44,7 +44,7 @@ func (a *app) cmdAudit(ctx context.Context, args []string) error {
 	if *limit < 0 {
 		return usageErr{"audit: --limit must be 0 or more"}
 	}
-	_, st, err := a.readStore(ctx, "")
+	_, st, err := a.readStore(ctx, "", false)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 	if len(pos) > 0 {
 		return usageErr{fmt.Sprintf("export: unexpected argument %q", pos[0])}
 	}
-	_, st, err := a.readStore(ctx, "")
+	_, st, err := a.readStore(ctx, "", false)
 	if err != nil {
 		return err
 	}

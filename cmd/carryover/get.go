@@ -63,7 +63,7 @@ func (a *app) cmdGet(ctx context.Context, args []string) error {
 			ranges = append(ranges, ref)
 		}
 	}
-	_, st, err := a.readStore(ctx, "")
+	_, st, err := a.readStore(ctx, "", false)
 	if err != nil {
 		return err
 	}

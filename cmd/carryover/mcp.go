@@ -32,7 +32,7 @@ func (a *app) cmdMCP(ctx context.Context, args []string) error {
 	if sid == "" {
 		sid = strings.TrimSpace(a.getenv("CLAUDE_CODE_SESSION_ID"))
 	}
-	cfg, st, err := a.readStore(ctx, dir)
+	cfg, st, err := a.readStore(ctx, dir, true)
 	if err != nil {
 		return err
 	}

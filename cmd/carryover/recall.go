@@ -40,6 +40,9 @@ func (a *app) cmdRecall(ctx context.Context, args []string) error {
 		return err
 	}
 	// A recall reads as the hook does.
+	if err := a.checkArchived(cfg); err != nil {
+		return err
+	}
 	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: hook.ReadCachePages}, false)
 	if err != nil {
 		return err

@@ -56,6 +56,9 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 		return err
 	}
 	// A search reads a few hundred pages once, as a recall does.
+	if err := a.checkArchived(cfg); err != nil {
+		return err
+	}
 	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: hook.ReadCachePages}, false)
 	if err != nil {
 		return err
@@ -107,7 +110,7 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 			return usageErr{"sessions: --since: " + err.Error()}
 		}
 	}
-	_, st, err := a.readStore(ctx, "")
+	_, st, err := a.readStore(ctx, "", false)
 	if err != nil {
 		return err
 	}
@@ -201,7 +204,7 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 	if *raw && *turn >= 0 {
 		return usageErr{"show: --raw takes --lines, not --turn"}
 	}
-	_, st, err := a.readStore(ctx, "")
+	_, st, err := a.readStore(ctx, "", false)
 	if err != nil {
 		return err
 	}

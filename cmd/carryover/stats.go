@@ -27,7 +27,7 @@ func (a *app) cmdStats(ctx context.Context, args []string) error {
 	if *global && *project != "" {
 		return usageErr{"stats: --project and --global exclude each other"}
 	}
-	_, st, err := a.readStore(ctx, "")
+	_, st, err := a.readStore(ctx, "", false)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func (a *app) cmdUI(ctx context.Context, args []string) error {
 	if *port < 0 || *port > 65535 {
 		return usageErr{"ui: --port must be between 0 and 65535"}
 	}
-	cfg, st, err := a.readStore(ctx, "")
+	cfg, st, err := a.readStore(ctx, "", true)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func (a *app) cmdWatch(ctx context.Context, args []string) error {
 	if *interval < 0 || *interval > 0 && *interval < 100*time.Millisecond {
 		return usageErr{"watch: --interval must be at least 100ms"}
 	}
-	cfg, st, err := a.readStore(ctx, "")
+	cfg, st, err := a.readStore(ctx, "", true)
 	if err != nil {
 		return err
 	}
