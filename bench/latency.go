@@ -25,6 +25,10 @@ import (
 type Timing struct {
 	MedianMS float64 `json:"median_ms"`
 	P90MS    float64 `json:"p90_ms"`
+	// CPUMS is the median CPU time (user and system) of a run: other work
+	// on a shared machine delays a run far more than it adds to its CPU
+	// time, so CPU ratios are the steadier comparison.
+	CPUMS    float64 `json:"cpu_ms"`
 	MaxRSSMB float64 `json:"max_rss_mb"`
 }
 
@@ -282,7 +286,7 @@ func (b *latencyBench) toolHooks(sid, path, db string) ([]LatencyRow, error) {
 		probe := measurement{name: "probe file recall", stdin: func(int) []byte { return p },
 			argv:   func(_, i int) []string { return []string{"--db", fresh(i), "hook", "post-tool-use"} },
 			before: copyFresh, after: removeFresh, check: nonEmpty}
-		if _, _, err := b.run(probe, 0, -1); err == nil {
+		if _, _, _, err := b.run(probe, 0, -1); err == nil {
 			recalled = p
 			break
 		}
@@ -387,6 +391,7 @@ type latencyBench struct {
 func (b *latencyBench) measure(m measurement) (LatencyRow, error) {
 	row := LatencyRow{Name: m.name, Runs: b.runs}
 	times := make([][]float64, len(b.exes))
+	cpus := make([][]float64, len(b.exes))
 	rss := make([]float64, len(b.exes))
 	for i := -1; i < b.runs; i++ {
 		for k := range b.exes {
@@ -394,18 +399,20 @@ func (b *latencyBench) measure(m measurement) (LatencyRow, error) {
 			if i%2 != 0 {
 				bin = len(b.exes) - 1 - k
 			}
-			el, maxRSS, err := b.run(m, bin, i)
+			el, cpu, maxRSS, err := b.run(m, bin, i)
 			if err != nil {
 				return row, err
 			}
 			if i >= 0 { // the warm-up fills the page cache
 				times[bin] = append(times[bin], el)
+				cpus[bin] = append(cpus[bin], cpu)
 				rss[bin] = max(rss[bin], maxRSS)
 			}
 		}
 	}
 	for bin := range b.exes {
 		t := timing(times[bin], rss[bin])
+		t.CPUMS = median(cpus[bin])
 		if bin == 0 {
 			row.Timing = t
 		} else {
@@ -415,11 +422,12 @@ func (b *latencyBench) measure(m measurement) (LatencyRow, error) {
 	return row, nil
 }
 
-// run runs binary bin once and returns its time in ms and its peak RSS in MB.
-func (b *latencyBench) run(m measurement, bin, i int) (float64, float64, error) {
+// run runs binary bin once and returns its wall and CPU time in ms and its
+// peak RSS in MB.
+func (b *latencyBench) run(m measurement, bin, i int) (wall, cpu, rss float64, err error) {
 	if m.before != nil {
 		if err := m.before(bin, i); err != nil {
-			return 0, 0, fmt.Errorf("bench %s: %w", m.name, err)
+			return 0, 0, 0, fmt.Errorf("bench %s: %w", m.name, err)
 		}
 	}
 	cmd := exec.Command(b.exes[bin], m.argv(bin, i)...)
@@ -434,24 +442,30 @@ func (b *latencyBench) run(m measurement, bin, i int) (float64, float64, error) 
 		"CARRYOVER_HOOK_TIMEOUT="+DefaultHookTimeout.String())
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		return 0, 0, fmt.Errorf("bench %s: %s: %w", m.name, b.exes[bin], err)
+		return 0, 0, 0, fmt.Errorf("bench %s: %s: %w", m.name, b.exes[bin], err)
 	}
 	el := time.Since(start)
 	if m.check != nil {
 		if err := m.check(out.Bytes()); err != nil {
-			return 0, 0, fmt.Errorf("bench %s: %s %s", m.name, b.exes[bin], err)
+			return 0, 0, 0, fmt.Errorf("bench %s: %s %s", m.name, b.exes[bin], err)
 		}
 	}
 	if m.after != nil {
 		if err := m.after(bin, i); err != nil {
-			return 0, 0, fmt.Errorf("bench %s: %w", m.name, err)
+			return 0, 0, 0, fmt.Errorf("bench %s: %w", m.name, err)
 		}
 	}
-	var maxRSS float64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		maxRSS = float64(ru.Maxrss) / 1024
+		rss = float64(ru.Maxrss) / 1024
 	}
-	return float64(el.Microseconds()) / 1000, maxRSS, nil
+	cpu = float64((cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Microseconds()) / 1000
+	return float64(el.Microseconds()) / 1000, cpu, rss, nil
+}
+
+// median returns the middle of xs (sorting it).
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	return xs[len(xs)/2]
 }
 
 func timing(ms []float64, rss float64) Timing {
@@ -502,22 +516,23 @@ func fileSize(path string) int64 {
 // Print writes the table: with a comparison, both binaries' columns and
 // the ratio of the medians.
 func (r *LatencyResult) Print(w io.Writer) error {
-	fmt.Fprintf(w, "whole-process latency, %d runs each (median / p90 / max RSS)\n", r.Runs)
+	fmt.Fprintf(w, "whole-process latency, %d runs each (median / p90 / median CPU time / max RSS)\n", r.Runs)
 	if r.Compare != "" {
 		fmt.Fprintf(w, "this: %s\nother: %s (interleaved run for run)\n", r.Exe, r.Compare)
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := "measurement\tmedian\tp90\tRSS\t"
+	head := "measurement\tmedian\tp90\tCPU\tRSS\t"
 	if r.Compare != "" {
-		head = "measurement\tthis median\tp90\tRSS\tother median\tp90\tRSS\tthis/other\t"
+		head = "measurement\tthis median\tp90\tCPU\tRSS\tother median\tp90\tCPU\tRSS\tthis/other\tCPU\t"
 	}
 	fmt.Fprintln(tw, head)
 	for _, row := range r.Rows {
-		cols := []string{row.Name, fmt.Sprintf("%.1f ms", row.MedianMS), fmt.Sprintf("%.1f ms", row.P90MS), fmt.Sprintf("%.1f MB", row.MaxRSSMB)}
+		cols := []string{row.Name, fmt.Sprintf("%.1f ms", row.MedianMS), fmt.Sprintf("%.1f ms", row.P90MS),
+			fmt.Sprintf("%.1f ms", row.CPUMS), fmt.Sprintf("%.1f MB", row.MaxRSSMB)}
 		if c := row.Compare; c != nil {
-			cols = append(cols, fmt.Sprintf("%.1f ms", c.MedianMS), fmt.Sprintf("%.1f ms", c.P90MS), fmt.Sprintf("%.1f MB", c.MaxRSSMB),
-				fmt.Sprintf("%.2f", row.MedianMS/c.MedianMS))
+			cols = append(cols, fmt.Sprintf("%.1f ms", c.MedianMS), fmt.Sprintf("%.1f ms", c.P90MS), fmt.Sprintf("%.1f ms", c.CPUMS),
+				fmt.Sprintf("%.1f MB", c.MaxRSSMB), fmt.Sprintf("%.2f", row.MedianMS/c.MedianMS), fmt.Sprintf("%.2f", row.CPUMS/c.CPUMS))
 		}
 		fmt.Fprintf(tw, "%s\t%s\n", strings.Join(cols, "\t"), row.Note)
 	}

@@ -49,10 +49,10 @@ func TestLatencyCompare(t *testing.T) {
 		t.Fatalf("%d rows, want %d: %+v", len(res.Rows), len(want), res.Rows)
 	}
 	for i, r := range res.Rows {
-		if r.Name != want[i] || r.Runs != 2 || r.MedianMS <= 0 || r.MaxRSSMB <= 0 {
-			t.Errorf("row %d: %+v, want %q with a time and an RSS", i, r, want[i])
+		if r.Name != want[i] || r.Runs != 2 || r.MedianMS <= 0 || r.CPUMS <= 0 || r.MaxRSSMB <= 0 {
+			t.Errorf("row %d: %+v, want %q with a time, a CPU time and an RSS", i, r, want[i])
 		}
-		if r.Compare == nil || r.Compare.MedianMS <= 0 || r.Compare.MaxRSSMB <= 0 {
+		if r.Compare == nil || r.Compare.MedianMS <= 0 || r.Compare.CPUMS <= 0 || r.Compare.MaxRSSMB <= 0 {
 			t.Errorf("row %d (%s): no comparison: %+v", i, r.Name, r.Compare)
 		}
 	}
