@@ -169,13 +169,14 @@ func (d *doctor) checkHooks(found []installedHook) {
 			d.fail(name, prog+" is not executable", "chmod +x it, or reinstall")
 			continue
 		}
+		// Before the event: "hook pre-compact; exit 2" names no event.
+		if strings.ContainsAny(rest, ";|&><`$") {
+			d.fail(name, fmt.Sprintf("command %q has shell operators that can change its exit code (exit 2 blocks compaction)", h.Command), "reinstall: carryover install")
+			continue
+		}
 		ev, ok := hook.ParseEvent(strings.TrimPrefix(strings.TrimSpace(rest), "hook "))
 		if !strings.HasPrefix(strings.TrimSpace(rest), "hook ") || !ok || string(ev) != h.Event {
 			d.fail(name, fmt.Sprintf("command %q does not run 'hook %s'", h.Command, hook.Event(h.Event).Arg()), "reinstall: carryover install")
-			continue
-		}
-		if strings.ContainsAny(rest, ";|&><`$") {
-			d.fail(name, fmt.Sprintf("command %q has shell operators that can change its exit code (exit 2 blocks compaction)", h.Command), "reinstall: carryover install")
 			continue
 		}
 		switch {

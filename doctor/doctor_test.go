@@ -42,6 +42,8 @@ func TestCheckHooks(t *testing.T) {
 		{h("user", "PostCompact", filepath.Join(dir, "gone")+" hook post-compact", 30), Fail, "no such file"},
 		{h("user", "UserPromptSubmit", plain+" hook user-prompt-submit", 30), Fail, "not executable"},
 		{h("user", "PostToolUse", exe+" hook stop", 30), Fail, "does not run 'hook post-tool-use'"},
+		{h("user", "SessionStart", exe+" hook session-start; exit 2", 30), Fail, "shell operators"},
+		{installedHook{claudesettings.Hook{Event: "PostToolUse", Matcher: "Read", Command: exe + " hook post-tool-use || exit 2", Timeout: 30}, "user"}, Fail, "shell operators"},
 		{h("user", "PostToolUseFailure", exe+" hook post-tool-use-failure", 0), Warn, "no timeout"},
 		{h("local", "PreCompact", exe+" hook pre-compact", 30), Fail, "installed twice (user and local settings)"},
 	}
