@@ -292,6 +292,10 @@ func upsertItems(ctx context.Context, tx *sql.Tx, sessionID string, chunkIDs map
 			chunks[i] = sql.NullInt64{Int64: chunkID, Valid: true}
 		}
 	}
+	var err error
+	if items, chunks, err = mergeNewItems(ctx, tx, sessionID, items, chunks); err != nil {
+		return err
+	}
 	const cols = 14
 	for start := 0; start < len(items); start += rowsPerInsert {
 		end := min(start+rowsPerInsert, len(items))
@@ -323,6 +327,57 @@ func upsertItems(ctx context.Context, tx *sql.Tx, sessionID string, chunkIDs map
 		}
 	}
 	return nil
+}
+
+// mergeNewItems merges the items of a batch that share a kind and key,
+// as the upsert of upsertItems would merge them one after the other, when
+// the session has no items stored yet (a first ingest): each is then
+// indexed once. An update of an indexed row deletes its full-text entry,
+// and FTS5 writes its pending terms to disk for each such delete: a cold
+// ingest's repeated items (edits of one file, one command run again) cost
+// more than all the others. With items stored, the upsert merges each
+// occurrence with the stored row, in order, as before.
+func mergeNewItems(ctx context.Context, tx *sql.Tx, sessionID string, items []carryover.Item, chunks []sql.NullInt64) ([]carryover.Item, []sql.NullInt64, error) {
+	var stored bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE session_id = ?)`, sessionID).Scan(&stored); err != nil {
+		return nil, nil, wrapErr("apply: items", err)
+	}
+	if stored {
+		return items, chunks, nil
+	}
+	type itemKey struct{ kind, key string }
+	at := make(map[itemKey]int, len(items))
+	outItems := make([]carryover.Item, 0, len(items))
+	outChunks := make([]sql.NullInt64, 0, len(items))
+	for i, it := range items {
+		it.Count = max(it.Count, 1)
+		k := itemKey{string(it.Kind), it.Key}
+		j, ok := at[k]
+		if !ok {
+			at[k] = len(outItems)
+			outItems = append(outItems, it)
+			outChunks = append(outChunks, chunks[i])
+			continue
+		}
+		// The upsert's SET clause, on the row so far (its line before this
+		// occurrence's).
+		e := &outItems[j]
+		later := it.Line > e.Line
+		if it.Detail != "" && (later || e.Detail == "") {
+			e.Detail = it.Detail
+		}
+		if later {
+			if chunks[i].Valid {
+				outChunks[j] = chunks[i]
+			}
+			e.ChunkSeq, e.Text, e.Turn, e.Window, e.Time = it.ChunkSeq, it.Text, it.Turn, it.Window, it.Time
+			e.Count += it.Count
+			e.Line = it.Line
+		}
+		e.Weight = max(e.Weight, it.Weight)
+		e.Resolved = e.Resolved || it.Resolved
+	}
+	return outItems, outChunks, nil
 }
 
 func upsertCompactions(ctx context.Context, tx *sql.Tx, sessionID string, cs []carryover.Compaction) error {
