@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/rawblock"
 	"github.com/carryover-dev/carryover/rank"
 )
 
@@ -32,25 +33,23 @@ import (
 //   - ingest state: replaced.
 //   - raw lines: added after the session's last stored line, or replacing
 //     those from the batch's first (see carryover.Batch.Raw), compressed
-//     before the transaction (see prepareRaw).
+//     while the transaction inserts the rest (see prepareRaw).
 //
 // Each new chunk's vector (the store's Embedder over embed.ChunkText) is computed
-// before the transaction and stored with it. A batch with chunks then
+// while the transaction inserts the chunks, and stored with them. A batch with chunks then
 // embeds up to BackfillBatch chunks stored before vectors existed (see
 // Backfill), so that a migrated store catches up as it is used.
 func (s *Store) Apply(ctx context.Context, b carryover.Batch) (err error) {
 	if err := b.Validate(); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
-	// Embed and compress before taking the write lock: they are the slow
-	// part.
+	// Embedding and compression run beside the inserts: the transaction
+	// waits for the vectors only to store them, after the chunks, and for
+	// the blocks after the items. A cold ingest's batch spent as long
+	// embedding and compressing as inserting, one after the other.
 	raw := s.prepareRaw(ctx, b)
-	vecs := s.embedChunks(b.Chunks)
-	rw, err := raw()
-	if err != nil {
-		return err
-	}
-	if err := s.apply(ctx, b, vecs, rw); err != nil {
+	vecs := rawblock.Background(len(b.Chunks) > 0, func() ([][]byte, error) { return s.embedChunks(b.Chunks), nil })
+	if err := s.apply(ctx, b, vecs, raw); err != nil {
 		return err
 	}
 	if len(b.Chunks) > 0 {
@@ -61,7 +60,7 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) (err error) {
 	return nil
 }
 
-func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte, raw *rawWrite) (err error) {
+func (s *Store) apply(ctx context.Context, b carryover.Batch, embedded func() ([][]byte, error), packed func() (*rawWrite, error)) (err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return wrapErr("apply: begin", err)
@@ -91,8 +90,19 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte, raw
 	if err != nil {
 		return err
 	}
+	if err := upsertItems(ctx, tx, b.Session.ID, chunkIDs, b.Items); err != nil {
+		return err
+	}
+	if err := upsertCompactions(ctx, tx, b.Session.ID, b.Compactions); err != nil {
+		return err
+	}
+	// The vectors and blocks last: they are computed meanwhile.
 	if len(b.Chunks) > 0 {
 		ok, err := s.vectorsUsable(ctx, tx)
+		if err != nil {
+			return err
+		}
+		vecs, err := embedded()
 		if err != nil {
 			return err
 		}
@@ -102,10 +112,8 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte, raw
 			}
 		}
 	}
-	if err := upsertItems(ctx, tx, b.Session.ID, chunkIDs, b.Items); err != nil {
-		return err
-	}
-	if err := upsertCompactions(ctx, tx, b.Session.ID, b.Compactions); err != nil {
+	raw, err := packed()
+	if err != nil {
 		return err
 	}
 	if err := s.writeRaw(ctx, tx, b, raw); err != nil {
