@@ -35,10 +35,11 @@ import (
 //     those from the batch's first (see carryover.Batch.Raw), compressed
 //     while the transaction inserts the rest (see prepareRaw).
 //
-// Each new chunk's vector (the store's Embedder over embed.ChunkText) is computed
-// while the transaction inserts the chunks, and stored with them. A batch with chunks then
-// embeds up to BackfillBatch chunks stored before vectors existed (see
-// Backfill), so that a migrated store catches up as it is used.
+// Each new chunk's vector (the store's Embedder over embed.ChunkText) is
+// computed while the transaction inserts the chunks, and stored with them.
+// A batch with chunks then embeds up to BackfillBatch chunks stored before
+// vectors existed (see Backfill), so that a migrated store catches up as
+// it is used.
 func (s *Store) Apply(ctx context.Context, b carryover.Batch) (err error) {
 	if err := b.Validate(); err != nil {
 		return fmt.Errorf("apply: %w", err)
