@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/rawblock"
 	"github.com/carryover-dev/carryover/rank"
 )
 
@@ -32,25 +33,24 @@ import (
 //   - ingest state: replaced.
 //   - raw lines: added after the session's last stored line, or replacing
 //     those from the batch's first (see carryover.Batch.Raw), compressed
-//     before the transaction (see prepareRaw).
+//     while the transaction inserts the rest (see prepareRaw).
 //
-// Each new chunk's vector (the store's Embedder over embed.ChunkText) is computed
-// before the transaction and stored with it. A batch with chunks then
-// embeds up to BackfillBatch chunks stored before vectors existed (see
-// Backfill), so that a migrated store catches up as it is used.
+// Each new chunk's vector (the store's Embedder over embed.ChunkText) is
+// computed while the transaction inserts the chunks, and stored with them.
+// A batch with chunks then embeds up to BackfillBatch chunks stored before
+// vectors existed (see Backfill), so that a migrated store catches up as
+// it is used.
 func (s *Store) Apply(ctx context.Context, b carryover.Batch) (err error) {
 	if err := b.Validate(); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
-	// Embed and compress before taking the write lock: they are the slow
-	// part.
+	// Embedding and compression run beside the inserts: the transaction
+	// waits for the vectors only to store them, after the chunks, and for
+	// the blocks after the items. A cold ingest's batch spent as long
+	// embedding and compressing as inserting, one after the other.
 	raw := s.prepareRaw(ctx, b)
-	vecs := s.embedChunks(b.Chunks)
-	rw, err := raw()
-	if err != nil {
-		return err
-	}
-	if err := s.apply(ctx, b, vecs, rw); err != nil {
+	vecs := rawblock.Background(len(b.Chunks) > 0, func() ([][]byte, error) { return s.embedChunks(b.Chunks), nil })
+	if err := s.apply(ctx, b, vecs, raw); err != nil {
 		return err
 	}
 	if len(b.Chunks) > 0 {
@@ -61,7 +61,7 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) (err error) {
 	return nil
 }
 
-func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte, raw *rawWrite) (err error) {
+func (s *Store) apply(ctx context.Context, b carryover.Batch, embedded func() ([][]byte, error), packed func() (*rawWrite, error)) (err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return wrapErr("apply: begin", err)
@@ -91,8 +91,19 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte, raw
 	if err != nil {
 		return err
 	}
+	if err := upsertItems(ctx, tx, b.Session.ID, chunkIDs, b.Items); err != nil {
+		return err
+	}
+	if err := upsertCompactions(ctx, tx, b.Session.ID, b.Compactions); err != nil {
+		return err
+	}
+	// The vectors and blocks last: they are computed meanwhile.
 	if len(b.Chunks) > 0 {
 		ok, err := s.vectorsUsable(ctx, tx)
+		if err != nil {
+			return err
+		}
+		vecs, err := embedded()
 		if err != nil {
 			return err
 		}
@@ -102,10 +113,8 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]byte, raw
 			}
 		}
 	}
-	if err := upsertItems(ctx, tx, b.Session.ID, chunkIDs, b.Items); err != nil {
-		return err
-	}
-	if err := upsertCompactions(ctx, tx, b.Session.ID, b.Compactions); err != nil {
+	raw, err := packed()
+	if err != nil {
 		return err
 	}
 	if err := s.writeRaw(ctx, tx, b, raw); err != nil {
@@ -292,6 +301,10 @@ func upsertItems(ctx context.Context, tx *sql.Tx, sessionID string, chunkIDs map
 			chunks[i] = sql.NullInt64{Int64: chunkID, Valid: true}
 		}
 	}
+	var err error
+	if items, chunks, err = mergeNewItems(ctx, tx, sessionID, items, chunks); err != nil {
+		return err
+	}
 	const cols = 14
 	for start := 0; start < len(items); start += rowsPerInsert {
 		end := min(start+rowsPerInsert, len(items))
@@ -323,6 +336,57 @@ func upsertItems(ctx context.Context, tx *sql.Tx, sessionID string, chunkIDs map
 		}
 	}
 	return nil
+}
+
+// mergeNewItems merges the items of a batch that share a kind and key,
+// as the upsert of upsertItems would merge them one after the other, when
+// the session has no items stored yet (a first ingest): each is then
+// indexed once. An update of an indexed row deletes its full-text entry,
+// and FTS5 writes its pending terms to disk for each such delete: a cold
+// ingest's repeated items (edits of one file, one command run again) cost
+// more than all the others. With items stored, the upsert merges each
+// occurrence with the stored row, in order, as before.
+func mergeNewItems(ctx context.Context, tx *sql.Tx, sessionID string, items []carryover.Item, chunks []sql.NullInt64) ([]carryover.Item, []sql.NullInt64, error) {
+	var stored bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE session_id = ?)`, sessionID).Scan(&stored); err != nil {
+		return nil, nil, wrapErr("apply: items", err)
+	}
+	if stored {
+		return items, chunks, nil
+	}
+	type itemKey struct{ kind, key string }
+	at := make(map[itemKey]int, len(items))
+	outItems := make([]carryover.Item, 0, len(items))
+	outChunks := make([]sql.NullInt64, 0, len(items))
+	for i, it := range items {
+		it.Count = max(it.Count, 1)
+		k := itemKey{string(it.Kind), it.Key}
+		j, ok := at[k]
+		if !ok {
+			at[k] = len(outItems)
+			outItems = append(outItems, it)
+			outChunks = append(outChunks, chunks[i])
+			continue
+		}
+		// The upsert's SET clause, on the row so far (its line before this
+		// occurrence's).
+		e := &outItems[j]
+		later := it.Line > e.Line
+		if it.Detail != "" && (later || e.Detail == "") {
+			e.Detail = it.Detail
+		}
+		if later {
+			if chunks[i].Valid {
+				outChunks[j] = chunks[i]
+			}
+			e.ChunkSeq, e.Text, e.Turn, e.Window, e.Time = it.ChunkSeq, it.Text, it.Turn, it.Window, it.Time
+			e.Count += it.Count
+			e.Line = it.Line
+		}
+		e.Weight = max(e.Weight, it.Weight)
+		e.Resolved = e.Resolved || it.Resolved
+	}
+	return outItems, outChunks, nil
 }
 
 func upsertCompactions(ctx context.Context, tx *sql.Tx, sessionID string, cs []carryover.Compaction) error {

@@ -151,3 +151,54 @@ func dump(t *testing.T, path, query string) [][]string {
 	}
 	return out
 }
+
+// TestApplyNewSessionItemsAsOneByOne applies a new session's first batch,
+// whose items repeat keys at later, earlier and equal lines (merged before
+// the insert, see mergeNewItems), and compares the items and their
+// full-text index with the same items applied one per batch, merged by
+// the upsert.
+func TestApplyNewSessionItemsAsOneByOne(t *testing.T) {
+	ctx := context.Background()
+	big := storetest.Batch("s", "/p", 0, 40)
+	kinds := []carryover.ItemKind{carryover.KindError, carryover.KindDecision, carryover.KindValue}
+	for i := range 300 {
+		big.Items = append(big.Items, carryover.Item{
+			SessionID: "s", ChunkSeq: (i * 31) % 45, Kind: kinds[i%3], Key: fmt.Sprintf("key %d", i%23),
+			Text: fmt.Sprintf("occurrence %d", i), Detail: []string{"", fmt.Sprintf("detail %d", i)}[(i/3)%2],
+			Turn: i / 9, Window: i / 90, Line: 10*((i*7919)%40) + 3, Time: base.Add(time.Duration(i) * time.Second),
+			Weight: float64((i*7)%10) / 10, Resolved: i%11 == 0, Count: i % 3,
+		})
+	}
+	one, onePath := newStore(t)
+	each, eachPath := newStore(t)
+	if err := one.Apply(ctx, big); err != nil {
+		t.Fatal(err)
+	}
+	first := big
+	first.Items = nil
+	if err := each.Apply(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range big.Items {
+		b := carryover.Batch{Session: big.Session, State: big.State, Items: []carryover.Item{it}}
+		if err := each.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{
+		`SELECT * FROM items ORDER BY id`,
+		`SELECT id, text, detail FROM items WHERE id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH 'occurrence') ORDER BY id`,
+		`SELECT id FROM items WHERE id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH 'detail') ORDER BY id`,
+	} {
+		got, want := dump(t, onePath, q), dump(t, eachPath, q)
+		if len(got) < 2 {
+			t.Fatalf("%s: %d rows", q, len(got))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\none batch  %v\none by one %v", q, got, want)
+		}
+	}
+	if _, err := rawDB(t, onePath).Exec(`INSERT INTO items_fts (items_fts) VALUES ('integrity-check')`); err != nil {
+		t.Errorf("items index: %v", err)
+	}
+}

@@ -17,14 +17,22 @@ type rawWrite struct {
 	from int
 }
 
-// prepareRaw compresses the batch's raw lines before the write
-// transaction, in a goroutine when the batch has chunks to embed
-// meanwhile, and returns a function that waits for the result.
+// prepareRaw reads the session's tail block and compresses the batch's
+// raw lines after it, in a goroutine when the batch has chunks to insert
+// meanwhile, and returns a function that waits for the result. The tail
+// is read at once: the write transaction, which may start before the
+// compression ends, holds the connection a read in the goroutine would
+// otherwise open another one for.
 func (s *Store) prepareRaw(ctx context.Context, b carryover.Batch) func() (*rawWrite, error) {
 	if len(b.Raw) == 0 {
 		return func() (*rawWrite, error) { return nil, nil }
 	}
-	return rawblock.Background(len(b.Chunks) > 0, func() (*rawWrite, error) { return s.planRaw(ctx, s.db, b) })
+	from := rawblock.TailFrom(b.Raw, b.RawReplace)
+	tail, err := rawTail(ctx, s.db, b.Session.ID, from, true)
+	if err != nil {
+		return func() (*rawWrite, error) { return nil, err }
+	}
+	return rawblock.Background(len(b.Chunks) > 0, func() (*rawWrite, error) { return s.packRaw(b, tail, from) })
 }
 
 // rowQueryer is what the raw reads need of the pool or a transaction.
@@ -40,6 +48,12 @@ func (s *Store) planRaw(ctx context.Context, q rowQueryer, b carryover.Batch) (*
 	if err != nil {
 		return nil, err
 	}
+	return s.packRaw(b, tail, from)
+}
+
+// packRaw plans the batch's raw lines after tail, the stored block
+// TailFrom names (see rawblock.Prepare).
+func (s *Store) packRaw(b carryover.Batch, tail *rawblock.Block, from int) (*rawWrite, error) {
 	c := s.codecs.Get()
 	defer s.codecs.Put(c)
 	plan, err := c.Prepare(b.Raw, b.RawReplace, tail)
