@@ -248,23 +248,36 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 	}
 	from, w, order := itemQuery(f)
 	whereIn(&w, "i.kind", kinds)
-	rows, err := s.db.QueryContext(ctx, `SELECT i.id, i.kind FROM `+from+w.sql()+order, w.args...)
+	// SQLite maps each row's kind to its group: an integer, where the
+	// kind's text would cost the driver a string per row.
+	var sel strings.Builder
+	sel.WriteString("SELECT i.id, CASE i.kind")
+	args := make([]any, 0, 2*len(kinds)+len(w.args))
+	for _, k := range kinds {
+		sel.WriteString(" WHEN ? THEN ?")
+		args = append(args, k, group[k])
+	}
+	sel.WriteString(" END FROM ")
+	args = append(args, w.args...)
+	rows, err := s.db.QueryContext(ctx, sel.String()+from+w.sql()+order, args...)
 	if err != nil {
 		return nil, wrapErr("items", err)
 	}
 	defer rows.Close()
 	// pos is each picked id's group and place in it.
 	type place struct{ group, index int }
-	pos := map[int64]place{}
+	pos := make(map[int64]place, 256)
 	n := make([]int, len(groups))
-	var ids []int64
+	ids := make([]int64, 0, 256)
 	for rows.Next() {
 		var id int64
-		var k carryover.ItemKind
-		if err := rows.Scan(&id, &k); err != nil {
+		var g int
+		if err := rows.Scan(&id, &g); err != nil {
 			return nil, wrapErr("items", err)
 		}
-		g := group[k]
+		if g < 0 || g >= len(groups) {
+			return nil, fmt.Errorf("items: group %d of %d", g, len(groups))
+		}
 		if lim := groups[g].Limit; lim > 0 && n[g] >= lim {
 			continue
 		}
