@@ -175,6 +175,34 @@ func scanItem(sc interface{ Scan(...any) error }, extra ...any) (carryover.Item,
 	return it, err
 }
 
+// itemScanner scans itemCols row after row into one Item and one list of
+// destinations: scanItem allocates both for every row, which for the
+// hundreds of items a restore reads is memory a short-lived hook process
+// pays for in page faults.
+type itemScanner struct {
+	it   carryover.Item
+	t    int64
+	dest []any
+}
+
+func newItemScanner() *itemScanner {
+	s := &itemScanner{}
+	it := &s.it
+	s.dest = []any{&it.ID, &it.SessionID, &it.ChunkSeq, &it.ChunkID, &it.Kind, &it.Text, &it.Detail, &it.Key,
+		&it.Turn, &it.Window, &it.Line, &s.t, &it.Weight, &it.Resolved, &it.Count}
+	return s
+}
+
+// scan reads the row's item.
+func (s *itemScanner) scan(rows *sql.Rows) (carryover.Item, error) {
+	s.it = carryover.Item{}
+	if err := rows.Scan(s.dest...); err != nil {
+		return carryover.Item{}, err
+	}
+	s.it.Time = fromMS(s.t)
+	return s.it, nil
+}
+
 // Items lists items, newest line first (newest time first across
 // sessions). A zero Limit means no limit.
 func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.Item, error) {
@@ -188,8 +216,9 @@ func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.
 	}
 	defer rows.Close()
 	var out []carryover.Item
+	sc := newItemScanner()
 	for rows.Next() {
-		it, err := scanItem(rows)
+		it, err := sc.scan(rows)
 		if err != nil {
 			return nil, wrapErr("items", err)
 		}
@@ -307,8 +336,9 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 	}
 	defer rows.Close()
 	read := 0
+	sc := newItemScanner()
 	for rows.Next() {
-		it, err := scanItem(rows)
+		it, err := sc.scan(rows)
 		if err != nil {
 			return nil, wrapErr("items", err)
 		}
