@@ -258,11 +258,14 @@ var _ carryover.ItemGrouper = (*Store)(nil)
 // those rows are read in full. Reading a row costs the driver far more
 // than SQLite spends finding it (each column is a call through a mutex),
 // and ten queries of a group each would each walk the session's items
-// again and be prepared again.
+// again and be prepared again. A session with no more items than the
+// groups' limits add up to is read in one statement instead: every row
+// would be read in full anyway.
 func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups []carryover.ItemGroup) ([][]carryover.Item, error) {
 	out := make([][]carryover.Item, len(groups))
 	group := map[carryover.ItemKind]int{}
 	var kinds []carryover.ItemKind
+	limits := 0 // the groups' limits added up; -1 when one has none
 	for g, gr := range groups {
 		for _, k := range gr.Kinds {
 			if _, ok := group[k]; ok {
@@ -270,6 +273,11 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 			}
 			group[k] = g
 			kinds = append(kinds, k)
+		}
+		if gr.Limit <= 0 || limits < 0 {
+			limits = -1
+		} else {
+			limits += gr.Limit
 		}
 	}
 	if len(kinds) == 0 {
@@ -280,15 +288,26 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 	// SQLite maps each row's kind to its group: an integer, where the
 	// kind's text would cost the driver a string per row.
 	var sel strings.Builder
-	sel.WriteString("SELECT i.id, CASE i.kind")
+	sel.WriteString("CASE i.kind")
 	args := make([]any, 0, 2*len(kinds)+len(w.args))
 	for _, k := range kinds {
 		sel.WriteString(" WHEN ? THEN ?")
 		args = append(args, k, group[k])
 	}
-	sel.WriteString(" END FROM ")
+	sel.WriteString(" END")
 	args = append(args, w.args...)
-	rows, err := s.db.QueryContext(ctx, sel.String()+from+w.sql()+order, args...)
+	if f.SessionID != "" && f.Project == "" && limits > 0 {
+		// The session's items, all windows and kinds: an index count.
+		var total int
+		err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM items WHERE session_id = ?`, f.SessionID).Scan(&total)
+		if err != nil {
+			return nil, wrapErr("items", err)
+		}
+		if total <= limits {
+			return s.itemGroupsOnePass(ctx, `SELECT `+itemCols+`, `+sel.String()+` FROM `+from+w.sql()+order, args, groups)
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT i.id, `+sel.String()+` FROM `+from+w.sql()+order, args...)
 	if err != nil {
 		return nil, wrapErr("items", err)
 	}
@@ -360,6 +379,38 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 // maxGroupIDs bounds the ids ItemGroups reads in one statement (SQLite
 // binds at most 32,766 parameters).
 const maxGroupIDs = 10000
+
+// itemGroupsOnePass reads the groups from one statement that selects
+// itemCols and each row's group, newest first, keeping each group's
+// newest up to its limit.
+func (s *Store) itemGroupsOnePass(ctx context.Context, query string, args []any, groups []carryover.ItemGroup) ([][]carryover.Item, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, wrapErr("items", err)
+	}
+	defer rows.Close()
+	out := make([][]carryover.Item, len(groups))
+	sc := newItemScanner()
+	var g int
+	sc.dest = append(sc.dest, &g)
+	for rows.Next() {
+		it, err := sc.scan(rows)
+		if err != nil {
+			return nil, wrapErr("items", err)
+		}
+		if g < 0 || g >= len(groups) {
+			return nil, fmt.Errorf("items: group %d of %d", g, len(groups))
+		}
+		if lim := groups[g].Limit; lim > 0 && len(out[g]) >= lim {
+			continue
+		}
+		out[g] = append(out[g], it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("items", err)
+	}
+	return out, nil
+}
 
 // itemGroupsEach reads the groups a query each.
 func (s *Store) itemGroupsEach(ctx context.Context, f carryover.ItemFilter, groups []carryover.ItemGroup) ([][]carryover.Item, error) {
