@@ -92,7 +92,7 @@ func (h *Handler) serve(ctx context.Context, ev Event, stdin io.Reader, out io.W
 
 // knowProject notes the session's project for recording the run.
 func (r *run) knowProject(project string) {
-	if r.project != nil {
+	if r.project != nil && project != "" {
 		*r.project = project
 	}
 }
