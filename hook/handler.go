@@ -126,6 +126,9 @@ func (h *Handler) Run(ctx context.Context, ev Event, stdin io.Reader, stdout io.
 	ch := make(chan done, 1)
 	go func() {
 		growStack(1)
+		// A fault reading the store's memory map (an I/O error) panics,
+		// recovered below, rather than kill the process.
+		debug.SetPanicOnFault(true)
 		defer func() {
 			if r := recover(); r != nil {
 				ch <- done{err: fmt.Errorf("panic: %v\n%s", r, debug.Stack()), panicked: true}
@@ -240,11 +243,19 @@ func (h *Handler) record(ctx context.Context, in Input, res Result, st carryover
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), budget)
 	defer cancel()
+	// The run's store may read through a memory map: a fault on it (an
+	// I/O error) loses the record, not the process's exit status.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			h.log().Error("record hook run: panic", "panic", r)
+		}
+	}()
 	if carryover.ValidSessionID(in.SessionID) != nil {
 		in.SessionID = ""
 	}
 	if st == nil {
-		local, err := openLocal(rctx, h.Config.DB, budget, 0)
+		local, err := openLocal(rctx, h.Config.DB, budget, false)
 		if err != nil {
 			h.log().Error("record hook run: open store", "err", err)
 			return
