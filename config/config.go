@@ -167,11 +167,21 @@ type Options struct {
 	// none); for a hook, the directory Claude Code gives it.
 	ProjectDir string
 	DBFlag     string // --db
+	// Redactor, when not nil, is a redactor with the built-in detectors
+	// alone for the configuration to use unless patterns are configured:
+	// the caller's own (its log's), rather than one more built.
+	Redactor *redact.Redactor
 }
 
 // Defaults is the configuration without files, environment or flags. Its
 // DB is "" when there is no absolute place for the store.
-func Defaults(env Env) Config {
+func Defaults(env Env) Config { return defaults(env, nil) }
+
+// defaults is Defaults with the redactor red, or a new one when nil.
+func defaults(env Env, red *redact.Redactor) Config {
+	if red == nil {
+		red = redact.New(redact.Options{})
+	}
 	c := Config{
 		Budget:            4000,
 		RecallBudget:      2000,
@@ -180,7 +190,7 @@ func Defaults(env Env) Config {
 		SessionEndTimeout: time.Second,
 		Dirs:              env.Dirs(),
 		Log:               env.LogPath(),
-		Redactor:          redact.New(redact.Options{}),
+		Redactor:          red,
 		Sources:           map[string][]Source{},
 	}
 	if c.Dirs.Data != "" {
@@ -229,7 +239,7 @@ func Load(opt Options) (Config, error) {
 }
 
 func load(opt Options) (Config, error) {
-	c := Defaults(opt.Env)
+	c := defaults(opt.Env, opt.Redactor)
 	l := loader{c: &c, home: opt.Env.Home(), keys: keyTable()}
 	if c.Dirs.Config != "" {
 		c.UserFile = filepath.Join(c.Dirs.Config, "config.toml")

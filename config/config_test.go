@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/carryover-dev/carryover/redact"
 )
 
 // setup is a home directory with optional user and project files, and
@@ -338,6 +340,35 @@ func TestRedactPatterns(t *testing.T) {
 	}
 	if len(c.Redact) != 1 {
 		t.Errorf("Redact %v: want the one valid inline pattern", c.Redact)
+	}
+}
+
+// TestSharedRedactor: a redactor given in Options is the configuration's
+// when no pattern is configured; configured patterns get one of their own
+// (the one given stays without them).
+func TestSharedRedactor(t *testing.T) {
+	shared := redact.New(redact.Options{})
+	s := newSetup(t, "", "")
+	c, err := Load(Options{Env: s.Env(), ProjectDir: s.project, Redactor: shared})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Redactor != shared {
+		t.Error("no pattern configured: the redactor given is not used")
+	}
+	writeFile(t, s.userFile(), "redact = [\"inline: INL-[a-z]{5}\"]\n")
+	c, err = Load(Options{Env: s.Env(), ProjectDir: s.project, Redactor: shared})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Redactor == shared {
+		t.Fatal("a pattern configured: the redactor given is used as is")
+	}
+	if out, _ := c.Redactor.Redact("INL-abcde"); out != "[REDACTED:inline]" {
+		t.Errorf("configured redactor: %q", out)
+	}
+	if out, _ := shared.Redact("INL-abcde"); out != "INL-abcde" {
+		t.Errorf("the redactor given changed: %q", out)
 	}
 }
 

@@ -115,6 +115,7 @@ func (h *Handler) Run(ctx context.Context, ev Event, stdin io.Reader, stdout io.
 	type done struct {
 		out      []byte
 		st       carryover.Store // still open, to record the run on; nil when closed
+		project  string          // the session's project, when the run read it
 		err      error
 		panicked bool
 		idle     bool // nothing to do: the store was not opened
@@ -124,14 +125,19 @@ func (h *Handler) Run(ctx context.Context, ev Event, stdin io.Reader, stdout io.
 	payload := &captureReader{r: stdin}
 	ch := make(chan done, 1)
 	go func() {
+		growStack(1)
+		// A fault reading the store's memory map (an I/O error) panics,
+		// recovered below, rather than kill the process.
+		debug.SetPanicOnFault(true)
 		defer func() {
 			if r := recover(); r != nil {
 				ch <- done{err: fmt.Errorf("panic: %v\n%s", r, debug.Stack()), panicked: true}
 			}
 		}()
 		var out bytes.Buffer
-		st, err := h.serve(ctx, ev, payload, &out)
-		ch <- done{out: out.Bytes(), st: st, err: err, idle: errors.Is(err, errNoWork)}
+		var project string
+		st, err := h.serve(ctx, ev, payload, &out, &project)
+		ch <- done{out: out.Bytes(), st: st, project: project, err: err, idle: errors.Is(err, errNoWork)}
 	}()
 	res := Result{Event: string(ev)}
 	select {
@@ -182,7 +188,7 @@ func (h *Handler) Run(ctx context.Context, ev Event, stdin io.Reader, stdout io.
 		} else {
 			h.log().Info("hook", "event", ev, "ms", res.Latency.Milliseconds(), "out", res.Output)
 		}
-		h.record(ctx, in, res, d.st)
+		h.record(ctx, in, res, d.st, d.project)
 	case <-ctx.Done():
 		// The worker may still hold a write transaction; the process exits
 		// soon, which rolls it back, and committed batches stay.
@@ -190,7 +196,7 @@ func (h *Handler) Run(ctx context.Context, ev Event, stdin io.Reader, stdout io.
 		res.Event, res.Outcome, res.Err = recordedEvent(ev, in), "timeout", ctx.Err()
 		res.Latency = time.Since(h.Start)
 		h.log().Error("hook deadline exceeded", "event", ev, "timeout", timeout)
-		h.record(ctx, in, res, nil)
+		h.record(ctx, in, res, nil, "")
 	}
 	return res
 }
@@ -224,11 +230,12 @@ func (h *Handler) redact(s string) string {
 
 // record stores one run for stats, after the output is written, on st,
 // the store the run used, when it is still open (and closes it), or else
-// on the local store opened again. It is best effort and bounded: it waits
+// on the local store opened again. project is the session's project when
+// the run read it ("" to read it here). It is best effort and bounded: it waits
 // on a busy store for the rest of the deadline, at most recordMax and at
 // least recordMin (a run that timed out is still worth counting), well
 // inside the timeouts install gives Claude Code.
-func (h *Handler) record(ctx context.Context, in Input, res Result, st carryover.Store) {
+func (h *Handler) record(ctx context.Context, in Input, res Result, st carryover.Store, project string) {
 	const recordMin, recordMax = 100 * time.Millisecond, 500 * time.Millisecond
 	budget := recordMax
 	if dl, ok := ctx.Deadline(); ok {
@@ -236,11 +243,19 @@ func (h *Handler) record(ctx context.Context, in Input, res Result, st carryover
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), budget)
 	defer cancel()
+	// The run's store may read through a memory map: a fault on it (an
+	// I/O error) loses the record, not the process's exit status.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			h.log().Error("record hook run: panic", "panic", r)
+		}
+	}()
 	if carryover.ValidSessionID(in.SessionID) != nil {
 		in.SessionID = ""
 	}
 	if st == nil {
-		local, err := openLocal(rctx, h.Config.DB, budget, 0)
+		local, err := openLocal(rctx, h.Config.DB, budget, false)
 		if err != nil {
 			h.log().Error("record hook run: open store", "err", err)
 			return
@@ -249,8 +264,7 @@ func (h *Handler) record(ctx context.Context, in Input, res Result, st carryover
 	}
 	defer st.Close()
 	// The session's project, which a cd does not change.
-	project := ""
-	if in.SessionID != "" {
+	if project == "" && in.SessionID != "" {
 		if s, err := st.Session(rctx, in.SessionID); err == nil {
 			project = s.Project
 		}
@@ -287,4 +301,17 @@ func (c *captureReader) bytes() []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return bytes.Clone(c.buf)
+}
+
+// growStack grows the calling goroutine's stack at once, while it holds a
+// single frame: a stack that grows under a deep call chain (SQLite's) is
+// copied at every doubling, and each copy walks every frame's tables,
+// paging them in. (The indexes only keep the array from being optimised
+// away.)
+//
+//go:noinline
+func growStack(i int) byte {
+	var buf [32 << 10]byte
+	buf[i%len(buf)] = byte(i)
+	return buf[(i*7)%len(buf)]
 }

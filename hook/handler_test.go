@@ -222,3 +222,57 @@ func TestRunRecordedOnServer(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRecordsSessionProject: a run is recorded under its session's
+// project, which a cd in the session does not change, whether the run
+// read the project itself (restore, recall, archive) or not; a session
+// not archived yet is recorded under its payload's project.
+func TestRunRecordsSessionProject(t *testing.T) {
+	e := newEnv(t)
+	h := e.handler()
+	ctx := context.Background()
+	elsewhere := t.TempDir()
+	run := func(ev hook.Event, name, cwd, sid string, extra map[string]any) {
+		t.Helper()
+		p := map[string]any{"session_id": sid, "transcript_path": e.transcript, "cwd": cwd, "hook_event_name": name}
+		for k, v := range extra {
+			p[k] = v
+		}
+		data, _ := json.Marshal(p)
+		if res := h.Run(ctx, ev, bytes.NewReader(data), &bytes.Buffer{}); res.Err != nil {
+			t.Fatalf("%s: %+v", name, res)
+		}
+	}
+	run(hook.PreCompact, "PreCompact", e.dir, demoID, map[string]any{"trigger": "auto"})
+	run(hook.SessionStart, "SessionStart", elsewhere, demoID, map[string]any{"source": "compact"})
+	run(hook.UserPromptSubmit, "UserPromptSubmit", elsewhere, demoID, map[string]any{"prompt": "which test failed?"})
+	run(hook.Stop, "Stop", elsewhere, demoID, map[string]any{"stop_hook_active": false})
+	const other = "aaaa0000-0000-4000-8000-00000000abcd"
+	run(hook.UserPromptSubmit, "UserPromptSubmit", elsewhere, other, map[string]any{"prompt": "which test failed?"})
+
+	st, err := sqlite.Open(ctx, e.db, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sess, err := st.Session(ctx, demoID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.Project == "" || sess.Project == elsewhere {
+		t.Fatalf("the session's project is %q", sess.Project)
+	}
+	runs := e.runs(t)
+	if len(runs) != 5 {
+		t.Fatalf("%d runs recorded, want 5: %+v", len(runs), runs)
+	}
+	for _, r := range runs {
+		want := sess.Project
+		if r.SessionID == other {
+			want = elsewhere
+		}
+		if r.Project != want {
+			t.Errorf("%s of %s recorded under %q, want %q", r.Event, r.SessionID, r.Project, want)
+		}
+	}
+}

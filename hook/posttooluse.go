@@ -201,6 +201,7 @@ func (r *run) session(ctx context.Context) (carryover.Session, error) {
 	if err != nil {
 		return sess, fmt.Errorf("session: %w", err)
 	}
+	r.knowProject(sess.Project)
 	return sess, nil
 }
 

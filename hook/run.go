@@ -56,6 +56,9 @@ func (r *run) archive(ctx context.Context) (ingest.Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("ingest %s: %w", r.in.TranscriptPath, err)
 	}
+	if rep.Complete && rep.SessionID == r.in.SessionID {
+		r.knowProject(rep.Project)
+	}
 	return rep, nil
 }
 

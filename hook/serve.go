@@ -25,6 +25,12 @@ import (
 // (8-11 ms).
 const ReadCachePages = 64
 
+// ReadMmapBytes is how much of the store a hook that mostly reads maps
+// rather than copies into its page cache (see sqlite.Options.MmapBytes):
+// a restore then takes some 100 page faults fewer. Its worker turns a
+// fault on the map (an I/O error) into a panic it recovers from.
+const ReadMmapBytes = 256 << 20
+
 const (
 	// defaultConnectTimeout bounds a hook's connection to the server.
 	defaultConnectTimeout = 300 * time.Millisecond
@@ -41,6 +47,9 @@ type run struct {
 	in  Input
 	st  carryover.Store
 	out io.Writer
+	// project, when not nil, is set to the session's project once the
+	// run has read it, so that recording the run need not read it again.
+	project *string
 	// corrupt records that a step found the store damaged though the
 	// event carried on (an ingest or an audit row that failed): the store
 	// is then moved aside and the event served again on a fresh one.
@@ -51,8 +60,9 @@ type run struct {
 // store, leaving the store it served from open for the caller to record
 // the run on and close: opening it again would cost about as much as the
 // work of an event that finds nothing to inject. The store is nil when it
-// was not opened, was damaged, or was a fresh one.
-func (h *Handler) serve(ctx context.Context, ev Event, stdin io.Reader, out io.Writer) (carryover.Store, error) {
+// was not opened, was damaged, or was a fresh one. *project is set to the
+// session's project when the run read it.
+func (h *Handler) serve(ctx context.Context, ev Event, stdin io.Reader, out io.Writer, project *string) (carryover.Store, error) {
 	in, err := Decode(stdin)
 	if err != nil {
 		return nil, err
@@ -81,9 +91,16 @@ func (h *Handler) serve(ctx context.Context, ev Event, stdin io.Reader, out io.W
 		}
 	}
 	if h.Config.DatabaseURL != "" {
-		return h.serveWithServer(ctx, ev, in, out, busy)
+		return h.serveWithServer(ctx, ev, in, out, busy, project)
 	}
-	return h.serveLocal(ctx, ev, in, out, busy)
+	return h.serveLocal(ctx, ev, in, out, busy, project)
+}
+
+// knowProject notes the session's project for recording the run.
+func (r *run) knowProject(project string) {
+	if r.project != nil && project != "" {
+		*r.project = project
+	}
 }
 
 // errNoWork means the event had nothing to do with its payload: the store
@@ -120,14 +137,12 @@ func (h *Handler) hasWork(ev Event, in Input) bool {
 	return true
 }
 
-// readCache is the page cache for the event: the events that mostly read
-// keep a small one (see ReadCachePages); those that archive keep the
-// default, which their writes fill.
-func (h *Handler) readCache(ev Event) int {
-	if ReadsMostly(ev, h.Config.PostToolUseArchive) {
-		return ReadCachePages
-	}
-	return 0
+// readsMostly reports whether the event's hook mostly reads (see
+// ReadsMostly): its store keeps a small page cache (ReadCachePages) and
+// maps what it reads (ReadMmapBytes); those that archive keep the default
+// cache, which their writes fill.
+func (h *Handler) readsMostly(ev Event) bool {
+	return ReadsMostly(ev, h.Config.PostToolUseArchive)
 }
 
 // ReadsMostly reports the events whose hook mostly reads the store (and
@@ -137,22 +152,26 @@ func ReadsMostly(ev Event, postToolUseArchive bool) bool {
 	return ev == UserPromptSubmit || ev == SessionStart || ev == PostToolUseFailure || ev == PostToolUse && !postToolUseArchive
 }
 
-func openLocal(ctx context.Context, db string, busy time.Duration, cache int) (*sqlite.Store, error) {
-	return sqlite.Open(ctx, db, sqlite.Options{BusyTimeout: busy, CachePages: cache})
+func openLocal(ctx context.Context, db string, busy time.Duration, readsMostly bool) (*sqlite.Store, error) {
+	opt := sqlite.Options{BusyTimeout: busy}
+	if readsMostly {
+		opt.CachePages, opt.MmapBytes = ReadCachePages, ReadMmapBytes
+	}
+	return sqlite.Open(ctx, db, opt)
 }
 
 // serveLocal serves the event from the local store. A damaged store is
 // moved aside and the event served again on a fresh one, archiving this
 // session from its transcript, so that nothing of it is lost; the other
 // sessions come back with 'carryover ingest --all'.
-func (h *Handler) serveLocal(ctx context.Context, ev Event, in Input, out io.Writer, busy time.Duration) (carryover.Store, error) {
+func (h *Handler) serveLocal(ctx context.Context, ev Event, in Input, out io.Writer, busy time.Duration, project *string) (carryover.Store, error) {
 	db := h.Config.DB
 	opened, _ := os.Lstat(db)
-	st, err := openLocal(ctx, db, busy, h.readCache(ev))
+	st, err := openLocal(ctx, db, busy, h.readsMostly(ev))
 	corrupt := false
 	if err == nil {
 		var buf bytes.Buffer
-		r := &run{h: h, ev: ev, in: in, st: st, out: &buf}
+		r := &run{h: h, ev: ev, in: in, st: st, out: &buf, project: project}
 		err = r.do(ctx)
 		if !errors.Is(err, sqlite.ErrCorrupt) && !r.corrupt {
 			if _, werr := out.Write(buf.Bytes()); err == nil {
@@ -179,12 +198,12 @@ func (h *Handler) serveLocal(ctx context.Context, ev Event, in Input, out io.Wri
 		h.log().Warn("damaged store moved aside; a fresh one takes its place", "moved", moved,
 			"recover", "carryover ingest --all")
 	}
-	fresh, err := openLocal(ctx, db, busy, h.readCache(ev))
+	fresh, err := openLocal(ctx, db, busy, h.readsMostly(ev))
 	if err != nil {
 		return nil, fmt.Errorf("open fresh store: %w", err)
 	}
 	defer fresh.Close()
-	r := &run{h: h, ev: ev, in: in, st: fresh, out: out}
+	r := &run{h: h, ev: ev, in: in, st: fresh, out: out, project: project}
 	return nil, r.do(ctx)
 }
 
@@ -211,14 +230,14 @@ func moveAsideOnce(path string, opened fs.FileInfo) (string, error) {
 // server gets at most 60% of what is left of the deadline, so that the
 // local fallback always has time to do the work. The store returned (to
 // record the run on) is the one that served the event.
-func (h *Handler) serveWithServer(ctx context.Context, ev Event, in Input, out io.Writer, busy time.Duration) (carryover.Store, error) {
+func (h *Handler) serveWithServer(ctx context.Context, ev Event, in Input, out io.Writer, busy time.Duration, project *string) (carryover.Store, error) {
 	budget := time.Second
 	if dl, ok := ctx.Deadline(); ok {
 		budget = time.Until(dl)
 	}
 	sctx, cancel := context.WithTimeout(ctx, budget*6/10)
 	var buf bytes.Buffer
-	server, err := h.serveOnServer(sctx, ev, in, &buf)
+	server, err := h.serveOnServer(sctx, ev, in, &buf, project)
 	cancel()
 	if err == nil {
 		_, err = out.Write(buf.Bytes())
@@ -232,7 +251,7 @@ func (h *Handler) serveWithServer(ctx context.Context, ev Event, in Input, out i
 		return nil, err
 	}
 	h.log().Warn("server unavailable: using the local store", "event", ev, "session", in.SessionID, "err", err)
-	local, lerr := openLocal(ctx, h.Config.DB, busy, 0)
+	local, lerr := openLocal(ctx, h.Config.DB, busy, false)
 	if lerr != nil {
 		return nil, fmt.Errorf("open local store: %w (server: %v)", lerr, err)
 	}
@@ -241,7 +260,7 @@ func (h *Handler) serveWithServer(ctx context.Context, ev Event, in Input, out i
 	if merr := spool.MarkPending(h.Config.DB, in.SessionID); merr != nil {
 		h.log().Error("mark session pending", "session", in.SessionID, "err", merr)
 	}
-	r := &run{h: h, ev: ev, in: in, st: local, out: out}
+	r := &run{h: h, ev: ev, in: in, st: local, out: out, project: project}
 	return local, r.do(ctx)
 }
 
@@ -251,7 +270,7 @@ var errPending = errors.New("the session's local backlog is not pushed yet")
 
 // serveOnServer connects, pushes the spooled backlog (the session's own
 // first) and serves the event. The store is returned open unless nil.
-func (h *Handler) serveOnServer(ctx context.Context, ev Event, in Input, out io.Writer) (carryover.Store, error) {
+func (h *Handler) serveOnServer(ctx context.Context, ev Event, in Input, out io.Writer, project *string) (carryover.Store, error) {
 	timeout := cmp.Or(h.Config.ConnectTimeout, defaultConnectTimeout)
 	cctx, cancel := context.WithTimeout(ctx, timeout+100*time.Millisecond)
 	st, err := postgres.Open(cctx, h.Config.DatabaseURL, postgres.Options{ConnectTimeout: timeout, Owner: h.Config.Owner, Team: h.Config.Team})
@@ -280,6 +299,6 @@ func (h *Handler) serveOnServer(ctx context.Context, ev Event, in Input, out io.
 			}
 		}
 	}
-	r := &run{h: h, ev: ev, in: in, st: st, out: out}
+	r := &run{h: h, ev: ev, in: in, st: st, out: out, project: project}
 	return st, r.do(ctx)
 }

@@ -39,6 +39,7 @@ func (r *run) sessionStart(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
+	r.knowProject(sess.Project)
 	window := sess.Windows
 	if in.Source == "compact" && window == 0 {
 		window = 1 // the boundary is not written yet: everything archived is before it

@@ -27,6 +27,8 @@ func (r *run) userPrompt(ctx context.Context) error {
 		sess = carryover.Session{ID: in.SessionID, Project: projectdir.Root(in.Cwd)}
 	} else if err != nil {
 		return fmt.Errorf("session: %w", err)
+	} else {
+		r.knowProject(sess.Project)
 	}
 	exclude := map[int64]bool{}
 	prev, err := carryover.ReadInjectionsWithoutText(ctx, r.st, in.SessionID, 200)

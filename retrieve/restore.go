@@ -260,7 +260,8 @@ func (in *restoreInput) keepLatestWindow(window int) {
 	for _, k := range []carryover.ItemKind{carryover.KindFileEdit, carryover.KindCommand, carryover.KindInputs} {
 		its := in.items[k]
 		if slices.ContainsFunc(its, func(it carryover.Item) bool { return it.Window == last }) {
-			in.items[k] = slices.DeleteFunc(its, func(it carryover.Item) bool { return it.Window != last })
+			// A copy: the slice read may be shared with the caller's store.
+			in.items[k] = slices.DeleteFunc(slices.Clone(its), func(it carryover.Item) bool { return it.Window != last })
 		}
 	}
 	in.recent = slices.DeleteFunc(in.recent, func(ch carryover.Chunk) bool { return ch.Window != last })
@@ -294,7 +295,14 @@ func loadRestoreInput(ctx context.Context, st carryover.Store, req RestoreReques
 	if err != nil {
 		return in, fmt.Errorf("restore items: %w", err)
 	}
-	for _, got := range groups {
+	for g, got := range groups {
+		if len(restoreKinds[g].kinds) == 1 {
+			// The group is the kind's items, in order: kept, not copied.
+			if len(got) > 0 {
+				in.items[restoreKinds[g].kinds[0]] = got
+			}
+			continue
+		}
 		for _, it := range got {
 			in.items[it.Kind] = append(in.items[it.Kind], it)
 		}

@@ -40,13 +40,39 @@ func TestItemGroups(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	groups := []carryover.ItemGroup{
+	// A group without a limit; limits that add up to more than a
+	// session's items (read in one statement); limits that add up to
+	// fewer (ids first, then the rows picked).
+	for _, groups := range [][]carryover.ItemGroup{{
 		{Kinds: []carryover.ItemKind{carryover.KindGoal}, Limit: 6},
 		{Kinds: []carryover.ItemKind{carryover.KindError, carryover.KindFix}, Limit: 25},
 		{Kinds: []carryover.ItemKind{carryover.KindCommand}},
 		{Kinds: []carryover.ItemKind{carryover.KindValue, carryover.KindMarker}, Limit: 1000},
 		{Kinds: []carryover.ItemKind{carryover.KindTodo}, Limit: 3},
+	}, {
+		{Kinds: []carryover.ItemKind{carryover.KindGoal}, Limit: 6},
+		{Kinds: []carryover.ItemKind{carryover.KindError, carryover.KindFix}, Limit: 25},
+		{Kinds: []carryover.ItemKind{carryover.KindCommand}, Limit: 1000},
+		{Kinds: []carryover.ItemKind{carryover.KindValue, carryover.KindMarker}, Limit: 1000},
+		{Kinds: []carryover.ItemKind{carryover.KindTodo}, Limit: 3},
+	}, {
+		{Kinds: []carryover.ItemKind{carryover.KindGoal}, Limit: 6},
+		{Kinds: []carryover.ItemKind{carryover.KindError, carryover.KindFix}, Limit: 25},
+		{Kinds: []carryover.ItemKind{carryover.KindCommand}, Limit: 10},
+		{Kinds: []carryover.ItemKind{carryover.KindTodo}, Limit: 3},
+	}} {
+		testItemGroups(t, st, groups)
 	}
+	if _, err := st.ItemGroups(ctx, carryover.ItemFilter{}, []carryover.ItemGroup{
+		{Kinds: []carryover.ItemKind{carryover.KindGoal}}, {Kinds: []carryover.ItemKind{carryover.KindGoal, carryover.KindTodo}},
+	}); err == nil {
+		t.Error("a kind in two groups: no error")
+	}
+}
+
+func testItemGroups(t *testing.T, st *sqlite.Store, groups []carryover.ItemGroup) {
+	t.Helper()
+	ctx := context.Background()
 	for _, f := range []carryover.ItemFilter{
 		{SessionID: "aaaa0000-0000-4000-8000-000000000001"},
 		{SessionID: "aaaa0000-0000-4000-8000-000000000002", BeforeWindow: 2},
@@ -82,10 +108,5 @@ func TestItemGroups(t *testing.T) {
 		if f.SessionID != "aaaa0000-0000-4000-8000-000000000003" && total == 0 {
 			t.Errorf("%+v: nothing read", f)
 		}
-	}
-	if _, err := st.ItemGroups(ctx, carryover.ItemFilter{}, []carryover.ItemGroup{
-		{Kinds: []carryover.ItemKind{carryover.KindGoal}}, {Kinds: []carryover.ItemKind{carryover.KindGoal, carryover.KindTodo}},
-	}); err == nil {
-		t.Error("a kind in two groups: no error")
 	}
 }

@@ -175,6 +175,34 @@ func scanItem(sc interface{ Scan(...any) error }, extra ...any) (carryover.Item,
 	return it, err
 }
 
+// itemScanner scans itemCols row after row into one Item and one list of
+// destinations: scanItem allocates both for every row, which for the
+// hundreds of items a restore reads is memory a short-lived hook process
+// pays for in page faults.
+type itemScanner struct {
+	it   carryover.Item
+	t    int64
+	dest []any
+}
+
+func newItemScanner() *itemScanner {
+	s := &itemScanner{}
+	it := &s.it
+	s.dest = []any{&it.ID, &it.SessionID, &it.ChunkSeq, &it.ChunkID, &it.Kind, &it.Text, &it.Detail, &it.Key,
+		&it.Turn, &it.Window, &it.Line, &s.t, &it.Weight, &it.Resolved, &it.Count}
+	return s
+}
+
+// scan reads the row's item.
+func (s *itemScanner) scan(rows *sql.Rows) (carryover.Item, error) {
+	s.it = carryover.Item{}
+	if err := rows.Scan(s.dest...); err != nil {
+		return carryover.Item{}, err
+	}
+	s.it.Time = fromMS(s.t)
+	return s.it, nil
+}
+
 // Items lists items, newest line first (newest time first across
 // sessions). A zero Limit means no limit.
 func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.Item, error) {
@@ -188,8 +216,9 @@ func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.
 	}
 	defer rows.Close()
 	var out []carryover.Item
+	sc := newItemScanner()
 	for rows.Next() {
-		it, err := scanItem(rows)
+		it, err := sc.scan(rows)
 		if err != nil {
 			return nil, wrapErr("items", err)
 		}
@@ -229,11 +258,14 @@ var _ carryover.ItemGrouper = (*Store)(nil)
 // those rows are read in full. Reading a row costs the driver far more
 // than SQLite spends finding it (each column is a call through a mutex),
 // and ten queries of a group each would each walk the session's items
-// again and be prepared again.
+// again and be prepared again. A session with no more items than the
+// groups' limits add up to is read in one statement instead: every row
+// would be read in full anyway.
 func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups []carryover.ItemGroup) ([][]carryover.Item, error) {
 	out := make([][]carryover.Item, len(groups))
 	group := map[carryover.ItemKind]int{}
 	var kinds []carryover.ItemKind
+	limits := 0 // the groups' limits added up; -1 when one has none
 	for g, gr := range groups {
 		for _, k := range gr.Kinds {
 			if _, ok := group[k]; ok {
@@ -242,29 +274,58 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 			group[k] = g
 			kinds = append(kinds, k)
 		}
+		if gr.Limit <= 0 || limits < 0 {
+			limits = -1
+		} else {
+			limits += gr.Limit
+		}
 	}
 	if len(kinds) == 0 {
 		return out, nil
 	}
 	from, w, order := itemQuery(f)
 	whereIn(&w, "i.kind", kinds)
-	rows, err := s.db.QueryContext(ctx, `SELECT i.id, i.kind FROM `+from+w.sql()+order, w.args...)
+	// SQLite maps each row's kind to its group: an integer, where the
+	// kind's text would cost the driver a string per row.
+	var sel strings.Builder
+	sel.WriteString("CASE i.kind")
+	args := make([]any, 0, 2*len(kinds)+len(w.args))
+	for _, k := range kinds {
+		sel.WriteString(" WHEN ? THEN ?")
+		args = append(args, k, group[k])
+	}
+	sel.WriteString(" END")
+	args = append(args, w.args...)
+	if f.SessionID != "" && f.Project == "" && limits > 0 {
+		// The session's items, all windows and kinds: an index count.
+		var total int
+		err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM items WHERE session_id = ?`, f.SessionID).Scan(&total)
+		if err != nil {
+			return nil, wrapErr("items", err)
+		}
+		if total <= limits {
+			return s.itemGroupsOnePass(ctx, `SELECT `+itemCols+`, `+sel.String()+` FROM `+from+w.sql()+order, args, groups)
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT i.id, `+sel.String()+` FROM `+from+w.sql()+order, args...)
 	if err != nil {
 		return nil, wrapErr("items", err)
 	}
 	defer rows.Close()
 	// pos is each picked id's group and place in it.
 	type place struct{ group, index int }
-	pos := map[int64]place{}
+	pos := make(map[int64]place, 256)
 	n := make([]int, len(groups))
-	var ids []int64
+	ids := make([]int64, 0, 256)
 	for rows.Next() {
 		var id int64
-		var k carryover.ItemKind
-		if err := rows.Scan(&id, &k); err != nil {
+		var g int
+		if err := rows.Scan(&id, &g); err != nil {
 			return nil, wrapErr("items", err)
 		}
-		g := group[k]
+		if g < 0 || g >= len(groups) {
+			return nil, fmt.Errorf("items: group %d of %d", g, len(groups))
+		}
 		if lim := groups[g].Limit; lim > 0 && n[g] >= lim {
 			continue
 		}
@@ -294,8 +355,9 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 	}
 	defer rows.Close()
 	read := 0
+	sc := newItemScanner()
 	for rows.Next() {
-		it, err := scanItem(rows)
+		it, err := sc.scan(rows)
 		if err != nil {
 			return nil, wrapErr("items", err)
 		}
@@ -317,6 +379,38 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 // maxGroupIDs bounds the ids ItemGroups reads in one statement (SQLite
 // binds at most 32,766 parameters).
 const maxGroupIDs = 10000
+
+// itemGroupsOnePass reads the groups from one statement that selects
+// itemCols and each row's group, newest first, keeping each group's
+// newest up to its limit.
+func (s *Store) itemGroupsOnePass(ctx context.Context, query string, args []any, groups []carryover.ItemGroup) ([][]carryover.Item, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, wrapErr("items", err)
+	}
+	defer rows.Close()
+	out := make([][]carryover.Item, len(groups))
+	sc := newItemScanner()
+	var g int
+	sc.dest = append(sc.dest, &g)
+	for rows.Next() {
+		it, err := sc.scan(rows)
+		if err != nil {
+			return nil, wrapErr("items", err)
+		}
+		if g < 0 || g >= len(groups) {
+			return nil, fmt.Errorf("items: group %d of %d", g, len(groups))
+		}
+		if lim := groups[g].Limit; lim > 0 && len(out[g]) >= lim {
+			continue
+		}
+		out[g] = append(out[g], it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("items", err)
+	}
+	return out, nil
+}
 
 // itemGroupsEach reads the groups a query each.
 func (s *Store) itemGroupsEach(ctx context.Context, f carryover.ItemFilter, groups []carryover.ItemGroup) ([][]carryover.Item, error) {

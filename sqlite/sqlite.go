@@ -53,6 +53,14 @@ type Options struct {
 	// fresh memory costs page faults that on a VM take longer than reading
 	// the page again from the OS's cache.
 	CachePages int
+	// MmapBytes, when > 0, has SQLite read up to that many bytes of the
+	// file through a memory map (PRAGMA mmap_size) rather than copy the
+	// pages it reads into its cache: a process that reads a few hundred
+	// pages once then maps the OS's cache, which faults in many pages at
+	// a time, instead of filling fresh memory a page at a time. A read of
+	// a mapped page the OS cannot provide (an I/O error) is a fault, not
+	// an error: see runtime/debug.SetPanicOnFault.
+	MmapBytes int64
 	// ReadOnly opens an existing, migrated store without creating or
 	// changing anything; every write fails.
 	ReadOnly bool
@@ -242,6 +250,9 @@ func dsn(path string, opt Options, mode string) string {
 	q.Add("_pragma", "foreign_keys(1)")
 	if opt.CachePages > 0 {
 		q.Add("_pragma", fmt.Sprintf("cache_size(%d)", opt.CachePages))
+	}
+	if opt.MmapBytes > 0 {
+		q.Add("_pragma", fmt.Sprintf("mmap_size(%d)", opt.MmapBytes))
 	}
 	return "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?" + q.Encode()
 }

@@ -784,3 +784,79 @@ func TestReadOnlyMissingFile(t *testing.T) {
 		t.Errorf("read-only Open created the directory: %v", err)
 	}
 }
+
+// TestMmapReads: a store that reads through a memory map reads what one
+// that copies pages reads, as the file grows under it, its log is
+// checkpointed by another process's close, and pages are damaged.
+func TestMmapReads(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "carryover.db")
+	w, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { w.Close() }()
+	r, err := sqlite.Open(ctx, path, sqlite.Options{CachePages: 64, MmapBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	same := func(when string, chunks int) {
+		t.Helper()
+		want, err := w.Chunks(ctx, carryover.ChunkFilter{SessionID: "s1", Turn: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.Chunks(ctx, carryover.ChunkFilter{SessionID: "s1", Turn: -1})
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		if len(want) != chunks || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %d chunks read through the map, %d by copy, want %d", when, len(got), len(want), chunks)
+		}
+		wantItems, err := w.Items(ctx, carryover.ItemFilter{SessionID: "s1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotItems, err := r.Items(ctx, carryover.ItemFilter{SessionID: "s1"})
+		if err != nil || !reflect.DeepEqual(gotItems, wantItems) {
+			t.Errorf("%s: items through the map differ (%v)", when, err)
+		}
+	}
+	if err := w.Apply(ctx, storetest.Batch("s1", "/p", 0, 40)); err != nil {
+		t.Fatal(err)
+	}
+	same("first batch", 40)
+	if err := w.Apply(ctx, storetest.Batch("s1", "/p", 40, 400)); err != nil {
+		t.Fatal(err)
+	}
+	same("the file grown", 440)
+	// The writer's close checkpoints the log into the file; the reader
+	// reads the file's pages through its map, and the writer reopens.
+	w.Close()
+	if w, err = sqlite.Open(ctx, path, sqlite.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	same("checkpointed", 440)
+
+	r.Close()
+	w.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 4096; i < len(data); i++ {
+		data[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err := sqlite.Open(ctx, path, sqlite.Options{MmapBytes: 1 << 30})
+	if err == nil {
+		_, err = d.Chunks(ctx, carryover.ChunkFilter{SessionID: "s1", Turn: -1})
+		d.Close()
+	}
+	if !errors.Is(err, sqlite.ErrCorrupt) {
+		t.Errorf("reading damaged pages through the map: %v, want ErrCorrupt", err)
+	}
+}

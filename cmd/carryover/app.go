@@ -44,6 +44,7 @@ type app struct {
 	log            *slog.Logger
 	logClose       func()
 	redactor       *redact.Redactor // built-in detectors and the configured patterns
+	builtin        *redact.Redactor // built-in detectors alone (see builtinRedactor)
 	// quietConfig keeps config problems off stderr (they are logged):
 	// hooks and the status line print only what Claude Code expects.
 	quietConfig bool
@@ -337,12 +338,22 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // openLog opens the size-capped log file; logging is best effort.
+// builtinRedactor is the redactor with the built-in detectors alone,
+// built once: the log and the configuration share it (building one costs
+// a hook process about a millisecond).
+func (a *app) builtinRedactor() *redact.Redactor {
+	if a.builtin == nil {
+		a.builtin = redact.New(redact.Options{})
+	}
+	return a.builtin
+}
+
 func (a *app) openLog() {
 	path := logPath(a.getenv)
 	f, err := openLogFile(path)
 	if err != nil {
 		return
 	}
-	a.log = slog.New(redact.LogHandler{Next: slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo}), Redactor: redact.New(redact.Options{})}).With("pid", os.Getpid())
+	a.log = slog.New(redact.LogHandler{Next: slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo}), Redactor: a.builtinRedactor()}).With("pid", os.Getpid())
 	a.logClose = func() { f.Close() }
 }

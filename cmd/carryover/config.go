@@ -18,7 +18,7 @@ func (a *app) configEnv() conf.Env { return conf.Env{Getenv: a.getenv} }
 // unless a.quietConfig (hooks, the status line, doctor), to stderr. The
 // error is conf.ErrNoStore.
 func (a *app) loadConfig(dir string) (config, error) {
-	cfg, err := conf.Load(conf.Options{Env: a.configEnv(), ProjectDir: dir, DBFlag: a.dbFlag})
+	cfg, err := conf.Load(conf.Options{Env: a.configEnv(), ProjectDir: dir, DBFlag: a.dbFlag, Redactor: a.builtinRedactor()})
 	for _, p := range cfg.Problems {
 		a.log.Warn("config problem", "problem", p.String())
 		if !a.quietConfig {
