@@ -159,7 +159,7 @@ func (d *doctor) checkHooks(found []installedHook) {
 			// finds it on PATH, as doctor's does.
 			if _, ok := install.LookPath(d.in.Getenv, prog); !ok {
 				d.fail(name, fmt.Sprintf("%s settings run %q, which is not on PATH: the hook cannot run", h.scope, prog),
-					"put the carryover binary on PATH (go install github.com/carryover-dev/carryover/cmd/carryover@latest), or install for this machine with --scope local")
+					"put the carryover binary on PATH (CGO_ENABLED=0 go install github.com/carryover-dev/carryover/cmd/carryover@latest), or install for this machine with --scope local")
 				continue
 			}
 		} else if fi, err := os.Stat(prog); err != nil {

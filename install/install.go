@@ -87,7 +87,7 @@ func installedBinary() (string, error) {
 	}
 	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
 		return "", hint(fmt.Errorf("this carryover is a temporary 'go run' build (%s)", exe),
-			"install a real binary first: go install ./cmd/carryover (or go build -o ~/bin/carryover ./cmd/carryover), then run that binary's install")
+			"install a real binary first: CGO_ENABLED=0 go install ./cmd/carryover (or CGO_ENABLED=0 go build -o ~/bin/carryover ./cmd/carryover), then run that binary's install")
 	}
 	return exe, nil
 }
@@ -147,7 +147,7 @@ func (in *Installer) hookCommand(scope, exe string, force bool) (string, error) 
 		return exe, nil
 	}
 	return "", hint(fmt.Errorf("project settings are committed and run on other machines, so their hooks run 'carryover' from PATH, but %s", why),
-		fmt.Sprintf("put this binary on PATH (go install github.com/carryover-dev/carryover/cmd/carryover@latest, or ln -s %s ~/bin/carryover) and install again;"+
+		fmt.Sprintf("put this binary on PATH (CGO_ENABLED=0 go install github.com/carryover-dev/carryover/cmd/carryover@latest, or ln -s %s ~/bin/carryover) and install again;"+
 			" or install for this machine only with --scope local; --force writes the absolute path anyway", exe))
 }
 
