@@ -190,7 +190,9 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		sess.Title, _ = red.Redact(desc)
 	}
 	cur := chunk.NewCursor()
-	var carry redact.Carry
+	// carry and rawCarry are where the entries' masking and the raw lines'
+	// left off: a private key cut across texts is masked in both.
+	var carry, rawCarry redact.Carry
 	if known {
 		if fi.Size() < state.Offset {
 			rep.Restarted = true
@@ -204,11 +206,11 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 			if err := json.Unmarshal(state.Cursor, &saved); err != nil {
 				rep.Restarted = true // unreadable cursor: start over, hashes prevent duplicates
 			}
-			cur, carry = saved.Cursor, saved.Redact
+			cur, carry, rawCarry = saved.Cursor, saved.Redact, saved.RawRedact
 		}
 		if rep.Restarted {
 			state.Offset, state.Line = 0, 0
-			cur, carry = chunk.NewCursor(), redact.Carry{}
+			cur, carry, rawCarry = chunk.NewCursor(), redact.Carry{}, redact.Carry{}
 			// Sequence numbers stay unique in the session: items point at
 			// their chunk by it. Content already stored is recognised by hash.
 			last, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: rep.SessionID, Turn: -1, Newest: true, Limit: 1})
@@ -242,7 +244,7 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		return rep, fmt.Errorf("seek transcript: %w", err)
 	}
 	r := transcript.NewReader(f, state.Offset, state.Line)
-	raw := newRawReader(f, state.Offset, state.Line, red)
+	raw := newRawReader(f, state.Offset, state.Line, red, rawCarry)
 	defer raw.stop()
 	// A transcript read again from the start replaces the session's raw
 	// lines; otherwise a batch adds those after the stored ones.
@@ -321,10 +323,6 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		masked, maskedLines := redactEntries(stream, entries)
 		res := chunk.Build(rep.SessionID, sess.Project, entries, cur, a.Chunk)
 		cur = res.Cursor
-		cursor, err := json.Marshal(savedCursor{Cursor: cur, Redact: stream.Carry()})
-		if err != nil {
-			return rep, fmt.Errorf("encode cursor: %w", err)
-		}
 		fp, err := transcript.Fingerprint(f, r.Offset())
 		if err != nil {
 			return rep, err
@@ -333,6 +331,10 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		rawRes, err := raw.take(ctx, r.Offset())
 		if err != nil {
 			return rep, err
+		}
+		cursor, err := json.Marshal(savedCursor{Cursor: cur, Redact: stream.Carry(), RawRedact: rawRes.carry})
+		if err != nil {
+			return rep, fmt.Errorf("encode cursor: %w", err)
 		}
 		redact.AddCounts(&masked, rawBatch(red, rawRes, maskedLines))
 		// The steps of one transaction are stored as separate batches
@@ -503,7 +505,8 @@ func oneLine(s string, n int) string {
 // next entries may continue).
 type savedCursor struct {
 	chunk.Cursor
-	Redact redact.Carry `json:"redact,omitzero"`
+	Redact    redact.Carry `json:"redact,omitzero"`
+	RawRedact redact.Carry `json:"raw_redact,omitzero"`
 }
 
 // redactEntries masks the secrets in every field of the entries that

@@ -31,6 +31,10 @@ type rawReader struct {
 	f       io.ReaderAt
 	red     *redact.Redactor
 	maxLine int
+	// stream masks the lines in order, so that a private key a line
+	// leaves open is masked in the lines that continue it, as in the
+	// entries. The goroutine's own.
+	stream *redact.Stream
 
 	target atomic.Int64 // bytes before it are whole lines the entry reader consumed
 	woke   int64        // the target when the reader was last woken (entry reader's side)
@@ -54,13 +58,14 @@ type rawReader struct {
 type rawResult struct {
 	lines []carryover.RawLine
 	found map[int]map[string]int
+	carry redact.Carry // the stream's state after the last line
 	err   error
 }
 
 // newRawReader starts reading f's lines from offset, whose line number
-// follows line.
-func newRawReader(f io.ReaderAt, offset int64, line int, red *redact.Redactor) *rawReader {
-	r := &rawReader{f: f, red: red, maxLine: transcript.DefaultMaxLine, pos: offset, line: line, woke: offset,
+// follows line, masking them from carry on.
+func newRawReader(f io.ReaderAt, offset int64, line int, red *redact.Redactor, carry redact.Carry) *rawReader {
+	r := &rawReader{f: f, red: red, stream: red.Stream(carry), maxLine: transcript.DefaultMaxLine, pos: offset, line: line, woke: offset,
 		wake: make(chan struct{}, 1), flush: make(chan int64), result: make(chan rawResult, 1),
 		quit: make(chan struct{})}
 	r.target.Store(offset)
@@ -113,6 +118,7 @@ func (r *rawReader) run() {
 		case end := <-r.flush:
 			r.readTo(end)
 			res := r.out
+			res.carry = r.stream.Carry()
 			if res.err == nil {
 				res.err = r.fails
 			}
@@ -207,9 +213,11 @@ func (r *rawReader) keep(text []byte, size int, clone bool) {
 	// Most lines hold no secret: look without copying the line into a
 	// string, as RedactJSON does first (megabytes of garbage per
 	// transcript, which a hook pays for in page faults).
-	if len(text) > 0 && r.red.Contains(unsafe.String(&text[0], len(text))) {
+	// A key an earlier line left open is looked for in every line until
+	// it ends or the stream gives it up.
+	if len(text) > 0 && (!r.stream.Carry().IsZero() || r.red.Contains(unsafe.String(&text[0], len(text)))) {
 		var masked []byte
-		masked, counts = r.red.RedactJSON(text)
+		masked, counts = r.stream.RedactJSON(text)
 		clone = clone && len(masked) > 0 && &masked[0] == &text[0]
 		text = masked
 	}
@@ -331,7 +339,12 @@ func rawBatch(red *redact.Redactor, res rawResult, entryFound map[int]bool) map[
 		if i < 0 || i >= len(res.lines) || res.found[line] != nil {
 			continue
 		}
-		if text, _ := maskDecoded(red, res.lines[i].Text); len(text) > 0 {
+		text, _ := maskDecoded(red, res.lines[i].Text)
+		// The entries may carry a key further than the raw lines do
+		// (lines they skip hold texts that count against the carry):
+		// key-shaped text at the start of a string is masked too.
+		text, _ = red.Stream(redact.Carry{PEM: "private-key", Left: 1 << 20}).RedactJSON(text)
+		if len(text) > 0 {
 			res.lines[i].Text = bytes.Clone(text)
 		}
 	}

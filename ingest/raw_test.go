@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -165,6 +167,64 @@ func TestRawSecrets(t *testing.T) {
 	for _, l := range raw[:len(raw)-2] {
 		if !bytes.Equal(l.Text, []byte(lines[l.Line-1])) {
 			t.Errorf("line %d without a secret changed: %s", l.Line, l.Text)
+		}
+	}
+}
+
+// TestRawKeyAcrossLines: a private key a tool result leaves open and a
+// later one continues is masked in the raw lines too, the first time and
+// when a second run starts between the parts; also when a line the
+// entries skip holds so many texts that the raw lines' own stream gives
+// the key up before the entries' does.
+func TestRawKeyAcrossLines(t *testing.T) {
+	key := keyLines("OPENSSH PRIVATE KEY", 3)
+	line := func(uuid string, v map[string]any) string {
+		v["sessionId"], v["cwd"], v["timestamp"], v["uuid"] = sid, "/home/dev/proj", "2026-11-20T10:01:00Z", uuid
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	result := func(uuid, text string) string {
+		return line(uuid, map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": "tu_" + uuid, "content": text}}}})
+	}
+	noise := map[string]any{"type": "progress"}
+	for k := range 80 {
+		noise[fmt.Sprintf("field%02d", k)] = fmt.Sprintf("some progress text number %02d", k)
+	}
+	third := len(key) / 3
+	for _, between := range []bool{false, true} {
+		lines := append(synth(2),
+			result("a", strings.Join(key[:third], "\n")),
+			line("n", noise),
+			result("b", strings.Join(key[third:2*third], "\n")),
+			result("c", strings.Join(key[2*third:], "\n")))
+		if !between {
+			lines = slices.Delete(lines, len(lines)-3, len(lines)-2) // the noise line
+		}
+		path := filepath.Join(t.TempDir(), sid+".jsonl")
+		st := openStore(t)
+		// Two runs, the second starting between the key's parts.
+		writeLines(t, path, lines[:len(lines)-2], 0)
+		if _, err := (&ingest.Archiver{Store: st}).File(context.Background(), path, ingest.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		writeLines(t, path, lines[len(lines)-2:], os.O_APPEND)
+		if _, err := (&ingest.Archiver{Store: st}).File(context.Background(), path, ingest.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		raw := rawLines(t, st)
+		if len(raw) != len(lines) {
+			t.Fatalf("%d raw lines, want %d", len(raw), len(lines))
+		}
+		for _, l := range raw {
+			for _, k := range key[1 : len(key)-2] {
+				if bytes.Contains(l.Text, []byte(k)) {
+					t.Errorf("noise line between: %v: raw line %d holds a line of the key: %s", between, l.Line, k)
+				}
+			}
+			if !json.Valid(l.Text) {
+				t.Errorf("raw line %d is not JSON: %s", l.Line, l.Text)
+			}
 		}
 	}
 }

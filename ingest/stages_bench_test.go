@@ -118,7 +118,7 @@ func BenchmarkStages(b *testing.B) {
 	}
 	defer f.Close()
 	readRaw := func(b *testing.B) []carryover.RawLine {
-		raw := newRawReader(f, 0, 0, red)
+		raw := newRawReader(f, 0, 0, red, redact.Carry{})
 		defer raw.stop()
 		res, err := raw.take(context.Background(), size)
 		if err != nil {
