@@ -212,9 +212,8 @@ func (r *rawReader) keep(text []byte, size int, clone bool) {
 	var counts map[string]int
 	// Most lines hold no secret: look without copying the line into a
 	// string, as RedactJSON does first (megabytes of garbage per
-	// transcript, which a hook pays for in page faults).
-	// A key an earlier line left open is looked for in every line until
-	// it ends or the stream gives it up.
+	// transcript, which a hook pays for in page faults). But while a key
+	// an earlier line left open is carried, every line is read for it.
 	if len(text) > 0 && (!r.stream.Carry().IsZero() || r.red.Contains(unsafe.String(&text[0], len(text)))) {
 		var masked []byte
 		masked, counts = r.stream.RedactJSON(text)
@@ -343,7 +342,7 @@ func rawBatch(red *redact.Redactor, res rawResult, entryFound map[int]bool) map[
 		// The entries may carry a key further than the raw lines do
 		// (lines they skip hold texts that count against the carry):
 		// key-shaped text at the start of a string is masked too.
-		text, _ = red.Stream(redact.Carry{PEM: "private-key", Left: 1 << 20}).RedactJSON(text)
+		text, _ = red.ContinuingKey().RedactJSON(text)
 		if len(text) > 0 {
 			res.lines[i].Text = bytes.Clone(text)
 		}

@@ -387,6 +387,14 @@ func (st *Stream) RedactJSON(raw []byte) ([]byte, map[string]int) {
 	return st.r.redactJSON(raw, &st.c)
 }
 
+// ContinuingKey returns a Stream that reads its texts as the continuation
+// of a private key an earlier text left open: for a text known to hold
+// part of one (another reading of it found a secret) when the stream that
+// read it had given the key up.
+func (r *Redactor) ContinuingKey() *Stream {
+	return r.Stream(Carry{PEM: "private-key", Left: carryTexts})
+}
+
 // Carry returns the state to resume the stream from later.
 func (st *Stream) Carry() Carry { return st.c }
 

@@ -337,7 +337,6 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// openLog opens the size-capped log file; logging is best effort.
 // builtinRedactor is the redactor with the built-in detectors alone,
 // built once: the log and the configuration share it (building one costs
 // a hook process about a millisecond).
@@ -348,6 +347,7 @@ func (a *app) builtinRedactor() *redact.Redactor {
 	return a.builtin
 }
 
+// openLog opens the size-capped log file; logging is best effort.
 func (a *app) openLog() {
 	path := logPath(a.getenv)
 	f, err := openLogFile(path)

@@ -39,10 +39,10 @@ func (a *app) cmdRecall(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// A recall reads as the hook does.
 	if err := a.checkArchived(cfg); err != nil {
 		return err
 	}
+	// A recall reads as the hook does.
 	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: hook.ReadCachePages}, false)
 	if err != nil {
 		return err

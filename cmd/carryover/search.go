@@ -55,10 +55,10 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// A search reads a few hundred pages once, as a recall does.
 	if err := a.checkArchived(cfg); err != nil {
 		return err
 	}
+	// A search reads a few hundred pages once, as a recall does.
 	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: hook.ReadCachePages}, false)
 	if err != nil {
 		return err
