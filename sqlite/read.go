@@ -166,19 +166,10 @@ func desc(newest bool) string {
 const itemCols = `i.id, i.session_id, i.chunk_seq, coalesce(i.chunk_id, 0), i.kind, i.text, i.detail, i.key,
 	i.turn, i.win, i.line, i.time_ms, i.weight, i.resolved, i.count`
 
-func scanItem(sc interface{ Scan(...any) error }, extra ...any) (carryover.Item, error) {
-	var it carryover.Item
-	var t int64
-	err := sc.Scan(append([]any{&it.ID, &it.SessionID, &it.ChunkSeq, &it.ChunkID, &it.Kind, &it.Text, &it.Detail, &it.Key,
-		&it.Turn, &it.Window, &it.Line, &t, &it.Weight, &it.Resolved, &it.Count}, extra...)...)
-	it.Time = fromMS(t)
-	return it, err
-}
-
-// itemScanner scans itemCols row after row into one Item and one list of
-// destinations: scanItem allocates both for every row, which for the
-// hundreds of items a restore reads is memory a short-lived hook process
-// pays for in page faults.
+// itemScanner scans itemCols (and any destinations appended to dest) row
+// after row into one Item and one list of destinations: allocating both
+// for every row, for the hundreds of items a restore reads, is memory a
+// short-lived hook process pays for in page faults.
 type itemScanner struct {
 	it   carryover.Item
 	t    int64

@@ -289,12 +289,15 @@ func (s *Store) SearchItems(ctx context.Context, q carryover.Query) ([]ItemHit, 
 	}
 	defer rows.Close()
 	var hits []ItemHit
+	sc := newItemScanner()
+	var score float64
+	sc.dest = append(sc.dest, &score)
 	for rows.Next() {
-		var h ItemHit
-		if h.Item, err = scanItem(rows, &h.Score); err != nil {
+		it, err := sc.scan(rows)
+		if err != nil {
 			return nil, wrapErr("search items", err)
 		}
-		hits = append(hits, h)
+		hits = append(hits, ItemHit{Item: it, Score: score})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("search items", err)
