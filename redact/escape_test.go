@@ -1,6 +1,8 @@
 package redact_test
 
 import (
+	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -55,5 +57,86 @@ func TestSecretAfterEscape(t *testing.T) {
 		if out, counts := r.Redact(in); out != in || counts != nil {
 			t.Errorf("%q changed: %s", in, out)
 		}
+	}
+}
+
+// BenchmarkContainsJSONTranscript looks for secrets in the real spotter
+// transcripts' lines as the raw archive does before it masks one: each
+// string decoded (ContainsJSON), against the line's text as it is
+// (Contains). MB/s is the figure to report.
+func BenchmarkContainsJSONTranscript(b *testing.B) {
+	var ls [][]byte
+	size := 0
+	for _, f := range transcripts(b, "spotter") {
+		for _, l := range lines(b, f) {
+			ls = append(ls, []byte(l))
+			size += len(l)
+		}
+	}
+	r := redact.New(redact.Options{})
+	b.Run("decoded", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		for b.Loop() {
+			for _, l := range ls {
+				r.ContainsJSON(l)
+			}
+		}
+	})
+	texts := make([]string, len(ls))
+	for i, l := range ls {
+		texts[i] = string(l)
+	}
+	b.Run("text", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		for b.Loop() {
+			for _, l := range texts {
+				r.Contains(l)
+			}
+		}
+	})
+}
+
+// TestContainsJSONAsRedactJSON: ContainsJSON answers whether RedactJSON
+// masks something, on the secrets and look-alike corpora as JSON lines,
+// on invalid JSON, and where only the decoded strings show a secret (a
+// user pattern for a line's start or one that spans a quote, which the
+// document's text hides behind "\n" and "\"").
+func TestContainsJSONAsRedactJSON(t *testing.T) {
+	r := redact.New(redact.Options{Extra: []redact.Pattern{
+		{Kind: "acme", Re: regexp.MustCompile(`(?m)^acme: (\S+)`)},
+		{Kind: "quoted", Re: regexp.MustCompile(`ticket="(\w+)"`)},
+	}})
+	var docs []string
+	for seed := range uint64(5) {
+		texts, _ := plantAll(rand.New(rand.NewPCG(seed, 7)))
+		docs = append(docs, texts...)
+		docs = append(docs, lookalikes(rand.New(rand.NewPCG(seed, 11)))...)
+	}
+	for i, n := 0, len(docs); i < n; i++ {
+		docs[i] = jsonLine(docs[i])
+	}
+	hidden := []string{
+		jsonLine("build log\nacme: Zq8xW3rT5yU7\ndone"),
+		jsonLine(`config: ticket="Zq8xW3rT5yU7" ok`),
+	}
+	docs = append(docs, hidden...)
+	docs = append(docs, `{"a":"x\nacme: Zq8xW3rT5yU7"`, `not json AKIAQ7ZXQ7ZXQ7ZXQ7ZX`, `{}`, `"acme: Zq8xW3rT5yU7"`, ``)
+	masked := 0
+	for _, d := range docs {
+		_, counts := r.RedactJSON([]byte(d))
+		if got := r.ContainsJSON([]byte(d)); got != (counts != nil) {
+			t.Errorf("ContainsJSON = %v, RedactJSON masks %v:\n%s", got, counts, d)
+		}
+		if counts != nil {
+			masked++
+		}
+	}
+	for _, d := range hidden {
+		if !r.ContainsJSON([]byte(d)) {
+			t.Errorf("a secret only the decoded string shows is not found:\n%s", d)
+		}
+	}
+	if masked < len(docs)/4 {
+		t.Errorf("fixture: %d of %d documents hold a secret", masked, len(docs))
 	}
 }
