@@ -76,6 +76,10 @@ type importer struct {
 	st     carryover.Store
 	r      *redact.Redactor
 	header Header
+	// rawStream masks the current session's raw lines in order: a private
+	// key cut across transcript lines is masked in every part, as ingest
+	// masks it.
+	rawStream *redact.Stream
 	// The session being read and what of it is not yet applied.
 	batch    carryover.Batch
 	open     bool
@@ -188,7 +192,13 @@ func (im *importer) record(ctx context.Context, line int, data []byte) error {
 		}
 		return nil
 	}
-	data, _ = im.r.RedactJSON(data)
+	if head.Type == "session" || im.rawStream == nil {
+		im.rawStream = im.r.Stream(redact.Carry{})
+	}
+	if head.Type != "raw" {
+		// A raw record is masked as the transcript line it holds.
+		data, _ = im.r.RedactJSON(data)
+	}
 	switch head.Type {
 	case "session":
 		var s SessionRecord
@@ -296,9 +306,12 @@ func (im *importer) raw(ctx context.Context, rec RawRecord) error {
 	}
 	text := []byte(rec.Text)
 	if len(rec.Data) > 0 {
-		// Not UTF-8, so not JSON: masked as text.
-		text, _ = im.r.RedactJSON(rec.Data)
+		text = rec.Data // not UTF-8, so not JSON: masked as text
 	}
+	// The line is a transcript's: its strings are masked decoded (in the
+	// record they are escaped, and an escape can hide a secret), and as
+	// the continuation of the lines before.
+	text, _ = im.rawStream.RedactJSON(text)
 	if bytes.IndexByte(text, '\n') >= 0 {
 		return fmt.Errorf("raw line %d holds a newline", rec.Line)
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/redact"
@@ -210,11 +209,13 @@ func (r *rawReader) readTo(end int64) {
 func (r *rawReader) keep(text []byte, size int, clone bool) {
 	r.line++
 	var counts map[string]int
-	// Most lines hold no secret: look without copying the line into a
-	// string, as RedactJSON does first (megabytes of garbage per
-	// transcript, which a hook pays for in page faults). But while a key
-	// an earlier line left open is carried, every line is read for it.
-	if len(text) > 0 && (!r.stream.Carry().IsZero() || r.red.Contains(unsafe.String(&text[0], len(text)))) {
+	// Most lines hold no secret: look without copying the line (megabytes
+	// of garbage per transcript, which a hook pays for in page faults).
+	// The line's strings are looked at decoded, as RedactJSON masks them:
+	// its text can hide a secret behind an escape, in a field no entry
+	// reads. But while a key an earlier line left open is carried, every
+	// line is read for it.
+	if len(text) > 0 && (!r.stream.Carry().IsZero() || r.red.ContainsJSON(text)) {
 		var masked []byte
 		masked, counts = r.stream.RedactJSON(text)
 		clone = clone && len(masked) > 0 && &masked[0] == &text[0]

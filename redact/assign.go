@@ -21,7 +21,7 @@ var csKey = newCharset("a-zA-Z0-9_.-")
 func matchAssignment(sc *scan, i int, ru *rule) int {
 	s := sc.s
 	ks := i
-	for ks > 0 && csKey[s[ks-1]] {
+	for ks > 0 && csKey[s[ks-1]] && !escapeEnd(s, ks) {
 		if i-ks >= maxKey {
 			// Inside base64 or a long identifier, not a key; so is every
 			// later keyword of the run.
@@ -236,8 +236,9 @@ func closingQuote(s string, vs, limit int, q string) int {
 }
 
 var (
-	// hardStop always ends an unquoted value.
-	hardStop = newCharset(" \t\r\n\"'`\\")
+	// hardStop always ends an unquoted value; ESC starts the colour code
+	// after a coloured one.
+	hardStop = newCharset(" \t\r\n\"'`\\\x1b")
 	// softStop ends an unquoted value only where it plainly ends it: a
 	// password may hold any of them.
 	softStop = newCharset(",;&|<>(){}[]")

@@ -15,7 +15,7 @@ const maxCommand = 2048
 // has its own.
 func matchCommand(sc *scan, i int, ru *rule) int {
 	s := sc.s
-	if i > 0 && (isAlnum(s[i-1]) || s[i-1] == '_') {
+	if wordBefore(s, i, csWord) {
 		return 0 // libcurl, pymysql
 	}
 	end := commandEnd(s, i, maxCommand)
@@ -224,7 +224,7 @@ func unquote(s string, a, b int) (int, int) {
 // also as a JSON or dict key, curl's --cookie and document.cookie.
 func matchCookie(sc *scan, i int, ru *rule) int {
 	s := sc.s
-	if i > 0 && isAlnum(s[i-1]) {
+	if wordBefore(s, i, csAlnum) {
 		return 0
 	}
 	set := i >= 4 && hasPrefixFold(s[i-4:i], "set-")

@@ -244,7 +244,12 @@ func isHexDigit(c byte) bool {
 // quotes) as json.Unmarshal into a string does: escapes decoded, a lone
 // surrogate and each byte of invalid UTF-8 replaced by U+FFFD.
 func unquoteJSON(s []byte) string {
-	b := make([]byte, 0, len(s))
+	return bytesString(appendUnquoteJSON(make([]byte, 0, len(s)), s))
+}
+
+// appendUnquoteJSON appends the decoded inside of a valid JSON string to
+// b, as unquoteJSON decodes it.
+func appendUnquoteJSON(b, s []byte) []byte {
 	if utf8.Valid(s) {
 		// The usual case: copy what lies between escapes.
 		for {
@@ -258,7 +263,7 @@ func unquoteJSON(s []byte) string {
 			b, n = jsonesc.Append(b, s[k:])
 			s = s[k+n:]
 		}
-		return bytesString(b)
+		return b
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -284,7 +289,7 @@ func unquoteJSON(s []byte) string {
 			i += size
 		}
 	}
-	return bytesString(b)
+	return b
 }
 
 // bytesString returns b as a string without copying it: b is not

@@ -239,6 +239,51 @@ func (r *Redactor) Contains(s string) bool {
 	return len(sc.spans) > 0
 }
 
+// ContainsJSON reports whether RedactJSON would mask something in raw: a
+// secret in a string of the document as decoded. Contains on the
+// document's text is no answer: a JSON escape can hide a secret its
+// decoded string shows (a user pattern for a line's start, or that spans
+// a quote, meets "\n" and "\"" instead). It allocates nothing but a
+// buffer for the escaped strings.
+func (r *Redactor) ContainsJSON(raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	s := unsafe.String(&raw[0], len(raw))
+	if !validJSON(raw) {
+		return r.Contains(s)
+	}
+	sc := scans.Get().(*scan)
+	defer sc.release()
+	buf := sc.dec[:0]
+	defer func() { sc.dec = buf }()
+	for i := 0; ; {
+		k := strings.IndexByte(s[i:], '"')
+		if k < 0 {
+			break
+		}
+		i += k
+		// A valid document: the quote opens a string, which ends.
+		end := jsonStringEnd(raw, i)
+		text := s[i+1 : end-1]
+		if strings.IndexByte(text, '\\') >= 0 {
+			buf = appendUnquoteJSON(buf[:0], raw[i+1:end-1])
+			text = bytesString(buf)
+		}
+		sc.work, sc.budget = 0, WorkBudget(len(text))
+		sc.reset(text)
+		if !r.find(sc, 0, len(text)) {
+			return true // omitted
+		}
+		r.findExtra(sc)
+		if len(sc.spans) > 0 {
+			return true
+		}
+		i = end
+	}
+	return false
+}
+
 // RedactJSON masks the secrets in the string values (and keys) of a JSON
 // document, keeping it valid JSON: each string is masked as text, in the
 // order of the document, and only the strings that change are re-encoded
@@ -454,6 +499,8 @@ type scan struct {
 	endFrom, endAt, endTo int
 	// dsnLow is where the last DSN rule's backward scan may stop.
 	dsnLow int
+	// dec holds a JSON string decoded for ContainsJSON, kept for reuse.
+	dec []byte
 }
 
 func (sc *scan) reset(s string) {
@@ -466,6 +513,9 @@ func (sc *scan) release() {
 	sc.s = ""
 	if cap(sc.spans) > 1<<12 {
 		sc.spans = nil // a huge text's spans
+	}
+	if cap(sc.dec) > 1<<20 {
+		sc.dec = nil
 	}
 	scans.Put(sc)
 }

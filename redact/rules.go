@@ -73,6 +73,44 @@ var (
 
 func isAlnum(c byte) bool { return csAlnum[c] }
 
+// wordBefore reports whether the byte before i is one of cs that goes on
+// a word, so that what starts at i is the tail of something longer rather
+// than a token of its own. The letter that ends an escape is no word's: a
+// JSON or C "\n" or "\t" (a tool printing JSON, a log, a transcript) and
+// an ANSI colour code (coloured output, grep --color) put one right
+// before a key.
+func wordBefore(s string, i int, cs *charset) bool {
+	return i > 0 && cs[s[i-1]] && !escapeEnd(s, i)
+}
+
+// escapeEnd reports whether s[:i] ends with a character escape (\n, \r,
+// \t) or an ANSI CSI sequence (ESC [ digits and semicolons, then m or K;
+// ESC itself possibly escaped as \u001b, \x1b or \033).
+func escapeEnd(s string, i int) bool {
+	switch c := s[i-1]; c {
+	case 'n', 'r', 't':
+		return i >= 2 && s[i-2] == '\\'
+	case 'm', 'K':
+		k := i - 2
+		for k >= 0 && i-k < 16 && (csDigit[s[k]] || s[k] == ';') {
+			k--
+		}
+		if k < 0 || s[k] != '[' {
+			return false
+		}
+		esc := s[max(0, k-6):k]
+		return strings.HasSuffix(esc, "\x1b") || hasSuffixFold(esc, `\u001b`) || hasSuffixFold(esc, `\x1b`) ||
+			strings.HasSuffix(esc, `\033`)
+	}
+	return false
+}
+
+// hasSuffixFold reports whether s ends with suffix (lower-case ASCII),
+// ignoring ASCII case.
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && hasPrefixFold(s[len(s)-len(suffix):], suffix)
+}
+
 // run returns the end of the run of bytes in cs starting at i, at most
 // limit bytes long.
 func run(s string, i int, cs *charset, limit int) int {
@@ -102,7 +140,7 @@ func checked(f func(string) bool) func(*rule) {
 // matchToken masks prefix and body.
 func matchToken(sc *scan, i int, ru *rule) int {
 	s := sc.s
-	if ru.boundary && i > 0 && isAlnum(s[i-1]) {
+	if ru.boundary && wordBefore(s, i, csAlnum) {
 		return 0
 	}
 	b := i + len(ru.prefix)

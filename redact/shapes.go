@@ -44,7 +44,7 @@ func matchDiscordWebhook(sc *scan, i int, ru *rule) int {
 // matchSendGrid masks SG.<22>.<43>.
 func matchSendGrid(sc *scan, i int, ru *rule) int {
 	s := sc.s
-	if i > 0 && isAlnum(s[i-1]) {
+	if wordBefore(s, i, csAlnum) {
 		return 0
 	}
 	a := i + len(ru.prefix)
@@ -66,7 +66,7 @@ func matchTelegram(sc *scan, i int, ru *rule) int {
 	for j > 0 && i-j < 11 && csDigit[s[j-1]] {
 		j--
 	}
-	if n := i - j; n < 8 || n > 10 || j > 0 && isAlnum(s[j-1]) {
+	if n := i - j; n < 8 || n > 10 || wordBefore(s, j, csAlnum) {
 		return 0
 	}
 	e := sc.run(i+1, csURLSafe, maxToken)
@@ -82,7 +82,7 @@ func matchTelegram(sc *scan, i int, ru *rule) int {
 // JSON claims), even empty (a detached payload).
 func matchJWT(sc *scan, i int, ru *rule) int {
 	s := sc.s
-	if i > 0 && csURLSafe[s[i-1]] {
+	if wordBefore(s, i, csURLSafe) {
 		return 0
 	}
 	e1 := sc.run(i, csURLSafe, 4096)
@@ -251,7 +251,7 @@ func afterSpaces(s string, j int) (int, bool) {
 // matchBearer masks the credential of "Bearer <token>".
 func matchBearer(sc *scan, i int, ru *rule) int {
 	s := sc.s
-	if i > 0 && isAlnum(s[i-1]) {
+	if wordBefore(s, i, csAlnum) {
 		return 0
 	}
 	j, ok := afterSpaces(s, i+len(ru.prefix))
@@ -269,7 +269,7 @@ func matchBearer(sc *scan, i int, ru *rule) int {
 // matchBasic masks the credential of "Basic <base64 of user:password>".
 func matchBasic(sc *scan, i int, ru *rule) int {
 	s := sc.s
-	if i > 0 && isAlnum(s[i-1]) {
+	if wordBefore(s, i, csAlnum) {
 		return 0
 	}
 	j, ok := afterSpaces(s, i+len(ru.prefix))
@@ -303,7 +303,7 @@ func matchBasic(sc *scan, i int, ru *rule) int {
 // a scheme other than Bearer and Basic (token, Bot, SSWS...) or none.
 func matchAuthorization(sc *scan, i int, ru *rule) int {
 	s := sc.s
-	if i > 0 && isAlnum(s[i-1]) {
+	if wordBefore(s, i, csAlnum) {
 		return 0
 	}
 	j := skipQuote(s, i+len(ru.prefix))
