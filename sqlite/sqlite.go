@@ -135,8 +135,18 @@ func open(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	if err := checkHeader(abs); err != nil {
+	unmarked, err := checkHeader(abs)
+	if err != nil {
 		return nil, err
+	}
+	if unmarked && !opt.ReadOnly {
+		ms, err := migrations()
+		if err != nil {
+			return nil, err
+		}
+		if err := refuseForeign(ctx, abs, opt.BusyTimeout, ms[len(ms)-1].version); err != nil {
+			return nil, err
+		}
 	}
 	if opt.Embedder == nil {
 		opt.Embedder = cembed.DefaultHashed()
