@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"time"
 
@@ -190,7 +189,7 @@ func (h *Handler) serveLocal(ctx context.Context, ev Event, in Input, out io.Wri
 		return nil, err
 	}
 	h.log().Error("store is damaged", "db", db, "err", err)
-	moved, merr := moveAsideOnce(db, opened)
+	moved, merr := sqlite.MoveAsideOnce(db, opened, time.Now())
 	if merr != nil {
 		return nil, fmt.Errorf("damaged store: %w", merr)
 	}
@@ -205,24 +204,6 @@ func (h *Handler) serveLocal(ctx context.Context, ev Event, in Input, out io.Wri
 	defer fresh.Close()
 	r := &run{h: h, ev: ev, in: in, st: fresh, out: out, project: project}
 	return nil, r.do(ctx)
-}
-
-// moveAsideOnce moves the damaged store at path aside unless another
-// process did already: the file there is no longer the one this process
-// opened (opened is nil when it did not exist then). It returns the new
-// name, or "" when there was nothing to move.
-func moveAsideOnce(path string, opened fs.FileInfo) (string, error) {
-	now, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	if opened != nil && !os.SameFile(opened, now) {
-		return "", nil
-	}
-	return sqlite.MoveAside(path, time.Now())
 }
 
 // serveWithServer serves the event from the PostgreSQL server, and from

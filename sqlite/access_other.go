@@ -16,3 +16,7 @@ func writable(path string) bool {
 func ownedByMe(fs.FileInfo) bool { return true }
 
 func ownerNote(fs.FileInfo) string { return "" }
+
+// lockDir does not lock here: processes that find the store damaged at
+// once may each move a file aside.
+func lockDir(string) (func(), error) { return func() {}, nil }

@@ -29,3 +29,25 @@ func ownerNote(fi fs.FileInfo) string {
 	}
 	return ""
 }
+
+// lockDir takes an exclusive lock on the directory dir (flock, released
+// when the process exits), waiting for another holder, and returns its
+// release.
+func lockDir(dir string) (func(), error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	// Closing the last descriptor of the open file releases the lock.
+	return func() { f.Close() }, nil
+}

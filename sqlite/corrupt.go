@@ -54,6 +54,33 @@ func MoveAside(path string, now time.Time) (string, error) {
 	return dst, nil
 }
 
+// MoveAsideOnce moves the damaged store at path aside as MoveAside does,
+// unless another process did already: the file there is no longer the one
+// this process found damaged (opened, nil when there was none). Hooks that
+// find the store damaged at once take turns, holding a lock on the store's
+// directory from the check to the move: otherwise one of them could move
+// the fresh store another has just made in the damaged one's place, its
+// writes with it, or replace a copy moved aside in the same second. It
+// returns the new name, or "" when there was nothing to move.
+func MoveAsideOnce(path string, opened fs.FileInfo, now time.Time) (string, error) {
+	unlock, err := lockDir(filepath.Dir(path))
+	if err != nil {
+		return "", fmt.Errorf("move damaged store aside: %w", err)
+	}
+	defer unlock()
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if opened != nil && !os.SameFile(opened, fi) {
+		return "", nil
+	}
+	return MoveAside(path, now)
+}
+
 // ErrNotStore means a file is not a (damaged) SQLite database.
 var ErrNotStore = errors.New("not a carryover store: left as is")
 

@@ -30,40 +30,65 @@ const sqliteMagic = "SQLite format 3\x00"
 // database (unless it looks like a store whose header was damaged, which
 // SQLite then reports as ErrCorrupt) or that another application marked as
 // its own. A missing or empty file passes: carryover may create its store
-// there.
-func checkHeader(path string) error {
+// there. unmarked reports a SQLite database whose header does not carry
+// the marker: another application's, one made before the marker, or a new
+// store whose marker is still in its log.
+func checkHeader(path string) (unmarked bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return err
+		return false, err
 	}
 	head := make([]byte, 100)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return err
+		return false, err
 	}
 	head = head[:n]
 	switch {
 	case n == 0:
-		return nil
+		return false, nil
 	case strings.HasPrefix(string(head), sqliteMagic):
-		if n >= 72 {
-			if id := binary.BigEndian.Uint32(head[68:72]); id != 0 && id != ApplicationID {
-				return notStore(fmt.Sprintf("a SQLite database of another application (application_id %#08x)", id))
-			}
+		if n < 72 {
+			return true, nil
 		}
-		return nil
+		switch id := binary.BigEndian.Uint32(head[68:72]); id {
+		case ApplicationID:
+			return false, nil
+		case 0:
+			return true, nil
+		default:
+			return false, notStore(fmt.Sprintf("a SQLite database of another application (application_id %#08x)", id))
+		}
 	case fi.Size()%512 == 0:
-		return nil // a damaged header, maybe: SQLite will say
+		return false, nil // a damaged header, maybe: SQLite will say
 	}
-	return notStore("not a SQLite database", ErrCorrupt)
+	return false, notStore("not a SQLite database", ErrCorrupt)
+}
+
+// refuseForeign reads who made an unmarked database on a read-only
+// connection, before a read-write one opens it: closing the last
+// read-write connection to a database in WAL mode checkpoints its log
+// into the file and deletes the log, which would rewrite another
+// application's database. It returns only a refusal (ErrNotStore); any
+// other failure is the read-write open's to report.
+func refuseForeign(ctx context.Context, abs string, busy time.Duration, want int) error {
+	db, err := sql.Open("sqlite", dsn(abs, Options{ReadOnly: true, BusyTimeout: busy}, ""))
+	if err != nil {
+		return nil
+	}
+	defer db.Close()
+	if _, err := readOwner(ctx, db, want); errors.Is(err, ErrNotStore) {
+		return err
+	}
+	return nil
 }
 
 // refusal is an error wrapping ErrNotStore (and maybe ErrCorrupt) with its
@@ -182,7 +207,7 @@ func Owned(ctx context.Context, path string) error {
 	if fi.Size() == 0 {
 		return notStore("an empty file")
 	}
-	if err := checkHeader(abs); err != nil {
+	if _, err := checkHeader(abs); err != nil {
 		return err
 	}
 	db, err := sql.Open("sqlite", dsn(abs, Options{ReadOnly: true, BusyTimeout: 2 * time.Second}, readMode(abs)))

@@ -177,3 +177,69 @@ func TestStoresAreMarked(t *testing.T) {
 		t.Errorf("Owned(missing) = %v, want ErrNotExist", err)
 	}
 }
+
+// crashedWALDB leaves at path another application's database in WAL mode as
+// that application leaves it when it dies: committed rows still in the
+// -wal, not yet checkpointed into the file. It returns the bytes of the
+// file and of its log.
+func crashedWALDB(t *testing.T, path string) (db, wal []byte) {
+	t.Helper()
+	live := filepath.Join(t.TempDir(), "live.sqlite")
+	conn := rawDB(t, live)
+	conn.SetMaxOpenConns(1)
+	for _, q := range []string{
+		"PRAGMA journal_mode = WAL",
+		"PRAGMA wal_autocheckpoint = 0",
+		"CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)",
+		"INSERT INTO moz_places (url) VALUES ('https://example.com/')",
+	} {
+		if _, err := conn.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// A copy taken while the application still runs is what a crash leaves.
+	for _, side := range []string{"", "-wal"} {
+		data, err := os.ReadFile(live + side)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path+side, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if side == "" {
+			db = data
+		} else {
+			wal = data
+		}
+	}
+	if len(wal) == 0 {
+		t.Fatal("the log is empty: nothing to check")
+	}
+	return db, wal
+}
+
+// TestForeignWALLeftAlone: another application's database in WAL mode with
+// rows still in its -wal is refused, read-write or read-only, without being
+// checkpointed: the file and its log keep their bytes. (The -shm index a
+// reader of such a database makes, any SQLite reader makes too.)
+func TestForeignWALLeftAlone(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "places.sqlite")
+	db, wal := crashedWALDB(t, path)
+	for _, ro := range []bool{true, false} {
+		st, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: ro})
+		if err == nil {
+			st.Close()
+			t.Fatalf("read-only %v: opened another application's database", ro)
+		}
+		if !errors.Is(err, sqlite.ErrNotStore) {
+			t.Errorf("read-only %v: %v, want ErrNotStore", ro, err)
+		}
+		if got, _ := os.ReadFile(path); !bytes.Equal(got, db) {
+			t.Errorf("read-only %v: the database file changed", ro)
+		}
+		if got, err := os.ReadFile(path + "-wal"); err != nil || !bytes.Equal(got, wal) {
+			t.Errorf("read-only %v: the log changed or went (%v): its rows were checkpointed into the file", ro, err)
+		}
+	}
+}

@@ -135,8 +135,18 @@ func open(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	if err := checkHeader(abs); err != nil {
+	unmarked, err := checkHeader(abs)
+	if err != nil {
 		return nil, err
+	}
+	if unmarked && !opt.ReadOnly {
+		ms, err := migrations()
+		if err != nil {
+			return nil, err
+		}
+		if err := refuseForeign(ctx, abs, opt.BusyTimeout, ms[len(ms)-1].version); err != nil {
+			return nil, err
+		}
 	}
 	if opt.Embedder == nil {
 		opt.Embedder = cembed.DefaultHashed()
@@ -348,10 +358,28 @@ func (s *Store) mark(ctx context.Context) error {
 // setWAL switches the file to WAL. Processes opening a new store at once
 // race here, and SQLite reports the lock another one holds at once, without
 // waiting for it: this waits, up to busy.
+//
+// A file not in WAL yet is switched from an in-memory journal: switching
+// writes the file's first page, and a rollback journal beside the store
+// would be taken for its own by a process still holding a damaged store
+// that was just moved aside from this path, which would roll it back into
+// that file and empty it.
 func (s *Store) setWAL(ctx context.Context, busy time.Duration) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
 	deadline := time.Now().Add(busy)
 	for {
-		_, err := s.db.ExecContext(ctx, "PRAGMA journal_mode = WAL")
+		var mode string
+		err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode)
+		if err == nil && mode != "wal" {
+			err = conn.QueryRowContext(ctx, "PRAGMA journal_mode = MEMORY").Scan(&mode)
+		}
+		if err == nil {
+			_, err = conn.ExecContext(ctx, "PRAGMA journal_mode = WAL")
+		}
 		if code, ok := primaryCode(err); !ok || code != codeBusy || time.Now().After(deadline) {
 			return err
 		}
