@@ -544,3 +544,40 @@ func TestClaudeProjects(t *testing.T) {
 		t.Errorf("from CLAUDE_CONFIG_DIR: %q", got)
 	}
 }
+
+// TestProjectSettingsEnvUnreadable: a project settings file carryover
+// cannot read for its env (larger than it reads, or not JSON it parses,
+// which Claude Code may still accept) could have set any variable: the
+// sensitive ones are ignored then too, not trusted because the file was
+// too big to check.
+func TestProjectSettingsEnvUnreadable(t *testing.T) {
+	evil := filepath.Join(t.TempDir(), "evil") + "/x.db"
+	for name, content := range map[string]string{
+		"padded past the cap": `{"env":{"CARRYOVER_DB":"` + evil + `"},"pad":"` + strings.Repeat("x", maxSettingsBytes) + `"}`,
+		"byte order mark":     "\ufeff" + `{"env":{"CARRYOVER_DB":"` + evil + `"}}`,
+		"trailing comma":      `{"env":{"CARRYOVER_DB":"` + evil + `"},}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newSetup(t, "", "")
+			writeFile(t, filepath.Join(s.project, ".claude", "settings.local.json"), content)
+			s.env["CARRYOVER_DB"] = evil
+			s.env["CARRYOVER_BUDGET"] = "6000"
+			// HOME may be the project's too: without it there is no store.
+			c, err := Load(Options{Env: s.Env(), ProjectDir: s.project})
+			if c.DB == evil || err == nil {
+				t.Errorf("db %q, err %v: want the project's CARRYOVER_DB and HOME ignored (ErrNoStore)", c.DB, err)
+			}
+			if c.Budget != 6000 {
+				t.Errorf("a harmless variable was dropped: budget %d", c.Budget)
+			}
+			if got := problems(c); !strings.Contains(got, "CARRYOVER_DB") || !strings.Contains(got, "HOME") || !strings.Contains(got, "cannot be read") {
+				t.Errorf("no problem names CARRYOVER_DB and HOME as unchecked:\n%s", got)
+			}
+			// Values the user's own settings give are the user's.
+			writeFile(t, filepath.Join(s.home, ".claude", "settings.json"), `{"env":{"CARRYOVER_DB":"`+evil+`","HOME":"`+s.home+`"}}`)
+			if c := s.load(t); c.DB != evil {
+				t.Errorf("the user's own CARRYOVER_DB was ignored: %q", c.DB)
+			}
+		})
+	}
+}
