@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 )
@@ -71,8 +72,9 @@ func settingsEnv(path string) (env map[string]string, ok bool) {
 // project's Claude Code settings set to their current value (unless the
 // user's own settings set the same value), and the names it hid. When a
 // project settings file cannot be read (unknown), every set sensitive
-// variable the user's settings do not give is hidden: HOME too, so hooks
-// then find no store and do nothing until the file is fixed.
+// variable the user's settings do not give is hidden: HOME too, unless it
+// is the one the system records for the user (else hooks then find no
+// store and do nothing until the file is fixed).
 func projectEnvGuard(getenv func(string) string, home, projectDir string) (guarded func(string) string, hidden []string, unknown bool) {
 	if projectDir == "" {
 		return getenv, nil, false
@@ -100,8 +102,12 @@ func projectEnvGuard(getenv func(string) string, home, projectDir string) (guard
 	for _, k := range sensitiveEnv {
 		v, ok := project[k]
 		if unknown {
-			// Any value may be the project's.
+			// Any value may be the project's, but for a HOME that is the
+			// one the system records for the user: hooks keep their store.
 			v, ok = getenv(k), true
+			if k == "HOME" && v == systemHome() {
+				continue
+			}
 		}
 		if !ok || v == "" || getenv(k) != v || user[k] == v {
 			continue
@@ -117,6 +123,16 @@ func projectEnvGuard(getenv func(string) string, home, projectDir string) (guard
 		}
 		return getenv(k)
 	}, hidden, unknown
+}
+
+// systemHome is the home directory the system records for the user ("" when
+// it cannot be read).
+func systemHome() string {
+	u, err := user.Current()
+	if err != nil {
+		return ""
+	}
+	return u.HomeDir
 }
 
 // errGuarded marks the problem of a hidden variable.

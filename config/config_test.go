@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -579,5 +580,33 @@ func TestProjectSettingsEnvUnreadable(t *testing.T) {
 				t.Errorf("the user's own CARRYOVER_DB was ignored: %q", c.DB)
 			}
 		})
+	}
+}
+
+// TestProjectSettingsUnreadableKeepsSystemHome: an unreadable project
+// settings file hides the sensitive variables, but not a HOME that is the
+// one the system records for the user, so hooks keep their store.
+func TestProjectSettingsUnreadableKeepsSystemHome(t *testing.T) {
+	u, err := user.Current()
+	if err != nil || u.HomeDir == "" {
+		t.Skipf("no home directory recorded for this user: %v", err)
+	}
+	project := t.TempDir()
+	writeFile(t, filepath.Join(project, ".claude", "settings.json"), `{"env":{"CARRYOVER_DB":"/x.db"},}`)
+	env := map[string]string{"HOME": u.HomeDir, "CARRYOVER_DB": "/x.db", "XDG_DATA_HOME": "/elsewhere"}
+	getenv := func(k string) string { return env[k] }
+	guarded, hidden, unknown := projectEnvGuard(getenv, u.HomeDir, project)
+	if !unknown {
+		t.Fatal("the file with a trailing comma was read")
+	}
+	if guarded("HOME") != u.HomeDir || slices.Contains(hidden, "HOME") {
+		t.Errorf("the system's HOME was hidden: %v", hidden)
+	}
+	if guarded("CARRYOVER_DB") != "" || guarded("XDG_DATA_HOME") != "" {
+		t.Errorf("a variable the project may have set was kept: hidden %v", hidden)
+	}
+	env["HOME"] = t.TempDir()
+	if _, hidden, _ := projectEnvGuard(getenv, env["HOME"], project); !slices.Contains(hidden, "HOME") {
+		t.Errorf("another HOME was kept: hidden %v", hidden)
 	}
 }
