@@ -283,6 +283,9 @@ func writeAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
+	if err = keepOwner(tmp, path); err != nil {
+		return err
+	}
 	if err = tmp.Chmod(perm); err != nil {
 		return err
 	}

@@ -221,7 +221,7 @@ func Load(opt Options) (Config, error) {
 	if err != nil {
 		return load(opt)
 	}
-	guarded, hidden := projectEnvGuard(opt.Env.getenv, opt.Env.Home(), dir)
+	guarded, hidden, unknown := projectEnvGuard(opt.Env.getenv, opt.Env.Home(), dir)
 	if len(hidden) == 0 {
 		return load(opt)
 	}
@@ -231,9 +231,13 @@ func Load(opt Options) (Config, error) {
 	if c.ProjectTrusted || c.Trusts(dir) {
 		return load(opt)
 	}
+	msg := errGuarded.Error()
+	if unknown {
+		msg = errUnchecked.Error()
+	}
 	for _, k := range hidden {
 		c.Problems = append(c.Problems, Problem{Source: Source{Layer: Environment, Env: k}, Key: k,
-			Msg: errGuarded.Error(), Refused: true})
+			Msg: msg, Refused: true})
 	}
 	return c, err
 }

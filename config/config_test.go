@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -542,5 +543,70 @@ func TestClaudeProjects(t *testing.T) {
 	}
 	if got := env(map[string]string{"HOME": "/home/u", "CLAUDE_CONFIG_DIR": "/cfg"}).ClaudeProjects(); got != "/cfg/projects" {
 		t.Errorf("from CLAUDE_CONFIG_DIR: %q", got)
+	}
+}
+
+// TestProjectSettingsEnvUnreadable: a project settings file carryover
+// cannot read for its env (larger than it reads, or not JSON it parses,
+// which Claude Code may still accept) could have set any variable: the
+// sensitive ones are ignored then too, not trusted because the file was
+// too big to check.
+func TestProjectSettingsEnvUnreadable(t *testing.T) {
+	evil := filepath.Join(t.TempDir(), "evil") + "/x.db"
+	for name, content := range map[string]string{
+		"padded past the cap": `{"env":{"CARRYOVER_DB":"` + evil + `"},"pad":"` + strings.Repeat("x", maxSettingsBytes) + `"}`,
+		"byte order mark":     "\ufeff" + `{"env":{"CARRYOVER_DB":"` + evil + `"}}`,
+		"trailing comma":      `{"env":{"CARRYOVER_DB":"` + evil + `"},}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newSetup(t, "", "")
+			writeFile(t, filepath.Join(s.project, ".claude", "settings.local.json"), content)
+			s.env["CARRYOVER_DB"] = evil
+			s.env["CARRYOVER_BUDGET"] = "6000"
+			// HOME may be the project's too: without it there is no store.
+			c, err := Load(Options{Env: s.Env(), ProjectDir: s.project})
+			if c.DB == evil || err == nil {
+				t.Errorf("db %q, err %v: want the project's CARRYOVER_DB and HOME ignored (ErrNoStore)", c.DB, err)
+			}
+			if c.Budget != 6000 {
+				t.Errorf("a harmless variable was dropped: budget %d", c.Budget)
+			}
+			if got := problems(c); !strings.Contains(got, "CARRYOVER_DB") || !strings.Contains(got, "HOME") || !strings.Contains(got, "cannot be read") {
+				t.Errorf("no problem names CARRYOVER_DB and HOME as unchecked:\n%s", got)
+			}
+			// Values the user's own settings give are the user's.
+			writeFile(t, filepath.Join(s.home, ".claude", "settings.json"), `{"env":{"CARRYOVER_DB":"`+evil+`","HOME":"`+s.home+`"}}`)
+			if c := s.load(t); c.DB != evil {
+				t.Errorf("the user's own CARRYOVER_DB was ignored: %q", c.DB)
+			}
+		})
+	}
+}
+
+// TestProjectSettingsUnreadableKeepsSystemHome: an unreadable project
+// settings file hides the sensitive variables, but not a HOME that is the
+// one the system records for the user, so hooks keep their store.
+func TestProjectSettingsUnreadableKeepsSystemHome(t *testing.T) {
+	u, err := user.Current()
+	if err != nil || u.HomeDir == "" {
+		t.Skipf("no home directory recorded for this user: %v", err)
+	}
+	project := t.TempDir()
+	writeFile(t, filepath.Join(project, ".claude", "settings.json"), `{"env":{"CARRYOVER_DB":"/x.db"},}`)
+	env := map[string]string{"HOME": u.HomeDir, "CARRYOVER_DB": "/x.db", "XDG_DATA_HOME": "/elsewhere"}
+	getenv := func(k string) string { return env[k] }
+	guarded, hidden, unknown := projectEnvGuard(getenv, u.HomeDir, project)
+	if !unknown {
+		t.Fatal("the file with a trailing comma was read")
+	}
+	if guarded("HOME") != u.HomeDir || slices.Contains(hidden, "HOME") {
+		t.Errorf("the system's HOME was hidden: %v", hidden)
+	}
+	if guarded("CARRYOVER_DB") != "" || guarded("XDG_DATA_HOME") != "" {
+		t.Errorf("a variable the project may have set was kept: hidden %v", hidden)
+	}
+	env["HOME"] = t.TempDir()
+	if _, hidden, _ := projectEnvGuard(getenv, env["HOME"], project); !slices.Contains(hidden, "HOME") {
+		t.Errorf("another HOME was kept: hidden %v", hidden)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -222,6 +223,22 @@ func (in *Installer) BackupPath(path string) string {
 	return filepath.Join(state, "backups", name)
 }
 
+// linkedClaudeDir refuses a project's .claude that is a symlink: the
+// repository chose it, and it may point out of the project, at the user's
+// own ~/.claude or anywhere else. The user's ~/.claude may be a link
+// (dotfiles): the user made it.
+func linkedClaudeDir(scope, path string) error {
+	if scope == "user" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return hint(fmt.Errorf("%s: %w", dir, claudesettings.ErrSymlink),
+			"the project's .claude points elsewhere, so carryover changes nothing through it; edit the settings by hand, or replace the link with a directory")
+	}
+	return nil
+}
+
 // loadSettings loads the settings file at path to edit it, keeping its
 // one backup in carryover's state directory; without one, editing is
 // refused rather than leaving backups beside the file, which may be inside
@@ -275,6 +292,9 @@ type Options struct {
 func (in *Installer) Install(opt Options) error {
 	path, proj, err := in.Target(opt.Scope, opt.Project)
 	if err != nil {
+		return err
+	}
+	if err := linkedClaudeDir(opt.Scope, path); err != nil {
 		return err
 	}
 	exe := opt.Binary
@@ -407,6 +427,9 @@ type UninstallOptions struct {
 func (in *Installer) Uninstall(ctx context.Context, opt UninstallOptions) error {
 	path, proj, err := in.Target(opt.Scope, opt.Project)
 	if err != nil {
+		return err
+	}
+	if err := linkedClaudeDir(opt.Scope, path); err != nil {
 		return err
 	}
 	f, err := in.loadSettings(path)

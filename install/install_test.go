@@ -221,3 +221,47 @@ func TestResolveCommand(t *testing.T) {
 		t.Error("a relative PATH entry was searched")
 	}
 }
+
+// TestProjectClaudeDirSymlinkRefused: a repository decides what its
+// .claude is; as a symlink it would send a project or local install (and
+// its state sidecar) to a directory outside the project, such as the
+// user's own ~/.claude, and an uninstall would edit that. Both are refused
+// and nothing is written there. A symlinked ~/.claude (dotfiles) is the
+// user's own choice and still works.
+func TestProjectClaudeDirSymlinkRefused(t *testing.T) {
+	f := newFixture(t)
+	elsewhere := filepath.Dir(f.settings) // the user's ~/.claude
+	if err := os.Symlink(elsewhere, filepath.Join(f.project, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	before := f.read(t)
+	for _, scope := range []string{"project", "local"} {
+		err := f.in.Install(install.Options{Scope: scope, Project: f.project, Binary: f.binary, NoMCP: true, Force: true})
+		if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("%s install through a symlinked .claude: err %v, want a refusal naming the symlink", scope, err)
+		}
+	}
+	if err := f.in.Install(install.Options{Scope: "user", Project: f.project, Binary: f.binary, NoMCP: true}); err != nil {
+		t.Fatalf("user install: %v", err)
+	}
+	installed := f.read(t)
+	if installed == before {
+		t.Fatal("user install changed nothing")
+	}
+	err := f.in.Uninstall(context.Background(), install.UninstallOptions{Scope: "project", Project: f.project, NoMCP: true})
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("project uninstall through a symlinked .claude: err %v, want a refusal", err)
+	}
+	if got := f.read(t); got != installed {
+		t.Errorf("the user's settings changed through the project's .claude link:\n%s", got)
+	}
+	entries, _ := os.ReadDir(elsewhere)
+	for _, e := range entries {
+		if e.Name() != "settings.json" && !strings.HasPrefix(e.Name(), "settings.json.carryover-state") {
+			t.Errorf("written through the link: %s", e.Name())
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(elsewhere, "settings.local.json")); err == nil {
+		t.Error("a local install created settings.local.json through the link")
+	}
+}
