@@ -14,6 +14,12 @@ import (
 // budget is configured.
 const MaxContext = 9000
 
+// composeMax is the most budget the restore and the recall are composed
+// within, so that their lowest parts give way rather than their tail: it
+// leaves room for the escapes safeContext adds, and safeContext cuts
+// what still goes over.
+const composeMax = MaxContext - MaxContext/5
+
 // safeContext prepares text drawn from the archive for Claude's context.
 // The archive holds whatever tools and web pages wrote: control
 // characters are shown as escapes (noise to the model, and live on a

@@ -69,6 +69,10 @@ func TestHostileArchiveStaysInItsBlock(t *testing.T) {
 			}
 		}
 	}
+	// The restore is composed within the limit, not cut at its tail.
+	if strings.Contains(restore, "cut to fit") || !strings.Contains(restore, "### Last steps") {
+		t.Errorf("the restore was cut rather than composed within the limit:\n%s", restore[len(restore)-300:])
+	}
 	if !strings.Contains(recall, "Quokka7Balance") {
 		t.Errorf("the recall lost the archived text:\n%s", recall)
 	}
