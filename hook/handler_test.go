@@ -24,6 +24,7 @@ const demoID = "7f3c2a9e-5b1d-4e8a-9c6f-2d4b8e1a0c53"
 // env is a store and the demo session's transcript.
 type env struct {
 	dir, db, transcript string
+	budget              int // the restore and recall budgets when not 0
 }
 
 func newEnv(t *testing.T) *env {
@@ -41,8 +42,12 @@ func newEnv(t *testing.T) *env {
 }
 
 func (e *env) handler() *hook.Handler {
-	return &hook.Handler{Config: hook.Config{DB: e.db, Budget: 4000, RecallBudget: 2000, Recall: true,
+	h := &hook.Handler{Config: hook.Config{DB: e.db, Budget: 4000, RecallBudget: 2000, Recall: true,
 		Timeout: 10 * time.Second, SessionEndTimeout: 5 * time.Second}}
+	if e.budget > 0 {
+		h.Config.Budget, h.Config.RecallBudget = e.budget, e.budget
+	}
+	return h
 }
 
 func (e *env) payload(event string, extra map[string]any) []byte {

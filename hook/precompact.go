@@ -35,7 +35,7 @@ func (r *run) preCompact(ctx context.Context) error {
 		text = strings.TrimRight(text, "\n") + "\n" + extra
 		reason += ", with the configured compact_instructions"
 	}
-	text = r.h.redact(text) // defence in depth: the store holds masked text already
+	text = safeContext(r.h.redact(text)) // redaction: defence in depth, the store holds masked text already
 	if _, err := io.WriteString(r.out, text+"\n"); err != nil {
 		return err
 	}

@@ -83,9 +83,11 @@ func (r *run) inject(ctx context.Context, event, project string, window int, blk
 	if blk.Text == "" {
 		return nil
 	}
-	// Defence in depth: the store holds masked text already, but notes and
-	// older archives may not.
-	blk.Text = r.h.redact(blk.Text)
+	// Redaction is defence in depth: the store holds masked text already,
+	// but notes and older archives may not. safeContext keeps archived
+	// text from passing for the context's framing and within Claude
+	// Code's inline limit.
+	blk.Text = safeContext(r.h.redact(blk.Text))
 	if err := WriteContext(r.out, r.ev, blk.Text); err != nil {
 		return err
 	}

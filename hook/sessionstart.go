@@ -78,7 +78,7 @@ func (r *run) sessionStart(ctx context.Context) error {
 	// restore reads rather than read again.
 	st := &itemsRead{Store: r.st}
 	blk, err := retrieve.Restore(ctx, st, retrieve.RestoreRequest{
-		SessionID: in.SessionID, Project: sess.Project, Window: window, Summary: summary, Budget: cfg.Budget,
+		SessionID: in.SessionID, Project: sess.Project, Window: window, Summary: summary, Budget: min(cfg.Budget, composeMax),
 		Shares: cfg.RestoreShares,
 	})
 	if in.Source == "compact" {

@@ -44,7 +44,7 @@ func (r *run) userPrompt(ctx context.Context) error {
 	}
 	blk, err := retrieve.Recall(ctx, r.st, retrieve.RecallRequest{
 		SessionID: in.SessionID, Project: sess.Project, Prompt: in.Prompt, Window: sess.Windows,
-		Budget: cfg.RecallBudget, Exclude: exclude,
+		Budget: min(cfg.RecallBudget, composeMax), Exclude: exclude,
 		MinScore: cfg.RecallThresholds.MinScore, MinCoverage: cfg.RecallThresholds.MinCoverage,
 	})
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/redact"
 	"github.com/carryover-dev/carryover/retrieve"
+	"github.com/carryover-dev/carryover/termsafe"
 )
 
 // Default caps of the characters one tool result may hold.
@@ -133,6 +134,7 @@ func addTool[In any](srv *Server, name, desc string, ann annotations, h func(con
 			// Defence in depth: the archive holds masked text already, but
 			// an archive written before masking may not.
 			text, _ = srv.s.opt.Redactor.Redact(text)
+			text = terminalSafe(text)
 			srv.s.log.Info("mcp tool", "tool", name, "ms", time.Since(start).Milliseconds(), "chars", len(text))
 			return text, nil
 		},
@@ -254,4 +256,20 @@ func capText(s string, n int, more string) string {
 		cut = nl
 	}
 	return strings.TrimRight(s[:cut], " \n") + tail
+}
+
+// terminalSafe shows the control characters and bidirectional overrides of
+// archived text as escapes: Claude Code shows a tool's result on the
+// user's terminal, and the model has no use for them raw. A line that is
+// JSON (get's raw lines) keeps valid JSON escapes.
+func terminalSafe(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if json.Valid([]byte(l)) {
+			lines[i] = string(termsafe.JSON([]byte(l)))
+		} else {
+			lines[i] = termsafe.String(l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -76,6 +76,7 @@ func TestTerminalSafety(t *testing.T) {
 		{"sessions"}, {"sessions", "--json"}, {"stats", "--global"}, {"stats", "--global", "--json"},
 		{"status"}, {"recall", "--explain", "quokka", "banner", "output"}, {"recall", "quokka", "banner", "output"},
 		{"audit", "--contents"}, {"audit", "--contents", "--json"},
+		{"export"},
 		{"note", "--session", sid[:8], "quokka " + osc52},
 	} {
 		name := strings.Join(args, " ")
