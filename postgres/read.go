@@ -51,7 +51,12 @@ func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carr
 		w.add("s.project = ?", f.Project)
 	}
 	if f.Parent != "" {
+		// A subagent is its parent's only when both have one owner: the
+		// parent as Session picks it. Another role's session naming a
+		// parent is no subagent of the reader's session of that id.
 		w.add("s.parent = ?", f.Parent)
+		w.add(`s.owner = coalesce((SELECT p.owner FROM sessions p WHERE p.id = ?
+			ORDER BY p.owner = ? DESC, p.owner LIMIT 1), s.owner)`, f.Parent, s.owner)
 	}
 	if f.TopLevel {
 		w.add("s.parent = ''")
