@@ -29,6 +29,7 @@ func (s *Store) HookRuns(ctx context.Context, f carryover.HookRunFilter) ([]carr
 	}
 	if f.SessionID != "" {
 		w.add("session_id = ?", f.SessionID)
+		s.ofSession(&w, "owner", f.SessionID)
 	}
 	if !f.Since.IsZero() {
 		w.add("time >= ?", f.Since)

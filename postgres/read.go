@@ -51,7 +51,11 @@ func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carr
 		w.add("s.project = ?", f.Project)
 	}
 	if f.Parent != "" {
+		// A subagent is its parent's only when both have one owner: the
+		// parent as Session picks it. Another role's session naming a
+		// parent is no subagent of the reader's session of that id.
 		w.add("s.parent = ?", f.Parent)
+		s.ofSession(&w, "s.owner", f.Parent)
 	}
 	if f.TopLevel {
 		w.add("s.parent = ''")
@@ -94,6 +98,7 @@ func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryove
 	var w where
 	if f.SessionID != "" {
 		w.add("c.session_id = ?", f.SessionID)
+		s.ofSession(&w, "c.owner", f.SessionID)
 	}
 	if f.Turn >= 0 {
 		w.add("c.turn = ?", f.Turn)
@@ -142,6 +147,7 @@ func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.
 	var w where
 	if f.SessionID != "" {
 		w.add("i.session_id = ?", f.SessionID)
+		s.ofSession(&w, "i.owner", f.SessionID)
 	}
 	if f.Project != "" {
 		w.add("i.project = ?", f.Project)
@@ -169,8 +175,11 @@ func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.
 
 // Compactions lists a session's compactions in window order.
 func (s *Store) Compactions(ctx context.Context, sessionID string) ([]carryover.Compaction, error) {
+	var w where
+	w.add("session_id = ?", sessionID)
+	s.ofSession(&w, "owner", sessionID)
 	rows, err := s.pool.Query(ctx, `SELECT session_id, win, trigger_type, pre_tokens, post_tokens, line, time, summary
-		FROM compactions WHERE session_id = $1 ORDER BY win`, sessionID)
+		FROM compactions`+w.sql()+` ORDER BY win`, w.args...)
 	if err != nil {
 		return nil, wrap("compactions", err)
 	}
@@ -205,6 +214,7 @@ func (s *Store) Injections(ctx context.Context, sessionID string, lim int) ([]ca
 	var w where
 	if sessionID != "" {
 		w.add("session_id = ?", sessionID)
+		s.ofSession(&w, "owner", sessionID)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT id, time, session_id, project, event, win, chars, tokens,
 		chunk_ids, item_ids, hash, latency_us, text, reason FROM injections`+w.sql()+` ORDER BY id DESC`+limit(lim), w.args...)
@@ -268,6 +278,7 @@ func (s *Store) Notes(ctx context.Context, project, sessionID string) ([]carryov
 	switch {
 	case sessionID != "":
 		w.add("session_id = ?", sessionID)
+		s.ofSession(&w, "owner", sessionID)
 	case project != "":
 		w.add("project = ?", project)
 	}
@@ -281,6 +292,18 @@ func (s *Store) Notes(ctx context.Context, project, sessionID string) ([]carryov
 		n.Time = n.Time.UTC()
 		return n, err
 	})
+}
+
+// ofSession adds the condition that a row naming session id (its owner in
+// column col) belongs to the session of that id Session picks: the
+// store's owner's, else one a team shares. Each role has sessions of its
+// own, and row security hides other roles' rows only under ids the reader
+// owns, so without it a teammate's session of the same id would add its
+// rows to the session of another teammate. Rows naming an id that no
+// readable session has (notes and audit rows may) are not filtered.
+func (s *Store) ofSession(w *where, col, id string) {
+	w.add(col+` = coalesce((SELECT o.owner FROM sessions o WHERE o.id = ?
+		ORDER BY o.owner = ? DESC, o.owner LIMIT 1), `+col+`)`, id, s.owner)
 }
 
 // collect scans every row with scan.

@@ -56,7 +56,7 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	if err != nil {
 		return nil, err
 	}
-	cands, err := s.candidates(ctx, p, st, filters(q, 2), false)
+	cands, err := s.candidates(ctx, p, st, s.filters(q, 2), false)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +82,12 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 
 // filters returns the conditions of q on the chunks c, their parameters
 // numbered after lead leading ones (left nil for the caller).
-func filters(q carryover.Query, lead int) where {
+func (s *Store) filters(q carryover.Query, lead int) where {
 	w := where{args: make([]any, lead)}
 	w.add("c.fts_len IS NOT NULL")
 	if q.SessionID != "" {
 		w.add("c.session_id = ?", clean(q.SessionID))
+		s.ofSession(&w, "c.owner", clean(q.SessionID))
 	}
 	if q.Project != "" {
 		w.add("c.project = ?", clean(q.Project))
@@ -163,7 +164,7 @@ func (s *Store) plan(ctx context.Context, q carryover.Query, terms []string) (pl
 	if len(phrases) == 0 {
 		return p, nil
 	}
-	w := filters(q, 1)
+	w := s.filters(q, 1)
 	w.args[0] = queries
 	rows, err := s.pool.Query(ctx, `SELECT (SELECT count(*) FROM (SELECT 1 FROM chunks c
 			WHERE c.tsv @@ t.q::tsquery`+w.and()+` LIMIT `+fmt.Sprint(maxCandidates+1)+`) x)
@@ -238,10 +239,13 @@ func (s *Store) stats(ctx context.Context, q carryover.Query, p plan) (searchSta
 		WHERE c.tsv @@ $1::tsquery AND c.fts_len IS NOT NULL`, args...).
 		QueryRow(func(r pgx.Row) error { return r.Scan(&dfs) })
 	if q.SessionID != "" {
+		var w where
+		w.add("session_id = ?", clean(q.SessionID))
+		s.ofSession(&w, "owner", clean(q.SessionID))
 		batch.Queue(`SELECT coalesce(min(id), 0), coalesce(max(id), 0),
-			coalesce((SELECT turn FROM chunks WHERE session_id = $1 ORDER BY id LIMIT 1), 0),
-			coalesce((SELECT turn FROM chunks WHERE session_id = $1 ORDER BY id DESC LIMIT 1), 0)
-			FROM chunks WHERE session_id = $1`, clean(q.SessionID)).QueryRow(func(r pgx.Row) error {
+			coalesce((SELECT turn FROM chunks`+w.sql()+` ORDER BY id LIMIT 1), 0),
+			coalesce((SELECT turn FROM chunks`+w.sql()+` ORDER BY id DESC LIMIT 1), 0)
+			FROM chunks`+w.sql(), w.args...).QueryRow(func(r pgx.Row) error {
 			return r.Scan(&st.lo, &st.hi, &st.firstTurn, &st.lastTurn)
 		})
 	} else {
@@ -338,7 +342,7 @@ func (s *Store) turnScores(ctx context.Context, q carryover.Query, p plan, st se
 	for i, ph := range p.kept {
 		queries[i] = ph.query
 	}
-	w := filters(q, 1)
+	w := s.filters(q, 1)
 	w.args[0] = queries
 	rows, err := s.pool.Query(ctx, `SELECT t.i, c.id, c.turn FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i)
 		JOIN chunks c ON c.tsv @@ t.q::tsquery`+w.sql(), w.args...)
@@ -418,7 +422,7 @@ func (s *Store) rerank(ctx context.Context, q carryover.Query, p plan, st search
 // more and are not candidates yet, with their BM25 (0 when they match no
 // kept phrase), in rank.ByBM25 order.
 func (s *Store) addNeighbours(ctx context.Context, q carryover.Query, p plan, st searchStats, qv []float32, cands []rank.Candidate) ([]rank.Candidate, error) {
-	w := filters(q, 1)
+	w := s.filters(q, 1)
 	w.args[0] = qv
 	rows, err := s.pool.Query(ctx, `SELECT id FROM (SELECT c.id, c.vec <=> $1::real[]::vector AS dist FROM chunks c
 			WHERE c.vec IS NOT NULL`+w.and()+` ORDER BY dist LIMIT `+fmt.Sprint(HybridPool)+`) near
