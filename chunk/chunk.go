@@ -53,6 +53,9 @@ type Cursor struct {
 	// Compaction is the last compaction while its summary line is still to
 	// come.
 	Compaction *carryover.Compaction `json:"compaction,omitempty"`
+	// Queued are prompts typed while Claude Code was busy, in the order
+	// they were queued, while it is still to be seen how each is taken.
+	Queued []string `json:"queued,omitempty"`
 }
 
 // OpenError is an error item waiting for the success that resolves it.
@@ -194,6 +197,55 @@ func (b *builder) entry(e *transcript.Entry) {
 		b.user(e)
 	case "assistant":
 		b.assistant(e)
+	case "queue-operation":
+		b.queued(e)
+	}
+}
+
+// maxQueued bounds the prompts held in the cursor while queued.
+const maxQueued = 20
+
+// queued follows Claude Code's queue of prompts typed while it was busy.
+// A prompt the running turn takes mid-way is written only as its enqueue
+// and a later remove: no user line repeats it, so it is archived here, as
+// an instruction within the turn. One dequeued comes back as a user line
+// of its own, and one popped back into the input box reached no one.
+func (b *builder) queued(e *transcript.Entry) {
+	switch e.Subtype {
+	case "enqueue":
+		// Only what the user typed: Claude Code queues its own task
+		// notifications too, and takes them otherwise.
+		if _, kind := classifyPrompt(e.Content); kind != realPrompt {
+			return
+		}
+		if len(b.cur.Queued) == maxQueued {
+			b.cur.Queued = b.cur.Queued[1:]
+		}
+		b.cur.Queued = append(b.cur.Queued, e.Content)
+	case "dequeue":
+		if len(b.cur.Queued) > 0 {
+			b.cur.Queued = b.cur.Queued[1:]
+		}
+	case "popAll":
+		b.cur.Queued = nil
+	case "remove":
+		if len(b.cur.Queued) == 0 {
+			return
+		}
+		text := b.cur.Queued[0]
+		b.cur.Queued = b.cur.Queued[1:]
+		if len(b.cur.Queued) == 0 {
+			b.cur.Queued = nil
+		}
+		text, _ = classifyPrompt(text)
+		intent := strings.TrimSpace(stripTag(text, "ide_selection"))
+		if intent == "" {
+			intent = text
+		}
+		b.ensureStep(e)
+		p := b.addPart(e, "User (while Claude worked): "+headTail(text, promptHead, promptTail),
+			"User: "+shortLine(intent, 100))
+		b.item(p, e, carryover.KindGoal, shortLine(intent, 400), "", false)
 	}
 }
 

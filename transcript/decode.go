@@ -29,6 +29,7 @@ type wire struct {
 	ToolUseResult    json.RawMessage `json:"toolUseResult"`
 	Content          json.RawMessage `json:"content"`
 	Summary          string          `json:"summary"`
+	Operation        string          `json:"operation"` // a queue-operation's
 	Data             *struct {
 		Type string `json:"type"`
 	} `json:"data"`
@@ -134,6 +135,9 @@ func decodeStd(line []byte) (Entry, error) {
 		e.Content = w.Summary
 	case "queue-operation":
 		e.Content = rawString(w.Content)
+		if e.Subtype == "" {
+			e.Subtype = w.Operation
+		}
 	}
 	return e, nil
 }

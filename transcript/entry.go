@@ -17,7 +17,7 @@ type Entry struct {
 	Size   int   // bytes including the newline
 
 	Type      string // user, assistant, system, progress, attachment, summary, queue-operation, ...
-	Subtype   string // system subtype, progress data.type or attachment type
+	Subtype   string // system subtype, progress data.type, attachment type or queue operation
 	UUID      string
 	Parent    string
 	SessionID string

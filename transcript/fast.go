@@ -30,7 +30,8 @@ func decodeFast(line []byte) (Entry, bool) {
 	var (
 		seen       uint32
 		timestamp  string
-		content    span // top-level content, read for a few types
+		operation  string // a queue-operation's
+		content    span   // top-level content, read for a few types
 		message    *wireMessageFast
 		data       *string // progress data.type
 		attachment *struct {
@@ -70,6 +71,8 @@ func decodeFast(line []byte) (Entry, bool) {
 			return s.str(&e.GitBranch)
 		case fSummary:
 			return s.str(&e.Content)
+		case fOperation:
+			return s.str(&operation)
 		case fIsSidechain:
 			return s.boolean(&e.Sidechain)
 		case fIsMeta:
@@ -162,6 +165,9 @@ func decodeFast(line []byte) (Entry, bool) {
 		e.Content = summary
 	case "queue-operation":
 		e.Content = s.rawString(content)
+		if e.Subtype == "" {
+			e.Subtype = operation
+		}
 	}
 	return e, true
 }
@@ -189,6 +195,7 @@ const (
 	fData
 	fAttachment
 	fCompactMetadata
+	fOperation
 )
 
 // topNames are the wire struct's JSON names, by field.
@@ -198,6 +205,7 @@ var topNames = [...]string{
 	fSummary: "summary", fIsSidechain: "isSidechain", fIsMeta: "isMeta", fIsCompactSummary: "isCompactSummary",
 	fTranscriptOnly: "isVisibleInTranscriptOnly", fToolUseResult: "toolUseResult", fContent: "content",
 	fMessage: "message", fData: "data", fAttachment: "attachment", fCompactMetadata: "compactMetadata",
+	fOperation: "operation",
 }
 
 // topField returns the field a top-level key names. encoding/json also
@@ -248,6 +256,8 @@ func topField(key []byte) (int, bool) {
 		return fAttachment, true
 	case "compactMetadata":
 		return fCompactMetadata, true
+	case "operation":
+		return fOperation, true
 	}
 	if foldsTo(key, topNames[:]...) {
 		return fCompactMetadata, true // refused: left to encoding/json
