@@ -86,9 +86,13 @@ func (srv *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, err := readMessage(br)
-		if len(bytes.TrimSpace(line)) > 0 {
-			if resp := srv.handle(ctx, line); resp != nil {
+		line, oversized, err := readMessage(br)
+		if oversized || len(bytes.TrimSpace(line)) > 0 {
+			resp := &response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{codeInvalidRequest, fmt.Sprintf("message longer than %d MiB, skipped", maxMessage>>20)}}
+			if !oversized {
+				resp = srv.handle(ctx, line)
+			}
+			if resp != nil {
 				data, merr := json.Marshal(resp)
 				if merr != nil {
 					return fmt.Errorf("encode response: %w", merr)
@@ -109,26 +113,30 @@ func (srv *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}
 }
 
-// readMessage reads one line; an oversized one is skipped whole and
-// answered as a parse error.
-func readMessage(br *bufio.Reader) ([]byte, error) {
-	var line []byte
+// readMessage reads one line; an oversized one is skipped whole, without
+// holding more than maxMessage of it.
+func readMessage(br *bufio.Reader) (line []byte, oversized bool, err error) {
 	for {
 		frag, err := br.ReadSlice('\n')
-		if len(line)+len(frag) <= maxMessage {
+		if !oversized && len(line)+len(frag) <= maxMessage {
 			line = append(line, frag...)
 		} else {
-			line = []byte("\x00oversized")
+			line, oversized = nil, true
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		return line, err
+		return line, oversized, err
 	}
 }
 
 // handle answers one message; notifications and responses get nil.
 func (srv *Server) handle(ctx context.Context, line []byte) *response {
+	// MCP dropped JSON-RPC batches (2025-06-18) and no client sends them:
+	// a batch is valid JSON, so it is an invalid request, not a parse error.
+	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '[' && json.Valid(t) {
+		return &response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{codeInvalidRequest, "batches are not supported: send one request a line"}}
+	}
 	var req request
 	if err := json.Unmarshal(line, &req); err != nil {
 		return &response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{codeParse, "parse error: " + err.Error()}}

@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -199,5 +200,57 @@ func TestToolPanic(t *testing.T) {
 	}
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool"}); err == nil {
 		t.Error("an unknown tool is not a protocol error")
+	}
+}
+
+// TestMalformedMessages drives the server with raw lines: each bad message
+// gets its JSON-RPC error (a batch is valid JSON, so an invalid request;
+// a message over the cap says so), and the server keeps answering.
+func TestMalformedMessages(t *testing.T) {
+	srv := mcpserver.New(demoStore(t), mcpserver.Options{})
+	huge := `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"` + strings.Repeat("a", 9<<20) + `"}}`
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`[{"jsonrpc":"2.0","id":2,"method":"ping"}]`,
+		`{"jsonrpc":"2.0","id":3,"method":"pi`,
+		huge,
+		`{"jsonrpc":"2.0","id":4,"method":"ping"}`,
+	}, "\n") + "\n"
+	var out bytes.Buffer
+	if err := srv.Serve(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	type reply struct {
+		ID    json.RawMessage `json:"id"`
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	var got []reply
+	for l := range strings.Lines(out.String()) {
+		var r reply
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("reply %q: %v", l, err)
+		}
+		got = append(got, r)
+	}
+	want := []struct {
+		id   string
+		code int
+		msg  string
+	}{{"1", 0, ""}, {"null", -32600, "batch"}, {"null", -32700, "parse error"}, {"null", -32600, "longer than 8 MiB"}, {"4", 0, ""}}
+	if len(got) != len(want) {
+		t.Fatalf("%d replies, want %d:\n%s", len(got), len(want), out.String())
+	}
+	for i, w := range want {
+		g := got[i]
+		code, msg := 0, ""
+		if g.Error != nil {
+			code, msg = g.Error.Code, g.Error.Message
+		}
+		if string(g.ID) != w.id || code != w.code || !strings.Contains(msg, w.msg) {
+			t.Errorf("reply %d: id %s, error %d %q; want id %s, error %d containing %q", i, g.ID, code, msg, w.id, w.code, w.msg)
+		}
 	}
 }

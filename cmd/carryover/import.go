@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/carryover-dev/carryover/exportfile"
 	"github.com/carryover-dev/carryover/internal/progress"
@@ -23,7 +24,9 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	var in io.Reader = a.stdin
 	var size int64
 	if pos[0] != "-" {
-		f, err := os.Open(pos[0])
+		// Non-blocking: opening a FIFO no one writes would wait forever,
+		// before the check below could refuse it.
+		f, err := os.OpenFile(pos[0], os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}

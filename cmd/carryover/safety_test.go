@@ -784,6 +784,30 @@ func TestIngestBadPaths(t *testing.T) {
 	}
 }
 
+// TestImportBadPaths: import refuses an export file that is a FIFO or a
+// device with an error, without blocking on a FIFO that no one writes.
+func TestImportBadPaths(t *testing.T) {
+	h := newHookEnv(t)
+	fifo := filepath.Join(h.dir, "export.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, path := range map[string]string{"FIFO": fifo, "device": "/dev/zero"} {
+		var out, errOut bytes.Buffer
+		a := newApp(nil, &out, &errOut, func(k string) string { return h.env[k] })
+		done := make(chan int, 1)
+		go func() { done <- a.run(context.Background(), []string{"import", path}) }()
+		select {
+		case code := <-done:
+			if code != 1 || !strings.Contains(errOut.String(), "not a regular file") {
+				t.Errorf("%s: exit %d, stderr %q", name, code, errOut.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: import blocked", name)
+		}
+	}
+}
+
 // TestFullDisk puts the store on a full file system (a 16 MB tmpfs when
 // running as root, else a file-size limit on the process): hooks stay
 // quiet and exit 0, the CLI says what failed, and once space is back the
