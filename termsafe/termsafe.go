@@ -7,7 +7,11 @@
 package termsafe
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -109,4 +113,46 @@ func JSON(data []byte) []byte {
 		i += size
 	}
 	return []byte(b.String())
+}
+
+// JSONLines writes JSON lines to w through JSON, a whole line at a time, so
+// that no character is split between writes. Flush writes what is left of
+// a last line without its newline.
+type JSONLines struct {
+	w   io.Writer
+	buf []byte
+}
+
+// NewJSONLines returns a JSONLines writing to w.
+func NewJSONLines(w io.Writer) *JSONLines { return &JSONLines{w: w} }
+
+func (t *JSONLines) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if i := bytes.LastIndexByte(t.buf, '\n'); i >= 0 {
+		if _, err := t.w.Write(JSON(t.buf[:i+1])); err != nil {
+			return 0, err
+		}
+		t.buf = append(t.buf[:0], t.buf[i+1:]...)
+	}
+	return len(p), nil
+}
+
+// Flush writes the rest of a last line.
+func (t *JSONLines) Flush() error {
+	if len(t.buf) == 0 {
+		return nil
+	}
+	_, err := t.w.Write(JSON(t.buf))
+	t.buf = t.buf[:0]
+	return err
+}
+
+// RawLine escapes a raw transcript line for a terminal: valid JSON stays
+// valid (its C0 controls are escapes already; JSON escapes the others),
+// anything else is shown with every control character escaped.
+func RawLine(line []byte) []byte {
+	if json.Valid(line) && !slices.ContainsFunc(line, func(c byte) bool { return c < 0x20 }) {
+		return JSON(line)
+	}
+	return []byte(Line(string(line)))
 }

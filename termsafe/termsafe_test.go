@@ -1,6 +1,7 @@
 package termsafe_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -90,6 +91,43 @@ func TestJSON(t *testing.T) {
 	for _, r := range string(out) {
 		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x202e {
 			t.Fatalf("JSON kept %U: %s", r, out)
+		}
+	}
+}
+
+// TestJSONLines: lines written in pieces, cut inside a character, come out
+// as JSON of the whole, and a last line without its newline with Flush.
+func TestJSONLines(t *testing.T) {
+	in := "{\"a\":\"x\u009b2J\u202e\"}\n{\"b\":\"ok\"}\n{\"c\":\"\u0085\"}"
+	var out bytes.Buffer
+	w := termsafe.NewJSONLines(&out)
+	for i := 0; i < len(in); i += 3 {
+		if _, err := w.Write([]byte(in[i:min(i+3, len(in))])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if want := string(termsafe.JSON([]byte(in))); out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+	if strings.ContainsAny(out.String(), "\u009b\u202e\u0085") {
+		t.Errorf("raw controls left: %q", out.String())
+	}
+}
+
+// TestRawLine: what show --raw prints on a terminal has no byte a
+// terminal acts on, and JSON stays JSON.
+func TestRawLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":"ok \u001b[31m"}`, `{"a":"ok \u001b[31m"}`},
+		{"{\"a\":\"csi \u009b31m, rlo \u202e\"}", `{"a":"csi \u009b31m, rlo \u202e"}`},
+		{"\x1b]52;c;Zm9v\x07 not json", `\e]52;c;Zm9v\x07 not json`},
+		{"{\"a\":1}\r\x1b[2K", `{"a":1}\x0d\e[2K`},
+	} {
+		if got := string(termsafe.RawLine([]byte(tc.in))); got != tc.want {
+			t.Errorf("RawLine(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

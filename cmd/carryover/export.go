@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/exportfile"
@@ -57,9 +55,9 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 	} else if progress.IsTerminal(a.stdout) {
 		// JSON leaves C1 controls and bidirectional overrides raw, and
 		// a terminal acts on them.
-		tw := &terminalLines{w: a.stdout}
+		tw := termsafe.NewJSONLines(a.stdout)
 		n, err = exportfile.WriteBuffered(ctx, tw, st, opt)
-		if ferr := tw.flush(); err == nil {
+		if ferr := tw.Flush(); err == nil {
 			err = ferr
 		}
 	} else {
@@ -87,32 +85,4 @@ func sumCounts(m map[string]int) int {
 		n += v
 	}
 	return n
-}
-
-// terminalLines writes JSON lines to a terminal, each through
-// termsafe.JSON: whole lines, so that no character is split between
-// writes.
-type terminalLines struct {
-	w   io.Writer
-	buf []byte
-}
-
-func (t *terminalLines) Write(p []byte) (int, error) {
-	t.buf = append(t.buf, p...)
-	if i := bytes.LastIndexByte(t.buf, '\n'); i >= 0 {
-		if _, err := t.w.Write(termsafe.JSON(t.buf[:i+1])); err != nil {
-			return 0, err
-		}
-		t.buf = append(t.buf[:0], t.buf[i+1:]...)
-	}
-	return len(p), nil
-}
-
-func (t *terminalLines) flush() error {
-	if len(t.buf) == 0 {
-		return nil
-	}
-	_, err := t.w.Write(termsafe.JSON(t.buf))
-	t.buf = t.buf[:0]
-	return err
 }

@@ -152,7 +152,7 @@ func (a *app) writeRawRange(ctx context.Context, w io.Writer, st carryover.Store
 				text := string(l.Text)
 				err = a.writeJSONLine(w, jsonLine{Session: s.ID, Line: l.Line, Text: &text})
 			case tty:
-				_, err = fmt.Fprintf(w, "%s\n", forTerminal(l.Text))
+				_, err = fmt.Fprintf(w, "%s\n", termsafe.RawLine(l.Text))
 			default:
 				_, err = fmt.Fprintf(w, "%s\n", l.Text)
 			}

@@ -82,7 +82,7 @@ func (a *app) cmdRecall(ctx context.Context, args []string) error {
 		fmt.Fprintln(w, "nothing would be injected")
 		return nil
 	}
-	fmt.Fprintf(w, "would inject %d chars, %s:\n", len(ex.Block.Text), countNoun(len(ex.Block.ChunkIDs), "chunk"))
+	fmt.Fprintf(w, "would inject %d chars, %s:\n", len(ex.Block.Text), plural(len(ex.Block.ChunkIDs), "chunk"))
 	for line := range strings.Lines(ex.Block.Text) {
 		fmt.Fprintf(w, "| %s\n", termsafe.Line(strings.TrimRight(line, "\n")))
 	}
@@ -148,12 +148,4 @@ func explainRecall(w io.Writer, ex retrieve.RecallExplanation, excluded int) {
 			fmt.Fprintf(w, "    %s\n", termsafe.Line(truncate(ch.Text, 120)))
 		}
 	}
-}
-
-// countNoun is "1 chunk", "2 chunks".
-func countNoun(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

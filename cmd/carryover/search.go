@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -317,23 +316,13 @@ func (a *app) showRaw(ctx context.Context, st carryover.Store, s carryover.Sessi
 		for _, l := range lines {
 			text := l.Text
 			if tty {
-				text = forTerminal(text)
+				text = termsafe.RawLine(text)
 			}
 			w.Write(text)
 			w.WriteByte('\n')
 		}
 	}
 	return w.Flush()
-}
-
-// forTerminal escapes a raw line for a terminal: valid JSON stays valid
-// (its control characters are escapes already; termsafe.JSON escapes the
-// others), anything else is shown with every control character escaped.
-func forTerminal(line []byte) []byte {
-	if json.Valid(line) && !slices.ContainsFunc(line, func(c byte) bool { return c < 0x20 }) {
-		return termsafe.JSON(line)
-	}
-	return []byte(termsafe.Line(string(line)))
 }
 
 // subagentRef is how a subagent is named under its parent: the parent's

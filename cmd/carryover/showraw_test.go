@@ -54,18 +54,3 @@ func TestShowRaw(t *testing.T) {
 		}
 	}
 }
-
-// TestRawForTerminal: what show --raw prints on a terminal has no byte a
-// terminal acts on, and JSON stays JSON.
-func TestRawForTerminal(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`{"a":"ok \u001b[31m"}`, `{"a":"ok \u001b[31m"}`},
-		{"{\"a\":\"csi \u009b31m, rlo \u202e\"}", `{"a":"csi \u009b31m, rlo \u202e"}`},
-		{"\x1b]52;c;Zm9v\x07 not json", `\e]52;c;Zm9v\x07 not json`},
-		{"{\"a\":1}\r\x1b[2K", `{"a":1}\x0d\e[2K`},
-	} {
-		if got := string(forTerminal([]byte(tc.in))); got != tc.want {
-			t.Errorf("forTerminal(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
