@@ -238,10 +238,7 @@ func (b *builder) queued(e *transcript.Entry) {
 			b.cur.Queued = nil
 		}
 		text, _ = classifyPrompt(text)
-		intent := strings.TrimSpace(stripTag(text, "ide_selection"))
-		if intent == "" {
-			intent = text
-		}
+		intent := intentOf(text)
 		b.ensureStep(e)
 		p := b.addPart(e, "User (while Claude worked): "+headTail(text, promptHead, promptTail),
 			"User: "+shortLine(intent, 100))
@@ -328,11 +325,7 @@ func (b *builder) prompt(e *transcript.Entry, text string) {
 	b.closeStep()
 	b.flush()
 	b.cur.Turn++
-	// What the user asked, without the IDE selection they attached.
-	intent := strings.TrimSpace(stripTag(text, "ide_selection"))
-	if intent == "" {
-		intent = text
-	}
+	intent := intentOf(text)
 	b.cur.Prompt = shortLine(intent, 300)
 	b.cur.Errors = nil // errors are resolved within their turn
 	if b.cur.Turn == 0 {
@@ -352,6 +345,15 @@ func (b *builder) prompt(e *transcript.Entry, text string) {
 		b.item(p, e, carryover.KindMarker, m, "user", false)
 	}
 	b.closeStep()
+}
+
+// intentOf is what the user asked in a prompt, without the IDE selection
+// they attached.
+func intentOf(text string) string {
+	if intent := strings.TrimSpace(stripTag(text, "ide_selection")); intent != "" {
+		return intent
+	}
+	return text
 }
 
 // maxConstraints bounds the constraints taken from one prompt (a pasted

@@ -23,16 +23,7 @@ func TestQueuedPromptIsArchived(t *testing.T) {
 		`{"type":"queue-operation","operation":"remove","timestamp":"2026-02-11T20:51:19.419Z","sessionId":"` + sid + `"}`,
 		`{"parentUuid":"u3","isSidechain":false,"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"Checked again: all tests pass."}]},"uuid":"u4","timestamp":"2026-02-11T20:51:30.000Z","sessionId":"` + sid + `"}`,
 	}
-	var es []transcript.Entry
-	for i, l := range raw {
-		e, err := transcript.Decode([]byte(l))
-		if err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
-		}
-		e.Line = i + 1
-		es = append(es, e)
-	}
-	r := chunk.Build(sid, "/p", es, chunk.NewCursor(), chunk.Options{})
+	r := buildLines(t, sid, raw)
 	for _, c := range r.Chunks {
 		if strings.Contains(c.Text, "check again") || strings.Contains(c.Prompt, "check again") {
 			return
@@ -57,16 +48,7 @@ func TestQueuedPromptTakenLater(t *testing.T) {
 		`{"type":"queue-operation","operation":"popAll","timestamp":"2026-02-11T20:50:21.000Z","sessionId":"` + sid + `"}`,
 		`{"type":"queue-operation","operation":"remove","timestamp":"2026-02-11T20:50:22.000Z","sessionId":"` + sid + `"}`,
 	}
-	var es []transcript.Entry
-	for i, l := range raw {
-		e, err := transcript.Decode([]byte(l))
-		if err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
-		}
-		e.Line = i + 1
-		es = append(es, e)
-	}
-	r := chunk.Build(sid, "/p", es, chunk.NewCursor(), chunk.Options{})
+	r := buildLines(t, sid, raw)
 	var all strings.Builder
 	for _, c := range r.Chunks {
 		all.WriteString(c.Text + "\n")
@@ -83,4 +65,19 @@ func TestQueuedPromptTakenLater(t *testing.T) {
 	if len(r.Cursor.Queued) != 0 {
 		t.Errorf("queue left in the cursor: %q", r.Cursor.Queued)
 	}
+}
+
+// buildLines decodes transcript lines, numbered from 1, and builds them.
+func buildLines(t *testing.T, sid string, raw []string) chunk.Result {
+	t.Helper()
+	var es []transcript.Entry
+	for i, l := range raw {
+		e, err := transcript.Decode([]byte(l))
+		if err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		e.Line = i + 1
+		es = append(es, e)
+	}
+	return chunk.Build(sid, "/p", es, chunk.NewCursor(), chunk.Options{})
 }
