@@ -19,6 +19,7 @@ import (
 	"github.com/carryover-dev/carryover/internal/cmdhelp"
 	"github.com/carryover-dev/carryover/redact"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/termsafe"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -184,7 +185,9 @@ func (e hintErr) Error() string { return e.err.Error() }
 func (e hintErr) Unwrap() error { return e.err }
 
 func (a *app) usageError(msg string) int {
-	fmt.Fprintf(a.stderr, "carryover: %s\nRun '%s' for usage.\n", msg, strings.TrimSpace("carryover help "+a.cmd))
+	// A message may quote what was typed, a path or archived text: shown
+	// escaped, never as terminal controls.
+	fmt.Fprintf(a.stderr, "carryover: %s\nRun '%s' for usage.\n", termsafe.String(msg), termsafe.Line(strings.TrimSpace("carryover help "+a.cmd)))
 	return 2
 }
 
@@ -201,10 +204,10 @@ func (a *app) fail(err error) int {
 		cmdhelp.Write(a.stdout, commandHelp(), "carryover", name, a.flags)
 		return 0
 	}
-	fmt.Fprintf(a.stderr, "carryover: error: %v\n", err)
+	fmt.Fprintf(a.stderr, "carryover: error: %s\n", termsafe.String(err.Error()))
 	var he hintErr
 	if errors.As(err, &he) && he.hint != "" {
-		fmt.Fprintf(a.stderr, "carryover: hint: %s\n", he.hint)
+		fmt.Fprintf(a.stderr, "carryover: hint: %s\n", termsafe.String(he.hint))
 	} else if errors.Is(err, sqlite.ErrCorrupt) {
 		fmt.Fprintf(a.stderr, "carryover: hint: the store is damaged; move it aside and rebuild it with 'carryover ingest --all' (transcripts are the source of truth)\n")
 	} else if errors.Is(err, sqlite.ErrFull) {

@@ -93,3 +93,25 @@ func TestExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsShowControlsEscaped: a usage error or a failure quoting what
+// was typed never writes a terminal control to stderr.
+func TestErrorsShowControlsEscaped(t *testing.T) {
+	env := map[string]string{"HOME": t.TempDir()}
+	for _, args := range [][]string{
+		{"search", "--\x1b[31mred", "x"},
+		{"\x1b]0;title\x07"},
+		{"show", "\x1b[2Jabc"},
+	} {
+		_, errOut, code := runCLI(t, env, "", args...)
+		if code == 0 {
+			t.Errorf("%q: exit 0", args)
+		}
+		if strings.ContainsAny(errOut, "\x1b\x07") {
+			t.Errorf("%q: stderr holds a raw control: %q", args, errOut)
+		}
+		if !strings.Contains(errOut, `\e`) && !strings.Contains(errOut, `\x1b`) {
+			t.Errorf("%q: stderr does not show the escape: %q", args, errOut)
+		}
+	}
+}
