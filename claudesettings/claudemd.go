@@ -44,22 +44,12 @@ const (
 // carryover created it and nothing else was added since. It refuses a
 // symlink (ErrSymlink) and a begin marker without an end (ErrParse).
 func ClaudeMD(path string, install bool, text string) (changed bool, err error) {
-	fi, err := os.Lstat(path)
-	exists := err == nil
-	switch {
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
+	fi, src, exists, err := readClaudeMD(path)
+	if err != nil {
 		return false, err
-	case exists && fi.Mode()&fs.ModeSymlink != 0:
-		return false, fmt.Errorf("%s: %w", path, ErrSymlink)
-	case exists && !fi.Mode().IsRegular():
-		return false, fmt.Errorf("%s: not a regular file", path)
 	}
-	var src []byte
 	mode := fs.FileMode(0o644) // CLAUDE.md is meant to be shared
 	if exists {
-		if src, err = os.ReadFile(path); err != nil {
-			return false, err
-		}
 		mode = fi.Mode().Perm()
 	}
 	out, remove, err := editClaudeMD(src, exists, install, text)
@@ -76,6 +66,50 @@ func ClaudeMD(path string, install bool, text string) (changed bool, err error) 
 		return false, err
 	}
 	return true, writeAtomic(path, out, mode)
+}
+
+// CheckClaudeMD returns the error ClaudeMD would return before it writes
+// anything: a symlink, not a regular file, unreadable, a block it cannot
+// parse, a file whose owner a replacement would not keep. Install and
+// uninstall check it before they change the settings, so that a refused
+// CLAUDE.md leaves everything as it was.
+func CheckClaudeMD(path string, install bool, text string) error {
+	fi, src, exists, err := readClaudeMD(path)
+	if err != nil {
+		return err
+	}
+	if _, _, err := editClaudeMD(src, exists, install, text); err != nil {
+		return fmt.Errorf("%w %s: %w", ErrParse, path, err)
+	}
+	if exists {
+		if fi.Mode().Perm()&0o200 == 0 {
+			return fmt.Errorf("%s: %w (mode %04o)", path, ErrReadOnly, fi.Mode().Perm())
+		}
+		if err := checkOwner(fi); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// readClaudeMD reads the file at path, refusing what ClaudeMD refuses.
+func readClaudeMD(path string) (fi fs.FileInfo, src []byte, exists bool, err error) {
+	fi, err = os.Lstat(path)
+	exists = err == nil
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil, nil, false, err
+	case exists && fi.Mode()&fs.ModeSymlink != 0:
+		return nil, nil, false, fmt.Errorf("%s: %w", path, ErrSymlink)
+	case exists && !fi.Mode().IsRegular():
+		return nil, nil, false, fmt.Errorf("%s: not a regular file", path)
+	}
+	if exists {
+		if src, err = os.ReadFile(path); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	return fi, src, exists, nil
 }
 
 // editClaudeMD computes the new content; remove means delete the file.

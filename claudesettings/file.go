@@ -128,7 +128,8 @@ func unique(src []byte, obj *node, key string) error {
 func (f *File) SetBackup(path string) { f.backup = path }
 
 // CheckWritable returns an error wrapping ErrReadOnly when the file exists
-// and its mode does not let its owner write it. Save refuses such a file;
+// and its mode does not let its owner write it, and one wrapping
+// ErrNotOwner when Save could not keep its owner. Save refuses such a file;
 // callers that save several files check them all first, so that nothing
 // is changed.
 func (f *File) CheckWritable() error {
@@ -141,6 +142,9 @@ func (f *File) CheckWritable() error {
 	}
 	if fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 == 0 {
 		return fmt.Errorf("%w (mode %04o)", ErrReadOnly, fi.Mode().Perm())
+	}
+	if fi.Mode().IsRegular() {
+		return checkOwner(fi)
 	}
 	return nil
 }

@@ -40,3 +40,30 @@ func keepOwner(tmp *os.File, path string) error {
 	}
 	return nil
 }
+
+// checkOwner returns an error when keepOwner would refuse to replace the
+// file fi describes: this process can give a file neither another user
+// (unless root) nor a group it is not in. Checked before anything is
+// saved, so that an install that would be refused half-way changes nothing.
+func checkOwner(fi fs.FileInfo) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || os.Geteuid() == 0 {
+		return nil
+	}
+	if int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("%w: owned by user %d (edit it as that user)", ErrNotOwner, st.Uid)
+	}
+	if int(st.Gid) == os.Getegid() {
+		return nil
+	}
+	groups, err := os.Getgroups()
+	if err != nil {
+		return nil // keepOwner will say
+	}
+	for _, g := range groups {
+		if g == int(st.Gid) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: its group %d is not one of yours (edit it as its owner)", ErrNotOwner, st.Gid)
+}

@@ -59,6 +59,9 @@ var (
 	// ErrReadOnly means the file's mode does not let its owner write it:
 	// someone made it read-only, and carryover leaves it so.
 	ErrReadOnly = errors.New("is read-only")
+	// ErrNotOwner means a replacement of the file could not keep its owner
+	// or group: it belongs to someone else, and carryover leaves it so.
+	ErrNotOwner = errors.New("cannot keep its owner")
 )
 
 // Hook is one hook entry carryover owns.

@@ -354,6 +354,11 @@ func (in *Installer) Install(opt Options) error {
 	}
 	mdPath := filepath.Join(proj, "CLAUDE.md")
 	writable := checkWritable(path, f, mcp)
+	if writable == nil && opt.ClaudeMD {
+		if err := claudesettings.CheckClaudeMD(mdPath, true, claudesettings.DefaultClaudeMDText); err != nil {
+			writable = fmt.Errorf("CLAUDE.md: %w; nothing changed", err)
+		}
+	}
 	out := in.Stdout
 	if opt.DryRun {
 		printDiffs(out, "install", writable, path, f, mcp,
@@ -466,6 +471,11 @@ func (in *Installer) Uninstall(ctx context.Context, opt UninstallOptions) error 
 		}
 	}
 	writable := checkWritable(path, f, mcp)
+	if writable == nil && opt.ClaudeMD {
+		if err := claudesettings.CheckClaudeMD(filepath.Join(proj, "CLAUDE.md"), false, ""); err != nil {
+			writable = fmt.Errorf("CLAUDE.md: %w; nothing changed (without --claude-md the rest is removed)", err)
+		}
+	}
 	out := in.Stdout
 	if opt.DryRun {
 		printDiffs(out, "uninstall", writable, path, f, mcp,

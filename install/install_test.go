@@ -265,3 +265,50 @@ func TestProjectClaudeDirSymlinkRefused(t *testing.T) {
 		t.Error("a local install created settings.local.json through the link")
 	}
 }
+
+// TestClaudeMDRefusalChangesNothing: a CLAUDE.md that install --claude-md
+// must refuse (a symlink, a begin marker without its end) is found before
+// the settings are saved, so a refused install or uninstall leaves the
+// settings as they were instead of half done.
+func TestClaudeMDRefusalChangesNothing(t *testing.T) {
+	for name, setup := range map[string]func(t *testing.T, md string){
+		"symlink": func(t *testing.T, md string) {
+			target := filepath.Join(filepath.Dir(md), "shared.md")
+			if err := os.WriteFile(target, []byte("# shared\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, md); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"unparsable": func(t *testing.T, md string) {
+			if err := os.WriteFile(md, []byte("# x\n<!-- carryover:begin -->\nno end\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			md := filepath.Join(f.project, "CLAUDE.md")
+			setup(t, md)
+			err := f.in.Install(install.Options{Scope: "user", Project: f.project, Binary: f.binary, NoMCP: true, ClaudeMD: true})
+			if err == nil || !strings.Contains(err.Error(), "nothing changed") {
+				t.Errorf("install --claude-md: err %v, want a refusal before any change", err)
+			}
+			if got := f.read(t); got != userSettings {
+				t.Errorf("a refused install changed the settings:\n%s", got)
+			}
+			if err := f.in.Install(install.Options{Scope: "user", Project: f.project, Binary: f.binary, NoMCP: true}); err != nil {
+				t.Fatal(err)
+			}
+			installed := f.read(t)
+			err = f.in.Uninstall(context.Background(), install.UninstallOptions{Scope: "user", Project: f.project, NoMCP: true, ClaudeMD: true})
+			if err == nil || !strings.Contains(err.Error(), "nothing changed") {
+				t.Errorf("uninstall --claude-md: err %v, want a refusal before any change", err)
+			}
+			if got := f.read(t); got != installed {
+				t.Errorf("a refused uninstall changed the settings:\n%s", got)
+			}
+		})
+	}
+}
