@@ -498,6 +498,14 @@ func wrapErr(op string, err error) error {
 	return fmt.Errorf("%s: %w", op, err)
 }
 
+// IsBusy reports whether err is SQLite's "database is locked": another
+// process held the store's write lock past the busy timeout. Nothing was
+// changed; the same command can be run again.
+func IsBusy(err error) bool {
+	code, ok := primaryCode(err)
+	return ok && code == codeBusy
+}
+
 // primaryCode returns the SQLite primary result code of err, if it
 // carries one. Extended result codes are on: the primary code is the low
 // byte.

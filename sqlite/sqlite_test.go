@@ -860,3 +860,37 @@ func TestMmapReads(t *testing.T) {
 		t.Errorf("reading damaged pages through the map: %v, want ErrCorrupt", err)
 	}
 }
+
+// TestIsBusy: a write that waits past the busy timeout for another
+// connection's write lock fails with an error IsBusy recognises (the CLI
+// turns it into "run the command again"), and changes nothing.
+func TestIsBusy(t *testing.T) {
+	ctx := context.Background()
+	_, path := newStore(t)
+	st, err := sqlite.Open(ctx, path, sqlite.Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	conn, err := rawDB(t, path).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	err = st.Apply(ctx, storetest.Batch("s", "/p", 0, 1))
+	if err == nil || !sqlite.IsBusy(err) {
+		t.Errorf("a write under another's lock: err %v, want one IsBusy recognises", err)
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if sqlite.IsBusy(errors.New("database is locked")) {
+		t.Error("IsBusy matched a plain error by its text")
+	}
+	if err := st.Apply(ctx, storetest.Batch("s", "/p", 0, 1)); err != nil {
+		t.Errorf("the same write after the lock is released: %v", err)
+	}
+}

@@ -210,6 +210,8 @@ func (a *app) fail(err error) int {
 		fmt.Fprintf(a.stderr, "carryover: hint: %s\n", termsafe.String(he.hint))
 	} else if errors.Is(err, sqlite.ErrCorrupt) {
 		fmt.Fprintf(a.stderr, "carryover: hint: the store is damaged; move it aside and rebuild it with 'carryover ingest --all' (transcripts are the source of truth)\n")
+	} else if sqlite.IsBusy(err) {
+		fmt.Fprintf(a.stderr, "carryover: hint: another program held the store's write lock for too long (a hook archiving a large session, or another carryover command); nothing was changed: run the command again\n")
 	} else if errors.Is(err, sqlite.ErrFull) {
 		fmt.Fprintf(a.stderr, "carryover: hint: free space where the store is (or choose another with --db); nothing stored was lost, and running the command again resumes\n")
 	}
