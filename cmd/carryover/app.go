@@ -44,6 +44,7 @@ type app struct {
 	dbFlag         string
 	log            *slog.Logger
 	logClose       func()
+	logOut         slog.Handler // the log file's handler, under the masking one (nil: no log)
 	redactor       *redact.Redactor // built-in detectors and the configured patterns
 	builtin        *redact.Redactor // built-in detectors alone (see builtinRedactor)
 	// quietConfig keeps config problems off stderr (they are logged):
@@ -359,6 +360,14 @@ func (a *app) openLog() {
 	if err != nil {
 		return
 	}
-	a.log = slog.New(redact.LogHandler{Next: slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo}), Redactor: a.builtinRedactor()}).With("pid", os.Getpid())
+	a.logOut = slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})
+	a.maskLog(a.builtinRedactor())
 	a.logClose = func() { f.Close() }
+}
+
+// maskLog makes the log mask with red (with redact_patterns once read).
+func (a *app) maskLog(red *redact.Redactor) {
+	if a.logOut != nil && red != nil {
+		a.log = slog.New(redact.LogHandler{Next: a.logOut, Redactor: red}).With("pid", os.Getpid())
+	}
 }

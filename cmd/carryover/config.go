@@ -26,6 +26,7 @@ func (a *app) loadConfig(dir string) (config, error) {
 		}
 	}
 	a.redactor = cfg.Redactor
+	a.maskLog(cfg.Redactor)
 	if err != nil {
 		return cfg, fmt.Errorf("config: %w", err)
 	}

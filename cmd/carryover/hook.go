@@ -37,10 +37,8 @@ func (a *app) cmdHook(ctx context.Context, args []string) int {
 		return 0
 	}
 	if hook.ReadsMostly(ev, archive) {
-		// These hooks allocate a few MB and exit: collecting half as
-		// often saves about a tenth of a restore, and their heap stays
-		// small. (The archiving hooks keep the default: a larger heap
-		// there costs more in page faults than it saves.)
+		// Collecting half as often saves a tenth of a restore; the archiving
+		// hooks keep the default (a larger heap costs them page faults).
 		debug.SetGCPercent(200)
 	}
 	h := a.hookHandler(cfg)

@@ -351,3 +351,27 @@ func TestHookRestoreAfterCompaction(t *testing.T) {
 		t.Errorf("PreCompact not audited: %+v", ins)
 	}
 }
+
+// TestLogMasksUserPatterns: the log masks what the user's redact_patterns
+// name, as the archive does, not only the built-in detectors: a hook
+// error quoting a path that holds such a secret keeps it out of the log.
+func TestLogMasksUserPatterns(t *testing.T) {
+	h := newHookEnv(t)
+	patterns := filepath.Join(h.dir, "patterns")
+	if err := os.WriteFile(patterns, []byte("ACME-[0-9]{6}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.env["CARRYOVER_REDACT_PATTERNS"] = patterns
+	missing := filepath.Join(h.dir, "ACME-314159", demoID+".jsonl")
+	h.run(t, "pre-compact", h.payload("PreCompact", map[string]any{"transcript_path": missing, "trigger": "auto"}))
+	logData, err := os.ReadFile(h.env["CARRYOVER_LOG"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(logData, []byte("ACME-314159")) {
+		t.Errorf("the log keeps a secret the user's pattern names:\n%s", logData)
+	}
+	if !bytes.Contains(logData, []byte("[REDACTED:")) {
+		t.Errorf("the log does not show the failure with the secret masked:\n%s", logData)
+	}
+}
