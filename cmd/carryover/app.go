@@ -44,7 +44,7 @@ type app struct {
 	dbFlag         string
 	log            *slog.Logger
 	logClose       func()
-	logOut         slog.Handler // the log file's handler, under the masking one (nil: no log)
+	logOut         slog.Handler     // the log file's handler, under the masking one (nil: no log)
 	redactor       *redact.Redactor // built-in detectors and the configured patterns
 	builtin        *redact.Redactor // built-in detectors alone (see builtinRedactor)
 	// quietConfig keeps config problems off stderr (they are logged):
