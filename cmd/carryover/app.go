@@ -233,12 +233,10 @@ func (a *app) openStoreRead(ctx context.Context, cfg config) (carryover.Store, e
 }
 
 // readStore loads the configuration for dir ("" for the working
-// directory) and opens its store for a command that only reads. A store
-// named by --db or CARRYOVER_DB that does not exist yet is created only
-// when create is set (the MCP server, ui and watch may start before the
-// first hook); the other commands say so instead, since a mistyped path
-// would otherwise leave a new empty store and report nothing found. The
-// default store, where the hooks will write, is created as it is.
+// directory) and opens its store to read. A store named by --db or
+// CARRYOVER_DB that does not exist is created only when create is set (the
+// MCP server, ui and watch may start before the first hook): a mistyped
+// path must not leave an empty store. The default store is created.
 func (a *app) readStore(ctx context.Context, dir string, create bool) (config, carryover.Store, error) {
 	cfg, err := a.loadConfig(dir)
 	if err != nil {

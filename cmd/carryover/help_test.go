@@ -86,7 +86,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{[]string{"help"}, 0}, {[]string{"--help"}, 0}, {[]string{"search", "--help"}, 0}, {[]string{"help", "get"}, 0},
 		{[]string{"serch"}, 2}, {[]string{"search", "--limt", "3", "x"}, 2}, {[]string{"get", "x:y"}, 2}, {[]string{"--nope"}, 2},
-		{[]string{"help", "serch"}, 2}, {[]string{"show", "ffffffff"}, 1},
+		{[]string{"help", "serch"}, 2}, {[]string{"show", "ffffffff"}, 1}, {[]string{"show", "--turn", "-2", "x"}, 2},
 	} {
 		if _, errOut, code := runCLI(t, env, "", c.args...); code != c.code {
 			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, c.code, errOut)

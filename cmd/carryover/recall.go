@@ -13,11 +13,9 @@ import (
 	"github.com/carryover-dev/carryover/termsafe"
 )
 
-// cmdRecall shows what UserPromptSubmit would inject for a prompt: in a
-// session (its earlier windows, then the project's other sessions, minus
-// what was injected in its current window), or as the first prompt of a
-// new session of a project. --explain adds why: every candidate the search
-// found, with its scores, and the threshold that kept it out.
+// cmdRecall shows what UserPromptSubmit would inject for a prompt, in a
+// session or as the first prompt of a new session of a project. --explain
+// adds every candidate the search found, its scores and the thresholds.
 func (a *app) cmdRecall(ctx context.Context, args []string) error {
 	fl := a.newFlags("recall")
 	session := fl.String("session", "", "as a prompt of this session (id or unique prefix); default: the first prompt of a new session")

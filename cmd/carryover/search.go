@@ -200,7 +200,10 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr{"show: --lines: " + err.Error()}
 	}
-	if *raw && *turn >= 0 {
+	switch {
+	case *turn < -1:
+		return usageErr{fmt.Sprintf("show: --turn %d: want a turn number, 0 or more", *turn)}
+	case *raw && *turn >= 0:
 		return usageErr{"show: --raw takes --lines, not --turn"}
 	}
 	_, st, err := a.readStore(ctx, "", false)
