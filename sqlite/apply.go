@@ -62,7 +62,24 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) (err error) {
 }
 
 func (s *Store) apply(ctx context.Context, b carryover.Batch, embedded func() ([][]byte, error), packed func() (*rawWrite, error)) (err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	// The transaction keeps its statement journal in memory: a statement
+	// that may fail half-way journals the pages it changes that earlier
+	// statements of the transaction had changed, and past 64 KiB SQLite
+	// spills that journal to a temporary file, which a cold ingest's chunk
+	// inserts wrote some 160 pages to, a syscall each. The journal is
+	// bounded by the pages one statement changes.
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return wrapErr("apply: begin", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA temp_store = MEMORY"); err != nil {
+		return wrapErr("apply: begin", err)
+	}
+	// The connection goes back to the pool as it was (temporary tables of
+	// other statements stay on disk).
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA temp_store = DEFAULT")
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return wrapErr("apply: begin", err)
 	}
