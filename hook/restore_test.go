@@ -2,6 +2,7 @@ package hook_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,13 +23,14 @@ type session struct {
 	t     *testing.T
 	lines [][]byte
 	n     int
+	cwd   string // the session's directory; the demo project's when ""
 }
 
 func (s *session) add(v map[string]any) {
 	s.n++
 	v["uuid"] = fmt.Sprintf("00000000-0000-4000-8000-%012d", s.n)
 	v["timestamp"] = time.Date(2026, 11, 20, 9, 0, s.n, 0, time.UTC).Format(time.RFC3339Nano)
-	v["sessionId"], v["cwd"] = demoID, demoProject
+	v["sessionId"], v["cwd"] = demoID, cmp.Or(s.cwd, demoProject)
 	data, err := json.Marshal(v)
 	if err != nil {
 		s.t.Fatal(err)
@@ -74,11 +76,12 @@ func (s *session) restoreAfter(e *env, n int) []string {
 			continue
 		}
 		s.write(e, i)
-		if _, res := e.run(s.t, hook.PreCompact, map[string]any{"trigger": "auto"}); res.Outcome != "ok" {
+		cwd := cmp.Or(s.cwd, demoProject)
+		if _, res := e.run(s.t, hook.PreCompact, map[string]any{"trigger": "auto", "cwd": cwd}); res.Outcome != "ok" {
 			s.t.Fatalf("PreCompact: %+v", res)
 		}
 		s.write(e, i+2)
-		ctx, res := e.run(s.t, hook.SessionStart, map[string]any{"source": "compact"})
+		ctx, res := e.run(s.t, hook.SessionStart, map[string]any{"source": "compact", "cwd": cwd})
 		if res.Outcome != "ok" {
 			s.t.Fatalf("SessionStart: %+v", res)
 		}
@@ -236,5 +239,58 @@ func TestRestoreRewrittenTranscript(t *testing.T) {
 	}
 	if len(count) != 3 || count["internal/pdf/gamma_render.go"] != 1 {
 		t.Errorf("archived file edits and commands %v, want 3, each once", count)
+	}
+}
+
+// TestRestoreInLinkedWorktree: a session in a linked worktree belongs to
+// its repository's project (the main worktree), but its paths are shown
+// relative to the worktree it works in, not written out in full.
+func TestRestoreInLinkedWorktree(t *testing.T) {
+	e := emptyEnv(t)
+	dir, err := filepath.EvalSymlinks(e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A repository and a linked worktree as git lays them out.
+	repo, wt := filepath.Join(dir, "src", "app"), filepath.Join(dir, "src", "app-feature")
+	admin := filepath.Join(repo, ".git", "worktrees", "app-feature")
+	for _, d := range []string{admin, filepath.Join(wt, "internal", "pdf")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for path, text := range map[string]string{
+		filepath.Join(wt, ".git"):         "gitdir: " + admin + "\n",
+		filepath.Join(admin, "commondir"): "../..\n",
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &session{t: t, cwd: wt}
+	s.user("Add PDF export to the invoice service.")
+	for _, f := range []string{"alpha_render.go", "beta_fonts.go", "gamma_pages.go"} {
+		s.call("Edit", map[string]any{"file_path": filepath.Join(wt, "internal", "pdf", f), "old_string": "a", "new_string": "b"}, "ok", false)
+	}
+	s.call("Bash", map[string]any{"command": "go test ./internal/pdf/ -run TestAlphaRender_v1"}, "ok  example.com/invoicer/internal/pdf 0.2s", false)
+	s.compact("Working on PDF export.")
+	s.user("Go on.")
+	r := s.restoreAfter(e, 1)[0]
+	if !strings.Contains(r, "paths relative to "+wt+";") {
+		t.Errorf("the restore does not state the worktree as the root of its paths")
+	}
+	if !strings.Contains(r, "internal/pdf/alpha_render.go") {
+		t.Errorf("the restore lacks the edited file")
+	}
+	if strings.Contains(r, wt+"/internal") {
+		t.Errorf("the restore writes the worktree's paths out in full")
+	}
+	st, err := sqlite.Open(context.Background(), e.db, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if sess, err := st.Session(context.Background(), demoID); err != nil || sess.Project != repo {
+		t.Errorf("the session's project is %q (%v), want the main worktree %s", sess.Project, err, repo)
 	}
 }

@@ -78,8 +78,8 @@ func (r *run) sessionStart(ctx context.Context) error {
 	// restore reads rather than read again.
 	st := &itemsRead{Store: r.st}
 	blk, err := retrieve.Restore(ctx, st, retrieve.RestoreRequest{
-		SessionID: in.SessionID, Project: sess.Project, Window: window, Summary: summary, Budget: min(cfg.Budget, composeMax),
-		Shares: cfg.RestoreShares,
+		SessionID: in.SessionID, Project: sess.Project, Root: worktreeRoot(in.Cwd), Window: window, Summary: summary,
+		Budget: min(cfg.Budget, composeMax), Shares: cfg.RestoreShares,
 	})
 	if in.Source == "compact" {
 		if err := r.updateRecallIndex(ctx, sess, window, st.recallItems(window)); err != nil {
@@ -90,4 +90,15 @@ func (r *run) sessionStart(ctx context.Context) error {
 		return fmt.Errorf("restore: %w", err)
 	}
 	return r.inject(ctx, "SessionStart:"+in.Source, sess.Project, window, blk)
+}
+
+// worktreeRoot is the root of the linked worktree cwd is in, or "" when it
+// is in none: a session there is its repository's project, but its files
+// are under the worktree, and paths shown relative to the main worktree
+// would be written out in full.
+func worktreeRoot(cwd string) string {
+	if w := projectdir.WorkRoot(cwd); w != projectdir.Root(cwd) {
+		return w
+	}
+	return ""
 }

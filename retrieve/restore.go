@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -18,6 +19,10 @@ const DefaultRestoreBudget = 4000
 type RestoreRequest struct {
 	SessionID string
 	Project   string
+	// Root is the directory paths are shown relative to, when not the
+	// project's: a linked worktree's own root (its project is the main
+	// worktree's).
+	Root string
 	// Window is the current context window (compactions so far); the
 	// restore draws from earlier windows. With 0, every window is used.
 	Window int
@@ -102,8 +107,9 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	in.keepLatestWindow(req.Window)
 	header := fmt.Sprintf("## carryover: restored after compaction (session %s, window %d)\n"+
 		"Details the summary does not state", carryover.ShortID(req.SessionID), req.Window)
-	if req.Project != "" {
-		header += "; paths relative to " + req.Project
+	root := cmp.Or(req.Root, req.Project)
+	if root != "" {
+		header += "; paths relative to " + root
 	}
 	header += "; more: `carryover search \"<words>\"`\n"
 	room := float64(max(budget-len(header), 0))
@@ -113,9 +119,9 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	}
 	caps := partCaps{now: int(sh.Now * room), files: int(sh.Files * room), commands: int(sh.Commands * room),
 		facts: int(sh.Facts * room), steps: int(sh.Steps * room)}
-	nov := newNovelty(summary, req.Project)
+	nov := newNovelty(summary, root)
 	memo := &restoreMemo{}
-	c := newComposer(nov, req.Project, memo)
+	c := newComposer(nov, root, memo)
 	blk := c.compose(in, header, budget, caps)
 	// The typed identifiers hold most of what the next steps need per
 	// byte: when the other parts leave them less than MinTypedShare of
@@ -125,7 +131,7 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 		cut := min(short*3/4, caps.facts)
 		caps.facts -= cut
 		caps.steps = max(caps.steps-(short-cut), 0)
-		c = newComposer(nov, req.Project, memo)
+		c = newComposer(nov, root, memo)
 		blk = c.compose(in, header, budget, caps)
 	}
 	// What the typed identifiers could not use goes to the lost facts,
@@ -133,7 +139,7 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	if left := budget - len(blk.Text); left > 40 && blk.Text != "" {
 		caps.facts += left * 3 / 4
 		caps.steps += left / 4
-		c = newComposer(nov, req.Project, memo)
+		c = newComposer(nov, root, memo)
 		blk = c.compose(in, header, budget, caps)
 	}
 	if blk.Text != "" {

@@ -30,7 +30,17 @@ const maxGitFile = 4096
 // The home directory is never taken as a repository root found from below
 // it: a home directory kept in git (dotfiles) would otherwise swallow
 // every project under it.
-func Root(dir string) string {
+func Root(dir string) string { return root(dir, true) }
+
+// WorkRoot is Root, but for a directory in a linked worktree it returns
+// that worktree's root: where the session's files are, which its paths
+// are shown relative to. (Shown relative to the main worktree, every path
+// of a session in a linked one would be written out in full.)
+func WorkRoot(dir string) string { return root(dir, false) }
+
+// root is Root; main says whether a linked worktree stands for its main
+// worktree.
+func root(dir string, main bool) string {
 	if dir == "" || !filepath.IsAbs(dir) {
 		return dir
 	}
@@ -44,7 +54,7 @@ func Root(dir string) string {
 	}
 	for d := dir; ; {
 		if d != home || d == dir {
-			if root, ok := repoRoot(d); ok {
+			if root, ok := repoRoot(d, main); ok {
 				return root
 			}
 		}
@@ -56,8 +66,9 @@ func Root(dir string) string {
 	}
 }
 
-// repoRoot reports the project root when d holds a .git entry.
-func repoRoot(d string) (string, bool) {
+// repoRoot reports the project root when d holds a .git entry (with
+// main, a linked worktree's main worktree).
+func repoRoot(d string, main bool) (string, bool) {
 	git := filepath.Join(d, ".git")
 	fi, err := os.Lstat(git)
 	if err != nil {
@@ -77,7 +88,7 @@ func repoRoot(d string) (string, bool) {
 		gitdir = filepath.Join(d, gitdir)
 	}
 	gitdir = filepath.Clean(gitdir)
-	if filepath.Base(filepath.Dir(gitdir)) != "worktrees" {
+	if !main || filepath.Base(filepath.Dir(gitdir)) != "worktrees" {
 		return d, true // a submodule or a separated git dir: its own repository
 	}
 	common := filepath.Dir(filepath.Dir(gitdir)) // REPO/.git, when commondir says nothing else

@@ -61,20 +61,25 @@ func TestRootWorktrees(t *testing.T) {
 	wtSub := mkdir(t, tmp, "src", "app-feature", "cmd")
 	other := mkdir(t, tmp, "scratch", "notes")
 
-	for _, tc := range []struct{ dir, want string }{
-		{repo, repo},
-		{repo + "/", repo},
-		{sub, repo},
-		{filepath.Join(tmp, "src", "app-feature"), repo},
-		{wtSub, repo},
-		{filepath.Join(repo, ".claude", "worktrees", "agent-1"), repo},
-		{other, other},
-		{filepath.Join(tmp, "gone", "project"), filepath.Join(tmp, "gone", "project")}, // no longer exists
-		{"relative/dir", "relative/dir"},
-		{"", ""},
+	feature, agent := filepath.Join(tmp, "src", "app-feature"), filepath.Join(repo, ".claude", "worktrees", "agent-1")
+	for _, tc := range []struct{ dir, want, work string }{
+		{repo, repo, repo},
+		{repo + "/", repo, repo},
+		{sub, repo, repo},
+		{feature, repo, feature},
+		{wtSub, repo, feature},
+		{agent, repo, agent},
+		{other, other, other},
+		{filepath.Join(tmp, "gone", "project"), filepath.Join(tmp, "gone", "project"), filepath.Join(tmp, "gone", "project")}, // no longer exists
+		{"relative/dir", "relative/dir", "relative/dir"},
+		{"", "", ""},
 	} {
 		if got := projectdir.Root(tc.dir); got != tc.want {
 			t.Errorf("Root(%q) = %q, want %q", tc.dir, got, tc.want)
+		}
+		// The worktree's own root: where its files are.
+		if got := projectdir.WorkRoot(tc.dir); got != tc.work {
+			t.Errorf("WorkRoot(%q) = %q, want %q", tc.dir, got, tc.work)
 		}
 	}
 }
