@@ -340,8 +340,12 @@ func ForgottenKey(sessionID string) string {
 
 // PruneReport says what a prune (or forget) removed, or would remove.
 type PruneReport struct {
-	Sessions    []string
-	Chunks      int
+	Sessions []string
+	Chunks   int
+	// Shared counts the chunks of these sessions that other sessions hold
+	// too (a resumed session repeats the lines of the one it resumed):
+	// they are left to those sessions, not removed, and not in Chunks.
+	Shared      int
 	Items       int
 	Compactions int
 	Injections  int

@@ -13,7 +13,8 @@ import (
 )
 
 const sessionCols = `s.id, p.root, s.transcript_path, s.version, s.title, s.started_ms, s.updated_ms,
-	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id), s.owner, s.team,
+	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id)
+		+ (SELECT count(*) FROM chunk_shares WHERE session_id = s.id), s.owner, s.team,
 	s.parent, s.cwd, s.branch, (SELECT count(*) FROM sessions c WHERE c.parent = s.id AND c.parent <> '')`
 
 func scanSession(sc interface{ Scan(...any) error }) (carryover.Session, error) {
@@ -81,7 +82,13 @@ func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carr
 const chunkCols = `c.id, c.session_id, p.root, c.seq, c.turn, c.win, c.first_line, c.last_line, c.start_ms, c.end_ms,
 	c.prompt, c.summary, c.text, c.tools, c.files, c.commands, c.errors, c.sidechain, c.agent_id, c.hash`
 
-// scanChunk scans chunkCols followed by extra destinations.
+// sharedChunkCols are chunkCols for a chunk a session shares (chunk_shares
+// x): placed by the share row.
+const sharedChunkCols = `c.id, x.session_id, p.root, x.seq, x.turn, x.win, x.first_line, x.last_line, c.start_ms, c.end_ms,
+	c.prompt, c.summary, c.text, c.tools, c.files, c.commands, c.errors, c.sidechain, c.agent_id, c.hash`
+
+// scanChunk scans chunkCols (or sharedChunkCols) followed by extra
+// destinations.
 func scanChunk(sc interface{ Scan(...any) error }, extra ...any) (carryover.Chunk, error) {
 	var c carryover.Chunk
 	var start, end int64
@@ -106,33 +113,76 @@ func scanChunk(sc interface{ Scan(...any) error }, extra ...any) (carryover.Chun
 }
 
 // Chunks lists chunks in sequence order. Turn -1 selects every turn (0 is
-// the first turn); a zero Limit means no limit.
+// the first turn); a zero Limit means no limit. The chunks of a session
+// include those it shares with the session that stored them first (see
+// Apply), with this session's id, sequence number, turn, window and lines:
+// the filters apply to those.
 func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryover.Chunk, error) {
+	own, err := s.chunks(ctx, f, false)
+	if err != nil || f.SessionID == "" {
+		return own, err
+	}
+	// Apart rather than in one compound statement: each part walks its
+	// own index in order, and a session's newest few chunks (what a
+	// restore reads) stay a few rows read.
+	shared, err := s.chunks(ctx, f, true)
+	if err != nil || len(shared) == 0 {
+		return own, err
+	}
+	out := make([]carryover.Chunk, 0, len(own)+len(shared))
+	for len(own) > 0 || len(shared) > 0 {
+		takeOwn := len(shared) == 0
+		if !takeOwn && len(own) > 0 {
+			takeOwn = own[0].Seq <= shared[0].Seq
+			if f.Newest {
+				takeOwn = own[0].Seq >= shared[0].Seq
+			}
+		}
+		if takeOwn {
+			out, own = append(out, own[0]), own[1:]
+		} else {
+			out, shared = append(out, shared[0]), shared[1:]
+		}
+	}
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, nil
+}
+
+// chunks reads the chunks f selects that are the session's own, or, with
+// shared, those the session shares (f.SessionID must be set then).
+func (s *Store) chunks(ctx context.Context, f carryover.ChunkFilter, shared bool) ([]carryover.Chunk, error) {
 	var w where
+	// pos is the alias of the row that places the chunk in the session.
+	pos, cols, from := "c", chunkCols, "chunks c JOIN projects p ON p.id = c.project_id"
+	if shared {
+		pos, cols = "x", sharedChunkCols
+		from = "chunk_shares x JOIN chunks c ON c.id = x.chunk_id JOIN projects p ON p.id = c.project_id"
+	}
 	if f.SessionID != "" {
-		w.add("c.session_id = ?", f.SessionID)
+		w.add(pos+".session_id = ?", f.SessionID)
 	}
 	if f.Turn >= 0 {
-		w.add("c.turn = ?", f.Turn)
+		w.add(pos+".turn = ?", f.Turn)
 	}
 	if f.BeforeWindow > 0 {
-		w.add("c.win < ?", f.BeforeWindow)
+		w.add(pos+".win < ?", f.BeforeWindow)
 	}
 	if f.FromSeq > 0 {
-		w.add("c.seq >= ?", f.FromSeq)
+		w.add(pos+".seq >= ?", f.FromSeq)
 	}
 	if f.FromLine > 0 {
-		w.add("c.last_line >= ?", f.FromLine)
+		w.add(pos+".last_line >= ?", f.FromLine)
 	}
 	if f.ToLine > 0 {
-		w.add("c.first_line <= ?", f.ToLine)
+		w.add(pos+".first_line <= ?", f.ToLine)
 	}
 	if len(f.IDs) > 0 {
 		whereIn(&w, "c.id", f.IDs)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkCols+`
-		FROM chunks c JOIN projects p ON p.id = c.project_id`+w.sql()+`
-		ORDER BY c.session_id, c.seq`+desc(f.Newest)+limit(f.Limit), w.args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+cols+` FROM `+from+w.sql()+`
+		ORDER BY `+pos+`.session_id, `+pos+`.seq`+desc(f.Newest)+limit(f.Limit), w.args...)
 	if err != nil {
 		return nil, wrapErr("chunks", err)
 	}
