@@ -90,9 +90,9 @@ func (s *Store) Size(ctx context.Context) (int64, error) {
 
 // Prune removes whole sessions, with their subagents, and everything that
 // belongs to them, in one transaction. The full-text rows go with the chunks (delete triggers),
-// vectors and share rows by cascade (foreign keys are on for every
-// connection). A chunk that a session not pruned shares is handed over to
-// it rather than removed (see handOver).
+// vectors by cascade (foreign keys are on for every connection). A chunk
+// that a session not pruned shares is handed over to it rather than
+// removed (see handOver).
 func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryover.PruneReport, err error) {
 	var w where
 	if !f.UpdatedBefore.IsZero() {
@@ -154,6 +154,13 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 	}
 	if rep.Shared, err = handOver(ctx, tx, string(selected), f.DryRun); err != nil {
 		return rep, err
+	}
+	if !f.DryRun {
+		// What the sessions share of other sessions' chunks goes first: a
+		// chunk a share row names cannot be deleted.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunk_shares WHERE session_id IN (SELECT value FROM json_each(?))`, string(selected)); err != nil {
+			return rep, wrapErr("prune: shared chunks", err)
+		}
 	}
 	for _, id := range rep.Sessions {
 		for _, t := range []struct {

@@ -202,7 +202,7 @@ CREATE TABLE raw_blocks (
 CREATE INDEX sessions_parent ON sessions (parent) WHERE parent <> '';
 CREATE TABLE chunk_shares (
 	session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-	chunk_id   INTEGER NOT NULL REFERENCES chunks (id) ON DELETE CASCADE,
+	chunk_id   INTEGER NOT NULL REFERENCES chunks (id),
 	seq        INTEGER NOT NULL,
 	turn       INTEGER NOT NULL,
 	win        INTEGER NOT NULL,

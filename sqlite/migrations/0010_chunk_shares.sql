@@ -7,10 +7,11 @@
 -- such a chunk too, at its own place (sequence number, turn, window and
 -- lines). Reads by session include the chunks it shares; prune and forget
 -- hand a chunk another session shares over to that session instead of
--- deleting it.
+-- deleting it. A shared chunk cannot be deleted (the reference has no
+-- cascade): whatever deletes chunks must hand them over first.
 CREATE TABLE chunk_shares (
 	session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-	chunk_id   INTEGER NOT NULL REFERENCES chunks (id) ON DELETE CASCADE,
+	chunk_id   INTEGER NOT NULL REFERENCES chunks (id),
 	seq        INTEGER NOT NULL,
 	turn       INTEGER NOT NULL,
 	win        INTEGER NOT NULL,
