@@ -44,7 +44,7 @@ type Session struct {
 	Updated        time.Time
 	Windows        int // compactions seen so far (context window index of the tail)
 	Turns          int // real user turns seen so far
-	Chunks         int // chunks stored (filled by the store on read)
+	Chunks         int // chunks it holds, shared ones included (filled by the store on read)
 	Subagents      int // subagent sessions archived under it (filled by the store on read)
 	// Owner is who archived it (the OS user or a configured identity) and
 	// Team, when not "", the team it is shared with; private otherwise.
