@@ -118,71 +118,47 @@ func scanChunk(sc interface{ Scan(...any) error }, extra ...any) (carryover.Chun
 // Apply), with this session's id, sequence number, turn, window and lines:
 // the filters apply to those.
 func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryover.Chunk, error) {
-	own, err := s.chunks(ctx, f, false)
-	if err != nil || f.SessionID == "" {
-		return own, err
-	}
-	// Apart rather than in one compound statement: each part walks its
-	// own index in order, and a session's newest few chunks (what a
-	// restore reads) stay a few rows read.
-	shared, err := s.chunks(ctx, f, true)
-	if err != nil || len(shared) == 0 {
-		return own, err
-	}
-	out := make([]carryover.Chunk, 0, len(own)+len(shared))
-	for len(own) > 0 || len(shared) > 0 {
-		takeOwn := len(shared) == 0
-		if !takeOwn && len(own) > 0 {
-			takeOwn = own[0].Seq <= shared[0].Seq
-			if f.Newest {
-				takeOwn = own[0].Seq >= shared[0].Seq
-			}
+	// Each part's conditions on the row that places the chunk (alias pos).
+	conds := func(pos string) where {
+		var w where
+		if f.SessionID != "" {
+			w.add(pos+".session_id = ?", f.SessionID)
 		}
-		if takeOwn {
-			out, own = append(out, own[0]), own[1:]
-		} else {
-			out, shared = append(out, shared[0]), shared[1:]
+		if f.Turn >= 0 {
+			w.add(pos+".turn = ?", f.Turn)
 		}
+		if f.BeforeWindow > 0 {
+			w.add(pos+".win < ?", f.BeforeWindow)
+		}
+		if f.FromSeq > 0 {
+			w.add(pos+".seq >= ?", f.FromSeq)
+		}
+		if f.FromLine > 0 {
+			w.add(pos+".last_line >= ?", f.FromLine)
+		}
+		if f.ToLine > 0 {
+			w.add(pos+".first_line <= ?", f.ToLine)
+		}
+		if len(f.IDs) > 0 {
+			whereIn(&w, "c.id", f.IDs)
+		}
+		return w
 	}
-	if f.Limit > 0 && len(out) > f.Limit {
-		out = out[:f.Limit]
-	}
-	return out, nil
-}
-
-// chunks reads the chunks f selects that are the session's own, or, with
-// shared, those the session shares (f.SessionID must be set then).
-func (s *Store) chunks(ctx context.Context, f carryover.ChunkFilter, shared bool) ([]carryover.Chunk, error) {
-	var w where
-	// pos is the alias of the row that places the chunk in the session.
-	pos, cols, from := "c", chunkCols, "chunks c JOIN projects p ON p.id = c.project_id"
-	if shared {
-		pos, cols = "x", sharedChunkCols
-		from = "chunk_shares x JOIN chunks c ON c.id = x.chunk_id JOIN projects p ON p.id = c.project_id"
-	}
+	own := conds("c")
+	q := `SELECT ` + chunkCols + ` FROM chunks c JOIN projects p ON p.id = c.project_id` + own.sql()
+	args := own.args
 	if f.SessionID != "" {
-		w.add(pos+".session_id = ?", f.SessionID)
+		// One statement, one snapshot: a prune handing a chunk over
+		// between two reads would hide it from both. SQLite merges the
+		// two parts, each read in its index's order, so a session's
+		// newest few chunks (what a restore reads) stay a few rows read.
+		shared := conds("x")
+		q += ` UNION ALL SELECT ` + sharedChunkCols + ` FROM chunk_shares x JOIN chunks c ON c.id = x.chunk_id
+			JOIN projects p ON p.id = c.project_id` + shared.sql()
+		args = append(args, shared.args...)
 	}
-	if f.Turn >= 0 {
-		w.add(pos+".turn = ?", f.Turn)
-	}
-	if f.BeforeWindow > 0 {
-		w.add(pos+".win < ?", f.BeforeWindow)
-	}
-	if f.FromSeq > 0 {
-		w.add(pos+".seq >= ?", f.FromSeq)
-	}
-	if f.FromLine > 0 {
-		w.add(pos+".last_line >= ?", f.FromLine)
-	}
-	if f.ToLine > 0 {
-		w.add(pos+".first_line <= ?", f.ToLine)
-	}
-	if len(f.IDs) > 0 {
-		whereIn(&w, "c.id", f.IDs)
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+cols+` FROM `+from+w.sql()+`
-		ORDER BY `+pos+`.session_id, `+pos+`.seq`+desc(f.Newest)+limit(f.Limit), w.args...)
+	// By the result's columns: the session and the sequence number.
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY 2, 4`+desc(f.Newest)+limit(f.Limit), args...)
 	if err != nil {
 		return nil, wrapErr("chunks", err)
 	}
