@@ -44,7 +44,7 @@ type Session struct {
 	Updated        time.Time
 	Windows        int // compactions seen so far (context window index of the tail)
 	Turns          int // real user turns seen so far
-	Chunks         int // chunks stored (filled by the store on read)
+	Chunks         int // chunks it holds, shared ones included (filled by the store on read)
 	Subagents      int // subagent sessions archived under it (filled by the store on read)
 	// Owner is who archived it (the OS user or a configured identity) and
 	// Team, when not "", the team it is shared with; private otherwise.
@@ -340,8 +340,12 @@ func ForgottenKey(sessionID string) string {
 
 // PruneReport says what a prune (or forget) removed, or would remove.
 type PruneReport struct {
-	Sessions    []string
-	Chunks      int
+	Sessions []string
+	Chunks   int
+	// Shared counts the chunks of these sessions that other sessions hold
+	// too (a resumed session repeats the lines of the one it resumed):
+	// they are left to those sessions, not removed, and not in Chunks.
+	Shared      int
 	Items       int
 	Compactions int
 	Injections  int

@@ -11,7 +11,10 @@ type Store interface {
 	// and returns ErrForgotten (checked inside the transaction, so a write
 	// racing the forget cannot bring it back).
 	// Chunks whose Hash already exists in the project are not stored
-	// twice; an item whose (session, kind, key) exists is merged into it (a
+	// twice: when the stored one is another session's (a session resumed
+	// in a new transcript repeats the old one's lines), the batch's
+	// session shares it, at the batch's seq, turn, window and lines. An
+	// item whose (session, kind, key) exists is merged into it (a
 	// later line, a fix that resolved it, the latest todo list); the session
 	// row is upserted and the ingest state replaced.
 	Apply(ctx context.Context, b Batch) error
@@ -23,7 +26,10 @@ type Store interface {
 	// Sessions lists sessions, most recently updated first, each with its
 	// number of chunks and of subagents.
 	Sessions(ctx context.Context, f SessionFilter) ([]Session, error)
-	// Chunks lists chunks of one session in sequence order.
+	// Chunks lists chunks in sequence order. With f.SessionID, the
+	// session's include those it shares, with its id and places (the
+	// filters apply to those); without, each chunk comes once, as the
+	// session that stored it holds it.
 	Chunks(ctx context.Context, f ChunkFilter) ([]Chunk, error)
 	// Items lists items, newest line first.
 	Items(ctx context.Context, f ItemFilter) ([]Item, error)
@@ -40,7 +46,9 @@ type Store interface {
 	RawRange(ctx context.Context, sessionID string) (first, last int, err error)
 
 	// Search ranks chunks by full-text relevance. Any text is a valid query:
-	// it never fails on syntax. Scores are higher-is-better.
+	// it never fails on syntax. Scores are higher-is-better. A chunk is
+	// one hit; a search within a session includes the chunks it shares,
+	// placed as it holds them.
 	Search(ctx context.Context, q Query) ([]Hit, error)
 
 	// RecordInjection appends to the audit log.
@@ -66,7 +74,9 @@ type Store interface {
 	// Prune removes the sessions f selects, with their subagents, and
 	// everything that belongs to them: chunks (with their full-text and
 	// vector rows), items, compactions, raw lines, injections and notes.
-	// With f.DryRun it only reports; with f.Forget it also records the
+	// A chunk that a session not removed shares is handed over to it
+	// instead (PruneReport.Shared). With f.DryRun it only reports; with
+	// f.Forget it also records the
 	// session as forgotten (its subagents, archived or not, are refused
 	// with it).
 	Prune(ctx context.Context, f PruneFilter) (PruneReport, error)

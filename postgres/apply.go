@@ -1,9 +1,11 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,7 +28,10 @@ import (
 //
 // New rows get the store's owner and the session's team (the batch's, else
 // the store's); when a batch changes a session's team, its chunks, items
-// and compactions follow. A session is the owner's: another role's session
+// and compactions follow. A chunk the owner stored under another of its
+// sessions (a resumed session repeats the lines of the one it resumed) is
+// recorded as shared by this one, at the batch's place (see
+// sqlite.Store.Apply). A session is the owner's: another role's session
 // of the same id is another session, which this batch neither reads nor
 // changes. With row security, sharing with a team the role is not a member
 // of fails, and a session shared with a team the role has since left
@@ -104,8 +109,11 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32, 
 	} else if !ok {
 		vecs = nil
 	}
-	chunkIDs, err := s.insertChunks(ctx, tx, sess, b.Chunks, vecs)
+	chunkIDs, shared, err := s.insertChunks(ctx, tx, sess, b.Chunks, vecs)
 	if err != nil {
+		return err
+	}
+	if err := s.insertShares(ctx, tx, sess, shared); err != nil {
 		return err
 	}
 	if err := s.upsertItems(ctx, tx, sess, chunkIDs, b.Items); err != nil {
@@ -189,7 +197,7 @@ func (s *Store) upsertSession(ctx context.Context, tx pgx.Tx, ss carryover.Sessi
 		return out, wrap("apply: session", err)
 	}
 	if oldTeam != nil && *oldTeam != out.team {
-		for _, table := range []string{"chunks", "items", "compactions", "raw_blocks"} {
+		for _, table := range []string{"chunks", "items", "compactions", "raw_blocks", "chunk_shares"} {
 			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET team = $1 WHERE session_id = $2 AND owner = $3`, out.team, ss.ID, s.owner); err != nil {
 				return out, wrap("apply: share "+table, err)
 			}
@@ -208,19 +216,20 @@ func (s *Store) vecArg(n int) string {
 }
 
 // insertChunks stores new chunks and returns the row id of each chunk of
-// the batch by Seq, the stored row's id for a duplicate. vecs is nil when
-// vectors are not stored. The new chunks' tokens are added to the
-// session's index statistics.
-func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunks []carryover.Chunk, vecs [][]float32) (map[int]int64, error) {
+// the batch by Seq, the stored row's id for a duplicate, and the
+// duplicates whose row is another session's (with their row's id in ID).
+// vecs is nil when vectors are not stored. The new chunks' tokens are
+// added to the session's index statistics.
+func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunks []carryover.Chunk, vecs [][]float32) (map[int]int64, []carryover.Chunk, error) {
 	ids := make(map[int]int64, len(chunks))
 	if len(chunks) == 0 {
-		return ids, nil
+		return ids, nil, nil
 	}
 	// Ids in the batch's order, as the embedded store's rowids: BM25 ties
 	// are broken by id, and a turn's chunks follow each other.
 	newIDs, err := allocateIDs(ctx, tx, len(chunks))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The union's second part does not see the first's insert (one
 	// snapshot): at most one id comes back. None comes back when a
@@ -232,8 +241,9 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 		OVERRIDING SYSTEM VALUE
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
 			$23::tsvector, $24, ` + s.vecArg(25) + `)
-		ON CONFLICT (owner, project, hash) DO NOTHING RETURNING id)
-		SELECT id, true FROM ins UNION ALL SELECT id, false FROM chunks WHERE owner = $2 AND project = $4 AND hash = $22 LIMIT 1`
+		ON CONFLICT (owner, project, hash) DO NOTHING RETURNING id, session_id)
+		SELECT id, true, session_id FROM ins
+		UNION ALL SELECT id, false, session_id FROM chunks WHERE owner = $2 AND project = $4 AND hash = $22 LIMIT 1`
 	// Rows are written in key order, so concurrent batches wait for each
 	// other rather than deadlock.
 	order := make([]int, len(chunks))
@@ -256,41 +266,69 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 			c.Sidechain, c.AgentID, c.Hash, ix.tsv, ix.len, vec)
 	}
 	br := tx.SendBatch(ctx, batch)
-	var raced []carryover.Chunk
+	var raced, shared []carryover.Chunk
 	added, tokens := 0, 0
 	for _, i := range order {
 		c := chunks[i]
 		var id int64
 		var inserted bool
-		err := br.QueryRow().Scan(&id, &inserted)
+		var holder string
+		err := br.QueryRow().Scan(&id, &inserted, &holder)
 		if errors.Is(err, pgx.ErrNoRows) {
 			raced = append(raced, c)
 			continue
 		}
 		if err != nil {
 			br.Close()
-			return nil, wrap(fmt.Sprintf("apply: chunk %d", c.Seq), err)
+			return nil, nil, wrap(fmt.Sprintf("apply: chunk %d", c.Seq), err)
 		}
 		ids[c.Seq] = id
 		if inserted {
 			added++
 			tokens += lens[i]
+		} else if holder != sess.id {
+			c.ID = id
+			shared = append(shared, c)
 		}
 	}
 	if err := br.Close(); err != nil {
-		return nil, wrap("apply: chunks", err)
+		return nil, nil, wrap("apply: chunks", err)
 	}
 	// A later statement of this (read committed) transaction sees the row
 	// the concurrent Apply committed.
 	for _, c := range raced {
 		var id int64
-		if err := tx.QueryRow(ctx, `SELECT id FROM chunks WHERE owner = $1 AND project = $2 AND hash = $3`,
-			s.owner, sess.project, c.Hash).Scan(&id); err != nil {
-			return nil, wrap(fmt.Sprintf("apply: chunk %d", c.Seq), err)
+		var holder string
+		if err := tx.QueryRow(ctx, `SELECT id, session_id FROM chunks WHERE owner = $1 AND project = $2 AND hash = $3`,
+			s.owner, sess.project, c.Hash).Scan(&id, &holder); err != nil {
+			return nil, nil, wrap(fmt.Sprintf("apply: chunk %d", c.Seq), err)
 		}
 		ids[c.Seq] = id
+		if holder != sess.id {
+			c.ID = id
+			shared = append(shared, c)
+		}
 	}
-	return ids, countIndexed(ctx, tx, sess.id, s.owner, added, tokens)
+	return ids, shared, countIndexed(ctx, tx, sess.id, s.owner, added, tokens)
+}
+
+// insertShares records that the session holds the chunks, stored under
+// other sessions of the owner, at the places the batch gives them. A share
+// already recorded (the same lines ingested again) is kept as it is, as a
+// session's own chunk keeps its row.
+func (s *Store) insertShares(ctx context.Context, tx pgx.Tx, sess session, shared []carryover.Chunk) error {
+	if len(shared) == 0 {
+		return nil
+	}
+	// In key order, as the chunks.
+	slices.SortFunc(shared, func(a, b carryover.Chunk) int { return cmp.Compare(a.ID, b.ID) })
+	batch := &pgx.Batch{}
+	for _, c := range shared {
+		batch.Queue(`INSERT INTO chunk_shares (owner, team, project, session_id, chunk_id, seq, turn, win, first_line, last_line)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (session_id, owner, chunk_id) DO NOTHING`,
+			s.owner, sess.team, sess.project, sess.id, c.ID, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine)
+	}
+	return wrap("apply: shared chunks", tx.SendBatch(ctx, batch).Close())
 }
 
 // allocateIDs takes n chunk ids from the identity's sequence, in order.
@@ -334,10 +372,12 @@ func (s *Store) upsertItems(ctx context.Context, tx pgx.Tx, sess session, chunkI
 	if len(items) == 0 {
 		return nil
 	}
-	// A chunk of an earlier batch is found by its seq.
+	// A chunk of an earlier batch is found by its seq: the session's own,
+	// else one it shares.
 	const q = `INSERT INTO items (owner, team, project, session_id, chunk_id, chunk_seq, kind, key, text, detail,
 			turn, win, line, time, weight, resolved, count)
-		VALUES ($1, $2, $3, $4, coalesce($5, (SELECT id FROM chunks WHERE session_id = $4 AND owner = $1 AND seq = $6 LIMIT 1)),
+		VALUES ($1, $2, $3, $4, coalesce($5, (SELECT id FROM chunks WHERE session_id = $4 AND owner = $1 AND seq = $6 LIMIT 1),
+				(SELECT chunk_id FROM chunk_shares WHERE session_id = $4 AND owner = $1 AND seq = $6 LIMIT 1)),
 			$6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
 		ON CONFLICT (session_id, owner, kind, key) DO UPDATE SET
 			chunk_id = CASE WHEN excluded.line > items.line THEN coalesce(excluded.chunk_id, items.chunk_id) ELSE items.chunk_id END,

@@ -12,8 +12,11 @@ import (
 // migrateGo runs the part of a migration that SQL cannot do, in the
 // migration's transaction, after its file.
 func migrateGo(ctx context.Context, tx pgx.Tx, version int) error {
-	if version == 7 {
+	switch version {
+	case 7:
 		return mapProjects(ctx, tx, projectdir.Root)
+	case 8:
+		return inferShares(ctx, tx)
 	}
 	return nil
 }

@@ -86,7 +86,8 @@ func TestIdentityMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `ALTER TABLE sessions DROP COLUMN parent, DROP COLUMN cwd, DROP COLUMN branch;
+	if _, err := conn.Exec(ctx, `DROP TABLE chunk_shares;
+		ALTER TABLE sessions DROP COLUMN parent, DROP COLUMN cwd, DROP COLUMN branch;
 		UPDATE meta SET value = '6' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
@@ -108,13 +109,15 @@ func TestIdentityMigration(t *testing.T) {
 			t.Errorf("session %s: parent %q project %q cwd %q, want %+v", s.ID, s.Parent, s.Project, s.Cwd, w)
 		}
 	}
-	// The chunk both projects held is kept once, p1's; p3's items follow it.
+	// The chunk both projects held is kept once, p1's; p3's items follow it,
+	// and p3 shares it (schema version 8).
 	kept, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: "p1", Turn: -1})
 	if err != nil || len(kept) != 2 {
 		t.Fatalf("p1's chunks: %d, %v", len(kept), err)
 	}
-	if cs, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: "p3", Turn: -1}); err != nil || len(cs) != 1 || cs[0].Seq != 1 {
-		t.Errorf("p3's chunks = %+v, %v; want its second only", cs, err)
+	if cs, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: "p3", Turn: -1}); err != nil || len(cs) != 2 ||
+		cs[0].ID != kept[0].ID || cs[0].Seq != 0 || cs[1].Seq != 1 || cs[1].ID == kept[1].ID {
+		t.Errorf("p3's chunks = %+v, %v; want p1's first as its first, and its second", cs, err)
 	}
 	its, err := st.Items(ctx, carryover.ItemFilter{SessionID: "p3"})
 	if err != nil {

@@ -46,6 +46,7 @@ func TestReindexAfterMigration(t *testing.T) {
 		`ALTER TABLE injections DROP COLUMN text, DROP COLUMN reason`,
 		`ALTER TABLE sessions DROP COLUMN parent, DROP COLUMN cwd, DROP COLUMN branch`,
 		`DROP TABLE raw_blocks`,
+		`DROP TABLE chunk_shares`,
 		`UPDATE meta SET value = '3' WHERE key = 'schema_version'`,
 	} {
 		if _, err := conn.Exec(ctx, q); err != nil {

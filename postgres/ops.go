@@ -162,6 +162,17 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 	if len(rep.Sessions) == 0 {
 		return rep, commit()
 	}
+	if rep.Shared, err = s.handOver(ctx, tx, rep.Sessions, f.DryRun); err != nil {
+		return rep, err
+	}
+	if !f.DryRun {
+		// What the sessions share of other sessions' chunks goes first: a
+		// chunk a share row names cannot be deleted. A share another Apply
+		// commits meanwhile makes the chunks' delete fail, not lose it.
+		if _, err := tx.Exec(ctx, `DELETE FROM chunk_shares WHERE owner = $1 AND session_id = ANY ($2)`, s.owner, rep.Sessions); err != nil {
+			return rep, wrap("prune: shared chunks", err)
+		}
+	}
 	for _, t := range []struct {
 		table string
 		n     *int
@@ -178,8 +189,13 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 			if t.n == nil {
 				continue
 			}
-			err = tx.QueryRow(ctx, `SELECT count(*) FROM `+t.table+` WHERE owner = $1 AND `+col+` = ANY ($2)`,
-				s.owner, rep.Sessions).Scan(&n)
+			q := `SELECT count(*) FROM ` + t.table + ` WHERE owner = $1 AND ` + col + ` = ANY ($2)`
+			if t.table == "chunks" {
+				// Less those handOver would have handed over.
+				q += ` AND NOT EXISTS (SELECT 1 FROM chunk_shares x WHERE x.chunk_id = chunks.id AND x.owner = $1
+					AND NOT x.session_id = ANY ($2))`
+			}
+			err = tx.QueryRow(ctx, q, s.owner, rep.Sessions).Scan(&n)
 		} else {
 			var tag interface{ RowsAffected() int64 }
 			tag, err = tx.Exec(ctx, `DELETE FROM `+t.table+` WHERE owner = $1 AND `+col+` = ANY ($2)`, s.owner, rep.Sessions)
@@ -198,6 +214,64 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 		return rep, nil
 	}
 	return rep, commit()
+}
+
+// handOver gives each chunk of the owner's sessions selected that another
+// session of the owner, not selected, shares to that session, at the
+// place its share row gives it and with its team, and removes that share
+// row: the chunk is then that session's own, and the prune leaves it. Of
+// several sharers, the one updated last takes it, as the one a prune by
+// age reaches last. Share rows are their chunk's owner's only (row
+// security), so no other role's session can hold a chunk back, or lose
+// one. It returns how many chunks it handed over; with dryRun it only
+// counts them.
+func (s *Store) handOver(ctx context.Context, tx pgx.Tx, selected []string, dryRun bool) (int, error) {
+	const heirs = `SELECT DISTINCT ON (x.chunk_id) x.chunk_id, x.session_id, x.seq, x.turn, x.win, x.first_line, x.last_line,
+			h.team, c.fts_len
+		FROM chunk_shares x JOIN chunks c ON c.id = x.chunk_id AND c.owner = x.owner
+		JOIN sessions h ON h.id = x.session_id AND h.owner = x.owner
+		WHERE x.owner = $1 AND c.session_id = ANY ($2) AND NOT x.session_id = ANY ($2)
+		ORDER BY x.chunk_id, h.updated DESC NULLS LAST, x.session_id`
+	if dryRun {
+		var n int
+		err := tx.QueryRow(ctx, `SELECT count(*) FROM (`+heirs+`) h`, s.owner, selected).Scan(&n)
+		return n, wrap("prune: shared chunks", err)
+	}
+	// The heirs' index statistics take the chunks in (see countIndexed);
+	// the pruned sessions' go with them. A team the owner may no longer
+	// share with is dropped, as Apply drops it.
+	rows, err := tx.Query(ctx, `WITH h AS (`+heirs+`), moved AS (
+			UPDATE chunks c SET session_id = h.session_id, seq = h.seq, turn = h.turn, win = h.win,
+				first_line = h.first_line, last_line = h.last_line,
+				team = CASE WHEN h.team = '' OR NOT row_security_active('chunks') OR h.team = ANY (carryover_teams())
+					THEN h.team ELSE '' END
+			FROM h WHERE c.id = h.chunk_id RETURNING c.id, c.session_id, h.fts_len),
+		unshared AS (DELETE FROM chunk_shares x USING moved m WHERE x.chunk_id = m.id AND x.session_id = m.session_id AND x.owner = $1)
+		SELECT session_id, count(*), coalesce(sum(fts_len), 0)::bigint, count(fts_len) FROM moved GROUP BY session_id ORDER BY session_id`,
+		s.owner, selected)
+	if err != nil {
+		return 0, wrap("prune: hand shared chunks over", err)
+	}
+	type heir struct {
+		session                 string
+		chunks, tokens, indexed int64
+	}
+	taken, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (heir, error) {
+		var h heir
+		err := r.Scan(&h.session, &h.chunks, &h.tokens, &h.indexed)
+		return h, err
+	})
+	if err != nil {
+		return 0, wrap("prune: hand shared chunks over", err)
+	}
+	n := 0
+	for _, h := range taken {
+		n += int(h.chunks)
+		if err := countIndexed(ctx, tx, h.session, s.owner, int(h.indexed), int(h.tokens)); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // lockSession locks the key of the owner's session id until the end of

@@ -13,7 +13,8 @@ import (
 )
 
 const sessionCols = `s.id, s.project, s.transcript_path, s.version, s.title, s.started, s.updated,
-	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id AND owner = s.owner), s.owner, s.team,
+	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id AND owner = s.owner)
+		+ (SELECT count(*) FROM chunk_shares WHERE session_id = s.id AND owner = s.owner), s.owner, s.team,
 	s.parent, s.cwd, s.branch, (SELECT count(*) FROM sessions c WHERE c.parent = s.id AND c.owner = s.owner AND c.parent <> '')`
 
 func scanSession(sc pgx.Row) (carryover.Session, error) {
@@ -92,37 +93,59 @@ func scanChunk(sc pgx.Row, extra ...any) (carryover.Chunk, error) {
 	return c, nil
 }
 
+// sharedChunkCols are chunkCols for a chunk a session shares (chunk_shares
+// x): placed by the share row.
+const sharedChunkCols = `c.id, x.session_id, c.project, x.seq, x.turn, x.win, x.first_line, x.last_line, c.start_at, c.end_at,
+	c.prompt, c.summary, c.text, c.tools, c.files, c.commands, c.errors, c.sidechain, c.agent_id, c.hash`
+
 // Chunks lists chunks in sequence order. Turn -1 selects every turn (0 is
-// the first turn); a zero Limit means no limit.
+// the first turn); a zero Limit means no limit. The chunks of a session
+// include those it shares with the session of its owner that stored them
+// first (see Apply), with this session's id, sequence number, turn,
+// window and lines: the filters apply to those.
 func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryover.Chunk, error) {
-	var w where
-	if f.SessionID != "" {
-		w.add("c.session_id = ?", f.SessionID)
-		s.ofSession(&w, "c.owner", f.SessionID)
+	// Each part's conditions on the row that places the chunk (alias pos).
+	conds := func(w *where, pos string) {
+		if f.SessionID != "" {
+			w.add(pos+".session_id = ?", f.SessionID)
+			s.ofSession(w, pos+".owner", f.SessionID)
+		}
+		if f.Turn >= 0 {
+			w.add(pos+".turn = ?", f.Turn)
+		}
+		if f.BeforeWindow > 0 {
+			w.add(pos+".win < ?", f.BeforeWindow)
+		}
+		if f.FromSeq > 0 {
+			w.add(pos+".seq >= ?", f.FromSeq)
+		}
+		if f.FromLine > 0 {
+			w.add(pos+".last_line >= ?", f.FromLine)
+		}
+		if f.ToLine > 0 {
+			w.add(pos+".first_line <= ?", f.ToLine)
+		}
+		if len(f.IDs) > 0 {
+			w.add("c.id = ANY (?)", f.IDs)
+		}
 	}
-	if f.Turn >= 0 {
-		w.add("c.turn = ?", f.Turn)
-	}
-	if f.BeforeWindow > 0 {
-		w.add("c.win < ?", f.BeforeWindow)
-	}
-	if f.FromSeq > 0 {
-		w.add("c.seq >= ?", f.FromSeq)
-	}
-	if f.FromLine > 0 {
-		w.add("c.last_line >= ?", f.FromLine)
-	}
-	if f.ToLine > 0 {
-		w.add("c.first_line <= ?", f.ToLine)
-	}
-	if len(f.IDs) > 0 {
-		w.add("c.id = ANY (?)", f.IDs)
-	}
-	order := " ORDER BY c.session_id, c.seq"
+	order := " ORDER BY session_id, seq"
 	if f.Newest {
-		order = " ORDER BY c.session_id, c.seq DESC"
+		order = " ORDER BY session_id, seq DESC"
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+chunkCols+` FROM chunks c`+w.sql()+order+limit(f.Limit), w.args...)
+	var own where
+	conds(&own, "c")
+	q := `SELECT ` + chunkCols + ` FROM chunks c` + own.sql()
+	args := own.args
+	if f.SessionID != "" {
+		// Numbered after the first part's.
+		shared := where{args: own.args}
+		conds(&shared, "x")
+		q = `SELECT * FROM (` + q + ` UNION ALL SELECT ` + sharedChunkCols + ` FROM chunk_shares x
+			JOIN chunks c ON c.id = x.chunk_id` + shared.sql() + `) u`
+		args = shared.args
+	}
+	rows, err := s.pool.Query(ctx, q+order+limit(f.Limit), args...)
 	if err != nil {
 		return nil, wrap("chunks", err)
 	}

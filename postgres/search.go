@@ -48,7 +48,14 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	if lim <= 0 {
 		lim = DefaultSearchLimit
 	}
-	p, err := s.plan(ctx, q, terms)
+	var shares sessionShares
+	if q.SessionID != "" {
+		var err error
+		if shares, err = s.readShares(ctx, q.SessionID); err != nil {
+			return nil, err
+		}
+	}
+	p, err := s.plan(ctx, q, terms, shares)
 	if err != nil || len(p.kept) == 0 {
 		return nil, err
 	}
@@ -56,7 +63,7 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	if err != nil {
 		return nil, err
 	}
-	cands, err := s.candidates(ctx, p, st, s.filters(q, 2), false)
+	cands, err := s.candidates(ctx, p, st, s.filters(q, p.shares != nil, 2), false)
 	if err != nil {
 		return nil, err
 	}
@@ -77,22 +84,85 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	if cands, err = s.rerank(ctx, q, p, st, cands); err != nil {
 		return nil, err
 	}
-	return s.readHits(ctx, cands[:min(lim, len(cands))])
+	hits, err := s.readHits(ctx, cands[:min(lim, len(cands))])
+	if err != nil {
+		return nil, err
+	}
+	// A chunk the session shares is its chunk, where it holds it.
+	for i := range hits {
+		if sh, ok := p.shares[hits[i].Chunk.ID]; ok {
+			sh.place(&hits[i].Chunk, q.SessionID)
+		}
+	}
+	return hits, nil
+}
+
+// share is where a session holds a chunk it shares with the session that
+// stored it.
+type share struct {
+	seq, turn, win, firstLine, lastLine int
+}
+
+// place gives c, read from its row, the session's place for it.
+func (sh share) place(c *carryover.Chunk, session string) {
+	c.SessionID, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine = session, sh.seq, sh.turn, sh.win, sh.firstLine, sh.lastLine
+}
+
+// sessionShares are the chunks a session shares, by chunk id; nil when
+// it shares none.
+type sessionShares map[int64]share
+
+// readShares reads the chunks the session (the one Session picks) shares.
+func (s *Store) readShares(ctx context.Context, session string) (sessionShares, error) {
+	var w where
+	w.add("x.session_id = ?", clean(session))
+	s.ofSession(&w, "x.owner", clean(session))
+	rows, err := s.pool.Query(ctx, `SELECT x.chunk_id, x.seq, x.turn, x.win, x.first_line, x.last_line FROM chunk_shares x`+w.sql(), w.args...)
+	if err != nil {
+		return nil, wrap("search: shared chunks", err)
+	}
+	defer rows.Close()
+	var out sessionShares
+	for rows.Next() {
+		var id int64
+		var sh share
+		if err := rows.Scan(&id, &sh.seq, &sh.turn, &sh.win, &sh.firstLine, &sh.lastLine); err != nil {
+			return nil, wrap("search: shared chunks", err)
+		}
+		if out == nil {
+			out = sessionShares{}
+		}
+		out[id] = sh
+	}
+	return out, wrap("search: shared chunks", rows.Err())
 }
 
 // filters returns the conditions of q on the chunks c, their parameters
-// numbered after lead leading ones (left nil for the caller).
-func (s *Store) filters(q carryover.Query, lead int) where {
+// numbered after lead leading ones (left nil for the caller). With shared,
+// a search within a session also takes the chunks it shares, by its own
+// windows.
+func (s *Store) filters(q carryover.Query, shared bool, lead int) where {
 	w := where{args: make([]any, lead)}
 	w.add("c.fts_len IS NOT NULL")
-	if q.SessionID != "" {
-		w.add("c.session_id = ?", clean(q.SessionID))
-		s.ofSession(&w, "c.owner", clean(q.SessionID))
+	if id := clean(q.SessionID); id != "" {
+		switch {
+		case !shared && q.BeforeWindow > 0:
+			w.add("c.session_id = ? AND c.win < ?", id, q.BeforeWindow)
+		case !shared:
+			w.add("c.session_id = ?", id)
+		case q.BeforeWindow > 0:
+			w.add(`(c.session_id = ? AND c.win < ? OR c.id IN (SELECT x.chunk_id FROM chunk_shares x
+				WHERE x.session_id = ? AND x.win < ?))`, id, q.BeforeWindow, id, q.BeforeWindow)
+		default:
+			w.add("(c.session_id = ? OR c.id IN (SELECT x.chunk_id FROM chunk_shares x WHERE x.session_id = ?))", id, id)
+		}
+		// A share row is of its chunk's owner.
+		s.ofSession(&w, "c.owner", id)
 	}
 	if q.Project != "" {
 		w.add("c.project = ?", clean(q.Project))
 	}
-	if q.BeforeWindow > 0 {
+	if q.BeforeWindow > 0 && q.SessionID == "" {
 		w.add("c.win < ?", q.BeforeWindow)
 	}
 	if q.File != "" {
@@ -119,6 +189,7 @@ type plan struct {
 	// and only its maxCandidates newest matches are ranked.
 	capped bool
 	df     map[string]int // matches under the filters by term (capped), for the query vector
+	shares sessionShares  // in a search within a session, the chunks it shares
 }
 
 // match is the tsquery of the kept phrases, OR-ed.
@@ -147,8 +218,8 @@ func (p plan) lexemes() []string {
 // under the filters (up to maxCandidates+1), and keeps the rarest while
 // their counts add up to at most maxCandidates, as the embedded store's
 // plan does.
-func (s *Store) plan(ctx context.Context, q carryover.Query, terms []string) (plan, error) {
-	p := plan{df: make(map[string]int, len(terms))}
+func (s *Store) plan(ctx context.Context, q carryover.Query, terms []string, shares sessionShares) (plan, error) {
+	p := plan{df: make(map[string]int, len(terms)), shares: shares}
 	var phrases []phrase
 	var queries []string
 	var termOf []string
@@ -164,7 +235,7 @@ func (s *Store) plan(ctx context.Context, q carryover.Query, terms []string) (pl
 	if len(phrases) == 0 {
 		return p, nil
 	}
-	w := s.filters(q, 1)
+	w := s.filters(q, p.shares != nil, 1)
 	w.args[0] = queries
 	rows, err := s.pool.Query(ctx, `SELECT (SELECT count(*) FROM (SELECT 1 FROM chunks c
 			WHERE c.tsv @@ t.q::tsquery`+w.and()+` LIMIT `+fmt.Sprint(maxCandidates+1)+`) x)
@@ -238,7 +309,7 @@ func (s *Store) stats(ctx context.Context, q carryover.Query, p plan) (searchSta
 	batch.Queue(`SELECT ARRAY[`+strings.Join(counts, ", ")+`]::bigint[] FROM chunks c
 		WHERE c.tsv @@ $1::tsquery AND c.fts_len IS NOT NULL`, args...).
 		QueryRow(func(r pgx.Row) error { return r.Scan(&dfs) })
-	if q.SessionID != "" {
+	if q.SessionID != "" && p.shares == nil {
 		var w where
 		w.add("session_id = ?", clean(q.SessionID))
 		s.ofSession(&w, "owner", clean(q.SessionID))
@@ -246,6 +317,17 @@ func (s *Store) stats(ctx context.Context, q carryover.Query, p plan) (searchSta
 			coalesce((SELECT turn FROM chunks`+w.sql()+` ORDER BY id LIMIT 1), 0),
 			coalesce((SELECT turn FROM chunks`+w.sql()+` ORDER BY id DESC LIMIT 1), 0)
 			FROM chunks`+w.sql(), w.args...).QueryRow(func(r pgx.Row) error {
+			return r.Scan(&st.lo, &st.hi, &st.firstTurn, &st.lastTurn)
+		})
+	} else if q.SessionID != "" {
+		// The chunks it shares are older ones, of its first turns: the
+		// range and the turns take them in, placed by the share rows.
+		var w where
+		w.add("session_id = ?", clean(q.SessionID))
+		s.ofSession(&w, "owner", clean(q.SessionID))
+		batch.Queue(`SELECT coalesce(min(id), 0), coalesce(max(id), 0), coalesce(min(turn), 0), coalesce(max(turn), 0)
+			FROM (SELECT id, turn FROM chunks`+w.sql()+` UNION ALL SELECT chunk_id, turn FROM chunk_shares`+w.sql()+`) u`,
+			w.args...).QueryRow(func(r pgx.Row) error {
 			return r.Scan(&st.lo, &st.hi, &st.firstTurn, &st.lastTurn)
 		})
 	} else {
@@ -342,7 +424,7 @@ func (s *Store) turnScores(ctx context.Context, q carryover.Query, p plan, st se
 	for i, ph := range p.kept {
 		queries[i] = ph.query
 	}
-	w := s.filters(q, 1)
+	w := s.filters(q, p.shares != nil, 1)
 	w.args[0] = queries
 	rows, err := s.pool.Query(ctx, `SELECT t.i, c.id, c.turn FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i)
 		JOIN chunks c ON c.tsv @@ t.q::tsquery`+w.sql(), w.args...)
@@ -361,6 +443,9 @@ func (s *Store) turnScores(ctx context.Context, q carryover.Query, p plan, st se
 		if err := rows.Scan(&i, &id, &turn); err != nil {
 			rows.Close()
 			return nil, wrap("search: turns", err)
+		}
+		if sh, ok := p.shares[id]; ok {
+			turn = sh.turn // the session's turn, not its first session's
 		}
 		turnOf[id] = turn
 		tfs[i-1][turn]++
@@ -422,7 +507,7 @@ func (s *Store) rerank(ctx context.Context, q carryover.Query, p plan, st search
 // more and are not candidates yet, with their BM25 (0 when they match no
 // kept phrase), in rank.ByBM25 order.
 func (s *Store) addNeighbours(ctx context.Context, q carryover.Query, p plan, st searchStats, qv []float32, cands []rank.Candidate) ([]rank.Candidate, error) {
-	w := s.filters(q, 1)
+	w := s.filters(q, p.shares != nil, 1)
 	w.args[0] = qv
 	rows, err := s.pool.Query(ctx, `SELECT id FROM (SELECT c.id, c.vec <=> $1::real[]::vector AS dist FROM chunks c
 			WHERE c.vec IS NOT NULL`+w.and()+` ORDER BY dist LIMIT `+fmt.Sprint(HybridPool)+`) near

@@ -183,16 +183,26 @@ func sizeEstimator(all []carryover.Session, live int64) func(carryover.Session) 
 func addReport(t *carryover.PruneReport, r carryover.PruneReport) {
 	t.Sessions = append(t.Sessions, r.Sessions...)
 	t.Chunks += r.Chunks
+	t.Shared += r.Shared
 	t.Items += r.Items
 	t.Compactions += r.Compactions
 	t.Injections += r.Injections
 	t.Notes += r.Notes
 }
 
-// Describe says what a removal removed.
+// Describe says what a removal removed, and which chunks it left to the
+// other sessions that hold them too.
 func Describe(r carryover.PruneReport) string {
-	return fmt.Sprintf("%s (%d chunks, %d items, %d compactions, %d injections, %d notes)",
-		plural(len(r.Sessions), "session"), r.Chunks, r.Items, r.Compactions, r.Injections, r.Notes)
+	return fmt.Sprintf("%s (%d chunks, %d items, %d compactions, %d injections, %d notes)%s",
+		plural(len(r.Sessions), "session"), r.Chunks, r.Items, r.Compactions, r.Injections, r.Notes, keptShared(r))
+}
+
+// keptShared says how many chunks a removal left to other sessions.
+func keptShared(r carryover.PruneReport) string {
+	if r.Shared == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d shared chunks kept, for the sessions that hold them too", r.Shared)
 }
 
 func plural(n int, word string) string {

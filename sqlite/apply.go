@@ -21,7 +21,10 @@ import (
 //     earliest known time, Updated, Windows and Turns the largest. The
 //     project, parent and cwd are fixed by the first batch that has them.
 //   - chunks: one whose Hash already exists in the project is not stored
-//     again; items of the batch then point at the existing row.
+//     again; items of the batch then point at the existing row, and when
+//     that row is another session's (a resumed session repeats the lines
+//     of the one it resumed) a share row records that this session holds
+//     it too, at the batch's place (see Chunks and Prune).
 //   - items: one per (session, kind, key). An occurrence at a later line
 //     replaces text, chunk, turn, window, line and time (and detail when
 //     its own is not empty) and adds its Count (at least 1) to the stored
@@ -104,8 +107,11 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, embedded func() ([
 	if err != nil {
 		return err
 	}
-	chunkIDs, err := insertChunks(ctx, tx, projectID, b.Session.ID, b.Chunks)
+	chunkIDs, shared, err := insertChunks(ctx, tx, projectID, b.Session.ID, b.Chunks)
 	if err != nil {
+		return err
+	}
+	if err := insertShares(ctx, tx, b.Session.ID, shared); err != nil {
 		return err
 	}
 	if err := upsertItems(ctx, tx, b.Session.ID, chunkIDs, b.Items); err != nil {
@@ -224,11 +230,12 @@ func values(n, k int) string {
 }
 
 // insertChunks stores new chunks and returns the row id of each chunk of the
-// batch by Seq, the existing row's id for a duplicate.
-func insertChunks(ctx context.Context, tx *sql.Tx, projectID int64, sessionID string, chunks []carryover.Chunk) (map[int]int64, error) {
+// batch by Seq, the existing row's id for a duplicate, and the duplicates
+// whose row is another session's (with their row's id in ID).
+func insertChunks(ctx context.Context, tx *sql.Tx, projectID int64, sessionID string, chunks []carryover.Chunk) (map[int]int64, []carryover.Chunk, error) {
 	ids := make(map[int]int64, len(chunks))
 	if len(chunks) == 0 {
-		return ids, nil
+		return ids, nil, nil
 	}
 	const cols = 20
 	inserted := make(map[string]int64, len(chunks)) // by hash
@@ -248,27 +255,28 @@ func insertChunks(ctx context.Context, tx *sql.Tx, projectID int64, sessionID st
 			ON CONFLICT (project_id, hash) DO NOTHING
 			RETURNING id, hash`, args...)
 		if err != nil {
-			return nil, wrapErr(fmt.Sprintf("apply: chunks %d-%d", part[0].Seq, part[len(part)-1].Seq), err)
+			return nil, nil, wrapErr(fmt.Sprintf("apply: chunks %d-%d", part[0].Seq, part[len(part)-1].Seq), err)
 		}
 		for rows.Next() {
 			var id int64
 			var hash string
 			if err := rows.Scan(&id, &hash); err != nil {
 				rows.Close()
-				return nil, wrapErr("apply: chunks", err)
+				return nil, nil, wrapErr("apply: chunks", err)
 			}
 			inserted[hash] = id
 		}
 		if err := rows.Close(); err != nil {
-			return nil, wrapErr("apply: chunks", err)
+			return nil, nil, wrapErr("apply: chunks", err)
 		}
 		if err := rows.Err(); err != nil {
-			return nil, wrapErr("apply: chunks", err)
+			return nil, nil, wrapErr("apply: chunks", err)
 		}
 	}
 	// A chunk not inserted has a duplicate, stored before or earlier in
 	// this batch: the row with its hash.
 	var existing *sql.Stmt
+	var shared []carryover.Chunk
 	for _, c := range chunks {
 		if id, ok := inserted[c.Hash]; ok {
 			ids[c.Seq] = id
@@ -276,18 +284,43 @@ func insertChunks(ctx context.Context, tx *sql.Tx, projectID int64, sessionID st
 		}
 		if existing == nil {
 			var err error
-			if existing, err = tx.PrepareContext(ctx, `SELECT id FROM chunks WHERE project_id = ? AND hash = ?`); err != nil {
-				return nil, wrapErr("apply: chunks", err)
+			if existing, err = tx.PrepareContext(ctx, `SELECT id, session_id FROM chunks WHERE project_id = ? AND hash = ?`); err != nil {
+				return nil, nil, wrapErr("apply: chunks", err)
 			}
 			defer existing.Close()
 		}
 		var id int64
-		if err := existing.QueryRowContext(ctx, projectID, c.Hash).Scan(&id); err != nil {
-			return nil, wrapErr(fmt.Sprintf("apply: chunk %d: find duplicate", c.Seq), err)
+		var owner string
+		if err := existing.QueryRowContext(ctx, projectID, c.Hash).Scan(&id, &owner); err != nil {
+			return nil, nil, wrapErr(fmt.Sprintf("apply: chunk %d: find duplicate", c.Seq), err)
 		}
 		ids[c.Seq] = id
+		if owner != sessionID {
+			c.ID = id
+			shared = append(shared, c)
+		}
 	}
-	return ids, nil
+	return ids, shared, nil
+}
+
+// insertShares records that the session holds the chunks, stored under
+// other sessions, at the places the batch gives them. A share already
+// recorded (the same lines ingested again) is kept as it is, as a
+// session's own chunk keeps its row.
+func insertShares(ctx context.Context, tx *sql.Tx, sessionID string, shared []carryover.Chunk) error {
+	const cols = 7
+	for start := 0; start < len(shared); start += rowsPerInsert {
+		part := shared[start:min(start+rowsPerInsert, len(shared))]
+		args := make([]any, 0, cols*len(part))
+		for _, c := range part {
+			args = append(args, sessionID, c.ID, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO chunk_shares
+			(session_id, chunk_id, seq, turn, win, first_line, last_line) VALUES `+values(len(part), cols), args...); err != nil {
+			return wrapErr("apply: shared chunks", err)
+		}
+	}
+	return nil
 }
 
 func upsertItems(ctx context.Context, tx *sql.Tx, sessionID string, chunkIDs map[int]int64, items []carryover.Item) error {
@@ -303,7 +336,9 @@ func upsertItems(ctx context.Context, tx *sql.Tx, sessionID string, chunkIDs map
 			// The chunk came in an earlier batch.
 			if bySeq == nil {
 				var err error
-				if bySeq, err = tx.PrepareContext(ctx, `SELECT id FROM chunks WHERE session_id = ? AND seq = ?`); err != nil {
+				// The session's own chunk, else one it shares.
+				if bySeq, err = tx.PrepareContext(ctx, `SELECT id FROM (SELECT id FROM chunks WHERE session_id = ?1 AND seq = ?2
+					UNION ALL SELECT chunk_id FROM chunk_shares WHERE session_id = ?1 AND seq = ?2) LIMIT 1`); err != nil {
 					return wrapErr("apply: items", err)
 				}
 				defer bySeq.Close()

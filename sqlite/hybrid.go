@@ -75,6 +75,9 @@ func (s *Store) turnScores(ctx context.Context, sc scope, terms []string) (map[i
 				rows.Close()
 				return nil, wrapErr("search: turns", err)
 			}
+			if sh, ok := sc.shares[id]; ok {
+				turn = sh.turn // the session's turn, not its first session's
+			}
 			turnOf[id] = turn
 			tf[turn]++
 		}
@@ -86,10 +89,18 @@ func (s *Store) turnScores(ctx context.Context, sc scope, terms []string) (map[i
 	}
 	// A session's turns are numbered in order, so the first and the last
 	// chunk of the range tell how many there are (without reading every
-	// row).
+	// row). The chunks a session shares hold its first turns, and place
+	// them by the share rows.
 	var firstTurn, lastTurn sql.NullInt64
-	err = s.db.QueryRowContext(ctx, `SELECT (SELECT turn FROM chunks WHERE id = ?), (SELECT turn FROM chunks WHERE id = ?)`,
-		sc.lo, sc.hi).Scan(&firstTurn, &lastTurn)
+	if len(sc.shares) == 0 {
+		err = s.db.QueryRowContext(ctx, `SELECT (SELECT turn FROM chunks WHERE id = ?), (SELECT turn FROM chunks WHERE id = ?)`,
+			sc.lo, sc.hi).Scan(&firstTurn, &lastTurn)
+	} else {
+		err = s.db.QueryRowContext(ctx, `SELECT min(turn), max(turn) FROM (SELECT turn FROM chunk_shares WHERE session_id = ?1
+			UNION ALL SELECT * FROM (SELECT turn FROM chunks WHERE session_id = ?1 ORDER BY seq LIMIT 1)
+			UNION ALL SELECT * FROM (SELECT turn FROM chunks WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1))`,
+			sc.session).Scan(&firstTurn, &lastTurn)
+	}
 	if err != nil {
 		return nil, wrapErr("search: turns", err)
 	}

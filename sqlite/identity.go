@@ -17,8 +17,11 @@ import (
 // migrateGo runs the part of a migration that SQL cannot do, in the
 // migration's transaction, after its file.
 func migrateGo(ctx context.Context, tx *sql.Tx, version int) error {
-	if version == 9 {
+	switch version {
+	case 9:
 		return mapProjects(ctx, tx, projectdir.Root)
+	case 10:
+		return inferShares(ctx, tx)
 	}
 	return nil
 }

@@ -96,8 +96,8 @@ func TestIdentityMigration(t *testing.T) {
 	}
 
 	st := openStore(t, path)
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 9 {
-		t.Fatalf("schema version %d, %v after the migration; want 9", version, err)
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 10 {
+		t.Fatalf("schema version %d, %v after the migration; want 10", version, err)
 	}
 	want := map[string]struct{ parent, project, cwd string }{
 		p1:   {"", app, app},
@@ -247,7 +247,7 @@ func BenchmarkIdentityMigration(b *testing.B) {
 	}
 	st.Close()
 	db := rawDB(b, path)
-	if _, err := db.Exec(undoIdentity + "; PRAGMA user_version = 8"); err != nil {
+	if _, err := db.Exec(undoShares + "; " + undoIdentity + "; PRAGMA user_version = 8"); err != nil {
 		b.Fatal(err)
 	}
 	db.Close()

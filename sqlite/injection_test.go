@@ -26,7 +26,7 @@ func TestMigrateInjectionText(t *testing.T) {
 	}
 	st.Close()
 	db := rawDB(t, path)
-	for _, q := range []string{undoIdentity, "ALTER TABLE injections DROP COLUMN text", "ALTER TABLE injections DROP COLUMN reason",
+	for _, q := range []string{undoShares, undoIdentity, "ALTER TABLE injections DROP COLUMN text", "ALTER TABLE injections DROP COLUMN reason",
 		"PRAGMA user_version = 7"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)

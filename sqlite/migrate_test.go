@@ -4,9 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 // TestTermsBackfill opens a store that the previous carryover wrote
@@ -77,5 +80,74 @@ func TestTermsBackfill(t *testing.T) {
 	var below string
 	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'terms_backfill_below'`).Scan(&below); err != nil || below != "1" {
 		t.Errorf("terms_backfill_below = %q, %v; want 1", below, err)
+	}
+}
+
+// undoShares takes a store back to before schema version 10.
+const undoShares = `DROP TABLE chunk_shares`
+
+// TestSharedChunksMigration turns a store back into schema version 9,
+// where the chunks a resumed session shares with the session it resumed
+// are known only by the items pointing at them, migrates it, and checks
+// that the resumed session then reads them at its own places and keeps
+// them when the old session is pruned.
+func TestSharedChunksMigration(t *testing.T) {
+	ctx := context.Background()
+	st, path := newStore(t)
+	a := storetest.Batch("a", "/p", 0, 5)
+	b := storetest.Resumed(a, "b", 4, 6, 100)
+	// Chunks 0 and 2 of b, shared, have no item of b pointing at them: the
+	// migration places them by the shared chunks around them.
+	b.Items = slices.DeleteFunc(b.Items, func(it carryover.Item) bool { return it.ChunkSeq == 0 || it.ChunkSeq == 2 })
+	for i := range b.Items {
+		b.Items[i].Turn = b.Chunks[b.Items[i].ChunkSeq].Turn // as the chunker gives them
+	}
+	for _, x := range []carryover.Batch{a, b} {
+		if err := st.Apply(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: "b", Turn: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 6 {
+		t.Fatalf("b holds %d chunks, want 6", len(want))
+	}
+	st.Close()
+	db := rawDB(t, path)
+	for _, q := range []string{undoShares, `PRAGMA user_version = 9`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+
+	st = openStore(t, path)
+	got, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: "b", Turn: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after the migration, b's chunks:\n%+v\nwant\n%+v", got, want)
+	}
+	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = st.Chunks(ctx, carryover.ChunkFilter{SessionID: "b", Turn: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after pruning a, b's chunks:\n%+v\nwant\n%+v", got, want)
+	}
+	its, err := st.Items(ctx, carryover.ItemFilter{SessionID: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range its {
+		if it.ChunkID == 0 || it.ChunkID != want[it.ChunkSeq].ID {
+			t.Errorf("item %s of b: chunk %d, want %d", it.Key, it.ChunkID, want[it.ChunkSeq].ID)
+		}
 	}
 }

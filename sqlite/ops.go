@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -89,7 +90,9 @@ func (s *Store) Size(ctx context.Context) (int64, error) {
 
 // Prune removes whole sessions, with their subagents, and everything that
 // belongs to them, in one transaction. The full-text rows go with the chunks (delete triggers),
-// vectors by cascade (foreign keys are on for every connection).
+// vectors by cascade (foreign keys are on for every connection). A chunk
+// that a session not pruned shares is handed over to it rather than
+// removed (see handOver).
 func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryover.PruneReport, err error) {
 	var w where
 	if !f.UpdatedBefore.IsZero() {
@@ -145,6 +148,20 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 	if f.SessionID != "" && len(rep.Sessions) == 0 && len(w.conds) == 1 {
 		rep.Sessions = []string{f.SessionID}
 	}
+	selected, err := json.Marshal(rep.Sessions)
+	if err != nil {
+		return rep, fmt.Errorf("prune: %w", err)
+	}
+	if rep.Shared, err = handOver(ctx, tx, string(selected), f.DryRun); err != nil {
+		return rep, err
+	}
+	if !f.DryRun {
+		// What the sessions share of other sessions' chunks goes first: a
+		// chunk a share row names cannot be deleted.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunk_shares WHERE session_id IN (SELECT value FROM json_each(?))`, string(selected)); err != nil {
+			return rep, wrapErr("prune: shared chunks", err)
+		}
+	}
 	for _, id := range rep.Sessions {
 		for _, t := range []struct {
 			table string
@@ -162,7 +179,13 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 				if t.n == nil {
 					continue
 				}
-				if err := tx.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM %s WHERE %s = ?", t.table, col), id).Scan(&n); err != nil {
+				q, args := fmt.Sprintf("SELECT count(*) FROM %s WHERE %s = ?", t.table, col), []any{id}
+				if t.table == "chunks" {
+					// Less those handOver would have handed over.
+					q, args = q+` AND NOT EXISTS (SELECT 1 FROM chunk_shares x WHERE x.chunk_id = chunks.id
+						AND x.session_id NOT IN (SELECT value FROM json_each(?)))`, append(args, string(selected))
+				}
+				if err := tx.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
 					return rep, wrapErr("prune: count "+t.table, err)
 				}
 			} else {
@@ -195,6 +218,38 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 		return rep, wrapErr("prune: commit", err)
 	}
 	return rep, nil
+}
+
+// handOver gives each chunk of the sessions selected (a JSON array of
+// their ids) that a session not selected shares to that session, at the
+// place its share row gives it, and removes that share row: the chunk is
+// then that session's own, and a prune of the selected sessions leaves
+// it. Of several sharers, the one updated last takes it, as the one a
+// prune by age reaches last. It returns how many chunks it handed over;
+// with dryRun it only counts them.
+func handOver(ctx context.Context, tx *sql.Tx, selected string, dryRun bool) (int, error) {
+	const heirs = `SELECT x.chunk_id, x.session_id, x.seq, x.turn, x.win, x.first_line, x.last_line,
+			row_number() OVER (PARTITION BY x.chunk_id ORDER BY s.updated_ms DESC, x.session_id) AS nth
+		FROM chunk_shares x JOIN chunks c ON c.id = x.chunk_id JOIN sessions s ON s.id = x.session_id
+		WHERE c.session_id IN (SELECT value FROM json_each(?1)) AND x.session_id NOT IN (SELECT value FROM json_each(?1))`
+	if dryRun {
+		var n int
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+heirs+`) WHERE nth = 1`, selected).Scan(&n)
+		return n, wrapErr("prune: shared chunks", err)
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE chunks SET session_id = h.session_id, seq = h.seq, turn = h.turn, win = h.win,
+			first_line = h.first_line, last_line = h.last_line
+		FROM (`+heirs+`) h WHERE h.nth = 1 AND chunks.id = h.chunk_id`, selected)
+	if err != nil {
+		return 0, wrapErr("prune: hand shared chunks over", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return int(n), wrapErr("prune: hand shared chunks over", err)
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM chunk_shares WHERE EXISTS (SELECT 1 FROM chunks c
+		WHERE c.id = chunk_shares.chunk_id AND c.session_id = chunk_shares.session_id)`)
+	return int(n), wrapErr("prune: hand shared chunks over", err)
 }
 
 // queryer is what forgotten needs of a connection or transaction.

@@ -13,7 +13,8 @@ import (
 )
 
 const sessionCols = `s.id, p.root, s.transcript_path, s.version, s.title, s.started_ms, s.updated_ms,
-	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id), s.owner, s.team,
+	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id)
+		+ (SELECT count(*) FROM chunk_shares WHERE session_id = s.id), s.owner, s.team,
 	s.parent, s.cwd, s.branch, (SELECT count(*) FROM sessions c WHERE c.parent = s.id AND c.parent <> '')`
 
 func scanSession(sc interface{ Scan(...any) error }) (carryover.Session, error) {
@@ -81,7 +82,13 @@ func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carr
 const chunkCols = `c.id, c.session_id, p.root, c.seq, c.turn, c.win, c.first_line, c.last_line, c.start_ms, c.end_ms,
 	c.prompt, c.summary, c.text, c.tools, c.files, c.commands, c.errors, c.sidechain, c.agent_id, c.hash`
 
-// scanChunk scans chunkCols followed by extra destinations.
+// sharedChunkCols are chunkCols for a chunk a session shares (chunk_shares
+// x): placed by the share row.
+const sharedChunkCols = `c.id, x.session_id, p.root, x.seq, x.turn, x.win, x.first_line, x.last_line, c.start_ms, c.end_ms,
+	c.prompt, c.summary, c.text, c.tools, c.files, c.commands, c.errors, c.sidechain, c.agent_id, c.hash`
+
+// scanChunk scans chunkCols (or sharedChunkCols) followed by extra
+// destinations.
 func scanChunk(sc interface{ Scan(...any) error }, extra ...any) (carryover.Chunk, error) {
 	var c carryover.Chunk
 	var start, end int64
@@ -106,33 +113,52 @@ func scanChunk(sc interface{ Scan(...any) error }, extra ...any) (carryover.Chun
 }
 
 // Chunks lists chunks in sequence order. Turn -1 selects every turn (0 is
-// the first turn); a zero Limit means no limit.
+// the first turn); a zero Limit means no limit. The chunks of a session
+// include those it shares with the session that stored them first (see
+// Apply), with this session's id, sequence number, turn, window and lines:
+// the filters apply to those.
 func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryover.Chunk, error) {
-	var w where
+	// Each part's conditions on the row that places the chunk (alias pos).
+	conds := func(pos string) where {
+		var w where
+		if f.SessionID != "" {
+			w.add(pos+".session_id = ?", f.SessionID)
+		}
+		if f.Turn >= 0 {
+			w.add(pos+".turn = ?", f.Turn)
+		}
+		if f.BeforeWindow > 0 {
+			w.add(pos+".win < ?", f.BeforeWindow)
+		}
+		if f.FromSeq > 0 {
+			w.add(pos+".seq >= ?", f.FromSeq)
+		}
+		if f.FromLine > 0 {
+			w.add(pos+".last_line >= ?", f.FromLine)
+		}
+		if f.ToLine > 0 {
+			w.add(pos+".first_line <= ?", f.ToLine)
+		}
+		if len(f.IDs) > 0 {
+			whereIn(&w, "c.id", f.IDs)
+		}
+		return w
+	}
+	own := conds("c")
+	q := `SELECT ` + chunkCols + ` FROM chunks c JOIN projects p ON p.id = c.project_id` + own.sql()
+	args := own.args
 	if f.SessionID != "" {
-		w.add("c.session_id = ?", f.SessionID)
+		// One statement, one snapshot: a prune handing a chunk over
+		// between two reads would hide it from both. SQLite merges the
+		// two parts, each read in its index's order, so a session's
+		// newest few chunks (what a restore reads) stay a few rows read.
+		shared := conds("x")
+		q += ` UNION ALL SELECT ` + sharedChunkCols + ` FROM chunk_shares x JOIN chunks c ON c.id = x.chunk_id
+			JOIN projects p ON p.id = c.project_id` + shared.sql()
+		args = append(args, shared.args...)
 	}
-	if f.Turn >= 0 {
-		w.add("c.turn = ?", f.Turn)
-	}
-	if f.BeforeWindow > 0 {
-		w.add("c.win < ?", f.BeforeWindow)
-	}
-	if f.FromSeq > 0 {
-		w.add("c.seq >= ?", f.FromSeq)
-	}
-	if f.FromLine > 0 {
-		w.add("c.last_line >= ?", f.FromLine)
-	}
-	if f.ToLine > 0 {
-		w.add("c.first_line <= ?", f.ToLine)
-	}
-	if len(f.IDs) > 0 {
-		whereIn(&w, "c.id", f.IDs)
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkCols+`
-		FROM chunks c JOIN projects p ON p.id = c.project_id`+w.sql()+`
-		ORDER BY c.session_id, c.seq`+desc(f.Newest)+limit(f.Limit), w.args...)
+	// By the result's columns: the session and the sequence number.
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY 2, 4`+desc(f.Newest)+limit(f.Limit), args...)
 	if err != nil {
 		return nil, wrapErr("chunks", err)
 	}

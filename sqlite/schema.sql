@@ -200,6 +200,18 @@ CREATE TABLE raw_blocks (
 	UNIQUE (session_id, first_line)
 );
 CREATE INDEX sessions_parent ON sessions (parent) WHERE parent <> '';
+CREATE TABLE chunk_shares (
+	session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+	chunk_id   INTEGER NOT NULL REFERENCES chunks (id),
+	seq        INTEGER NOT NULL,
+	turn       INTEGER NOT NULL,
+	win        INTEGER NOT NULL,
+	first_line INTEGER NOT NULL,
+	last_line  INTEGER NOT NULL,
+	PRIMARY KEY (session_id, chunk_id)
+) WITHOUT ROWID;
+CREATE INDEX chunk_shares_chunk ON chunk_shares (chunk_id);
+CREATE INDEX chunk_shares_seq ON chunk_shares (session_id, seq);
 INSERT INTO meta (key, value) VALUES ('fts_backfill_below', 1);
 INSERT INTO meta (key, value) VALUES ('terms_backfill_below', 1);
 INSERT INTO meta (key, value) VALUES ('vec_backfill_below', 1);

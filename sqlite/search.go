@@ -44,11 +44,16 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	}
 	lo, hi := int64(0), int64(math.MaxInt64)
 	var w where
+	var shares sessionShares
 	if q.SessionID != "" {
 		// A session's chunks were mostly inserted together: bounding the
-		// rowids lets FTS5 skip the rest of each posting list.
+		// rowids lets FTS5 skip the rest of each posting list. The chunks
+		// it shares (see Apply) are older ones: the range takes them in.
 		var first, last sql.NullInt64
-		err := s.db.QueryRowContext(ctx, `SELECT min(id), max(id) FROM chunks WHERE session_id = ?`, q.SessionID).Scan(&first, &last)
+		var shared bool
+		err := s.db.QueryRowContext(ctx, `SELECT min(id), max(id), EXISTS (SELECT 1 FROM chunk_shares WHERE session_id = ?1)
+			FROM (SELECT id FROM chunks WHERE session_id = ?1 UNION ALL SELECT chunk_id FROM chunk_shares WHERE session_id = ?1)`,
+			q.SessionID).Scan(&first, &last, &shared)
 		if err != nil {
 			return nil, wrapErr("search", err)
 		}
@@ -56,12 +61,33 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 			return nil, nil
 		}
 		lo, hi = first.Int64, last.Int64
-		w.add("c.session_id = ?", q.SessionID)
+		if !shared {
+			w.add("c.session_id = ?", q.SessionID)
+			if q.BeforeWindow > 0 {
+				w.add("c.win < ?", q.BeforeWindow)
+			}
+		} else {
+			if shares, err = s.readShares(ctx, q.SessionID); err != nil {
+				return nil, err
+			}
+			// Its own chunks, and those it shares by its own windows.
+			cond, win := "c.session_id = ?", ""
+			args := []any{q.SessionID}
+			if q.BeforeWindow > 0 {
+				cond, win = cond+" AND c.win < ?", " AND win < ?"
+				args = append(args, q.BeforeWindow)
+			}
+			args = append(args, q.SessionID)
+			if q.BeforeWindow > 0 {
+				args = append(args, q.BeforeWindow)
+			}
+			w.add("("+cond+" OR c.id IN (SELECT chunk_id FROM chunk_shares WHERE session_id = ?"+win+"))", args...)
+		}
 	}
 	if q.Project != "" {
 		w.add("c.project_id = (SELECT id FROM projects WHERE root = ?)", q.Project)
 	}
-	if q.BeforeWindow > 0 {
+	if q.BeforeWindow > 0 && q.SessionID == "" {
 		w.add("c.win < ?", q.BeforeWindow)
 	}
 	// chunks_project holds what a project's or window's check reads, in
@@ -122,7 +148,7 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 		// Only within one session, and not when its rarest query word is
 		// in thousands of its chunks: across a project, a hook could not
 		// afford to read the turn of every matching row.
-		turnDoc, err := s.turnScores(ctx, scope{lo: lo, hi: hi, w: w}, p.kept)
+		turnDoc, err := s.turnScores(ctx, scope{lo: lo, hi: hi, w: w, session: q.SessionID, shares: shares}, p.kept)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +160,50 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 		return nil, err
 	}
 	cands = cands[:min(lim, len(cands))]
-	return s.readHits(ctx, cands)
+	hits, err := s.readHits(ctx, cands)
+	if err != nil {
+		return nil, err
+	}
+	// A chunk the session shares is its chunk, where it holds it.
+	for i := range hits {
+		if sh, ok := shares[hits[i].Chunk.ID]; ok {
+			sh.place(&hits[i].Chunk, q.SessionID)
+		}
+	}
+	return hits, nil
+}
+
+// share is where a session holds a chunk it shares with the session that
+// stored it.
+type share struct {
+	seq, turn, win, firstLine, lastLine int
+}
+
+// place gives c, read from its row, the session's place for it.
+func (sh share) place(c *carryover.Chunk, session string) {
+	c.SessionID, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine = session, sh.seq, sh.turn, sh.win, sh.firstLine, sh.lastLine
+}
+
+// sessionShares are the chunks a session shares, by chunk id.
+type sessionShares map[int64]share
+
+// readShares reads the chunks the session shares.
+func (s *Store) readShares(ctx context.Context, session string) (sessionShares, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT chunk_id, seq, turn, win, first_line, last_line FROM chunk_shares WHERE session_id = ?`, session)
+	if err != nil {
+		return nil, wrapErr("search: shared chunks", err)
+	}
+	defer rows.Close()
+	out := sessionShares{}
+	for rows.Next() {
+		var id int64
+		var sh share
+		if err := rows.Scan(&id, &sh.seq, &sh.turn, &sh.win, &sh.firstLine, &sh.lastLine); err != nil {
+			return nil, wrapErr("search: shared chunks", err)
+		}
+		out[id] = sh
+	}
+	return out, wrapErr("search: shared chunks", rows.Err())
 }
 
 // readHits reads the chunks of cands, in their order.
@@ -173,10 +242,13 @@ func (s *Store) readHits(ctx context.Context, cands []rank.Candidate) ([]carryov
 }
 
 // scope is where a search looks: FTS rowids in [lo, hi], and rows that
-// pass the conditions w over the chunks (alias c).
+// pass the conditions w over the chunks (alias c); in a search within a
+// session, the session and the chunks it shares.
 type scope struct {
-	lo, hi int64
-	w      where
+	lo, hi  int64
+	w       where
+	session string
+	shares  sessionShares
 }
 
 // plan picks the terms of a search over the FTS table fts. It counts the

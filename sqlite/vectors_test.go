@@ -55,7 +55,7 @@ func TestMigrateVersion1Store(t *testing.T) {
 		"DROP TRIGGER chunks_au", "DROP TABLE chunk_vecs", "DROP TABLE meta",
 		"DROP TABLE hook_runs", "DROP TABLE redactions", "ALTER TABLE sessions DROP COLUMN owner",
 		"ALTER TABLE sessions DROP COLUMN team", "DROP INDEX chunks_project", "DROP TABLE forgotten",
-		"ALTER TABLE injections DROP COLUMN text", "ALTER TABLE injections DROP COLUMN reason", "DROP TABLE raw_blocks", undoIdentity, "PRAGMA user_version = 1"} {
+		"ALTER TABLE injections DROP COLUMN text", "ALTER TABLE injections DROP COLUMN reason", "DROP TABLE raw_blocks", undoShares, undoIdentity, "PRAGMA user_version = 1"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -63,8 +63,8 @@ func TestMigrateVersion1Store(t *testing.T) {
 
 	st = openStore(t, path)
 	var v int
-	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 9 {
-		t.Fatalf("schema version %d (%v) after open, want 9", v, err)
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 10 {
+		t.Fatalf("schema version %d (%v) after open, want 10", v, err)
 	}
 	if n := count(t, db, "chunk_vecs"); n != 0 {
 		t.Fatalf("%d vectors right after the migration, want 0", n)
@@ -251,7 +251,7 @@ func TestIndexBackfill(t *testing.T) {
 	st.Close()
 	db := rawDB(t, path)
 	for _, q := range []string{"DROP INDEX chunks_project", "ALTER TABLE chunk_vecs DROP COLUMN parent", "DROP TABLE forgotten",
-		"ALTER TABLE injections DROP COLUMN text", "ALTER TABLE injections DROP COLUMN reason", "DROP TABLE raw_blocks", undoIdentity, "PRAGMA user_version = 3"} {
+		"ALTER TABLE injections DROP COLUMN text", "ALTER TABLE injections DROP COLUMN reason", "DROP TABLE raw_blocks", undoShares, undoIdentity, "PRAGMA user_version = 3"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

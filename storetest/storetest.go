@@ -53,6 +53,13 @@ func Run(t *testing.T, open Open) {
 		{"Notes", testNotes},
 		{"HookRunsAndRedactions", testHookRunsAndRedactions},
 		{"Prune", testPrune},
+		{"PruneKeepsSharedChunk", testPruneKeepsSharedChunk},
+		{"PruneSharedReport", testPruneSharedReport},
+		{"PruneBothSharers", testPruneBothSharers},
+		{"ForgetKeepsSharedChunk", testForgetKeepsSharedChunk},
+		{"SharedChunkReads", testSharedChunkReads},
+		{"SearchFindsSharedOnce", testSearchFindsSharedOnce},
+		{"SharedExportImport", testSharedExportImport},
 		{"Forget", testForget},
 		{"ForgetRacingWriters", testForgetRacingWriters},
 		{"ConcurrentWriters", testConcurrentWriters},
@@ -874,6 +881,38 @@ func testPrune(t *testing.T, st carryover.Store) {
 	}
 	if ss, _ := st.Sessions(ctx, carryover.SessionFilter{}); len(ss) != 0 {
 		t.Errorf("sessions left: %+v", ss)
+	}
+}
+
+// testPruneKeepsSharedChunk checks that pruning a session leaves the
+// chunks another session holds too. A session resumed in a new file repeats
+// the old one's lines (same uuids, same text), so its first chunks have the
+// old session's hashes and Apply stores them once, under the old session:
+// pruning the old one, the oldest, must not take the kept session's turns.
+func testPruneKeepsSharedChunk(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	a := Batch("a", "/p", 0, 2)
+	apply(t, st, a)
+	b := Batch("b", "/p", 0, 3)
+	b.Chunks[0].Hash, b.Chunks[1].Hash = a.Chunks[0].Hash, a.Chunks[1].Hash
+	b.Chunks[0].Text, b.Chunks[1].Text = a.Chunks[0].Text, a.Chunks[1].Text
+	apply(t, st, b)
+	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, c := range allChunks(t, st, "") {
+		texts = append(texts, c.Text)
+	}
+	for _, c := range b.Chunks {
+		if !slices.Contains(texts, c.Text) {
+			t.Errorf("after pruning a, session b's chunk %d (%q) is gone", c.Seq, c.Text)
+		}
+	}
+	for _, it := range items(t, st, carryover.ItemFilter{SessionID: "b"}) {
+		if it.ChunkID == 0 {
+			t.Errorf("after pruning a, item %s of b has lost its chunk", it.Key)
+		}
 	}
 }
 
