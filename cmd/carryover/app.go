@@ -232,8 +232,8 @@ func (a *app) openStoreRead(ctx context.Context, cfg config) (carryover.Store, e
 	return a.openStoreWith(ctx, cfg, sqlite.Options{}, false)
 }
 
-// readStore loads the configuration for dir ("" for the working
-// directory) and opens its store to read. A store named by --db or
+// readStore loads the configuration for project directory dir ("" for
+// none: no project file is read) and opens its store to read. A store named by --db or
 // CARRYOVER_DB that does not exist is created only when create is set (the
 // MCP server, ui and watch may start before the first hook): a mistyped
 // path must not leave an empty store. The default store is created.
