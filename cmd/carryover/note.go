@@ -97,10 +97,9 @@ func (a *app) cmdNote(ctx context.Context, args []string, state bool) error {
 // maxNoteBytes bounds a note's text.
 const maxNoteBytes = 2000
 
-// noteSession returns the session a note belongs to: the --session flag
-// (an archived id or unique prefix), else $CLAUDE_CODE_SESSION_ID (the
-// running session, archived or not yet), else the project's most recently
-// updated session. Only archived sessions have a known project.
+// noteSession returns the session a note belongs to: --session (archived),
+// else $CLAUDE_CODE_SESSION_ID (maybe not archived yet), else the
+// project's most recently updated session.
 func (a *app) noteSession(ctx context.Context, st carryover.Store, flagValue, project, dir string) (carryover.Session, error) {
 	if flagValue != "" {
 		return findSession(ctx, st, flagValue)

@@ -289,10 +289,8 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 // rawPage is how many raw lines show reads at a time.
 const rawPage = 1000
 
-// showRaw prints the session's raw lines from..to (0: every line), one
-// per line. On a terminal they are escaped (see termsafe): the archive
-// holds whatever tools printed, and a terminal acts on escape sequences.
-// Anywhere else, for jq or a file, they are the exact bytes archived.
+// showRaw prints the session's raw lines from..to (0: every line): escaped
+// on a terminal (tools print escape sequences), else the exact bytes.
 func (a *app) showRaw(ctx context.Context, st carryover.Store, s carryover.Session, from, to int) error {
 	first, last, err := st.RawRange(ctx, s.ID)
 	if err != nil {
@@ -343,10 +341,8 @@ func truncate(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-// writeHits prints search results: each hit's chunk id (what get takes),
-// how well it matches, project, date and session, then the part of the
-// chunk that matches, query words in bold on a terminal. Not through
-// $PAGER: --budget bounds the output to a screen or two.
+// writeHits prints each hit's chunk id, match, project, date, session and
+// matching part (query words bold on a terminal); --budget bounds it.
 func (a *app) writeHits(resp retrieve.SearchResponse, sh *carryover.IDShortener, query string, asJSON bool) error {
 	w := bufio.NewWriter(a.stdout)
 	if asJSON {

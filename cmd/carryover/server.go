@@ -8,10 +8,8 @@ import (
 	"github.com/carryover-dev/carryover/postgres"
 )
 
-// Store selection: with database_url (or CARRYOVER_DATABASE_URL) set, hooks
-// and the CLI use that PostgreSQL server, otherwise the SQLite file. The
-// SQLite file stays the hooks' spool while the server cannot be reached
-// (package spool; the hooks' side is in package hook).
+// Store selection: database_url's PostgreSQL server, else the SQLite file,
+// which stays the hooks' spool while the server is unreachable (spool, hook).
 
 // cliConnectTimeout bounds the CLI's connection to the server.
 const cliConnectTimeout = 5 * time.Second

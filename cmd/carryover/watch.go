@@ -28,6 +28,14 @@ func (a *app) cmdWatch(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	r := dashboard.Reader{Store: st, Project: *project, DB: cfg.DB}
+	if *project != "" { // "." or a subdirectory names its project, as elsewhere
+		if r.Project, err = projectDir(*project, a.getenv); err == nil {
+			r.Project, _, err = projectOrRoot(ctx, st, r.Project)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	if !progress.IsTerminal(a.stdout) || !progress.IsTerminal(a.stdin) {
 		return watchPlain(ctx, r, a.stdout, *interval)
 	}

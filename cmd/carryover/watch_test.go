@@ -75,6 +75,19 @@ func TestWatchPlainSnapshot(t *testing.T) {
 	}
 }
 
+// TestWatchProjectSubdirectory: --project takes a directory inside the
+// project, as the other commands do, not only its exact root.
+func TestWatchProjectSubdirectory(t *testing.T) {
+	db, getenv := demoArchive(t)
+	rep, injs := demoFigures(t, db)
+	var out, errb bytes.Buffer
+	args := []string{"watch", "--project", "/home/dev/projects/invoicer/internal/pdf"}
+	if code := newApp(strings.NewReader(""), &out, &errb, getenv).run(context.Background(), args); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	wantFigures(t, out.String(), rep, injs)
+}
+
 func TestWatchPlainInterval(t *testing.T) {
 	db, getenv := demoArchive(t)
 	rep, _ := demoFigures(t, db)
