@@ -42,7 +42,9 @@ const (
 // or removes it (!install). A new block goes at the end, after a blank line;
 // removing it restores the file byte for byte, and removes the file if
 // carryover created it and nothing else was added since. It refuses a
-// symlink (ErrSymlink) and a begin marker without an end (ErrParse).
+// symlink (ErrSymlink), a begin marker without an end (ErrParse), and to
+// rewrite a read-only file (ErrReadOnly) or one whose owner it could not
+// keep (ErrNotOwner).
 func ClaudeMD(path string, install bool, text string) (changed bool, err error) {
 	fi, src, exists, err := readClaudeMD(path)
 	if err != nil {
@@ -62,6 +64,9 @@ func ClaudeMD(path string, install bool, text string) (changed bool, err error) 
 	case exists && bytes.Equal(out, src), !exists && out == nil:
 		return false, nil
 	}
+	if err := checkReplace(path, fi, exists); err != nil {
+		return false, err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
@@ -70,7 +75,8 @@ func ClaudeMD(path string, install bool, text string) (changed bool, err error) 
 
 // CheckClaudeMD returns the error ClaudeMD would return before it writes
 // anything: a symlink, not a regular file, unreadable, a block it cannot
-// parse, a file whose owner a replacement would not keep. Install and
+// parse, or, when the file must be rewritten, read-only or with an owner
+// a replacement would not keep. Install and
 // uninstall check it before they change the settings, so that a refused
 // CLAUDE.md leaves everything as it was.
 func CheckClaudeMD(path string, install bool, text string) error {
@@ -78,16 +84,27 @@ func CheckClaudeMD(path string, install bool, text string) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := editClaudeMD(src, exists, install, text); err != nil {
+	out, remove, err := editClaudeMD(src, exists, install, text)
+	if err != nil {
 		return fmt.Errorf("%w %s: %w", ErrParse, path, err)
 	}
-	if exists {
-		if fi.Mode().Perm()&0o200 == 0 {
-			return fmt.Errorf("%s: %w (mode %04o)", path, ErrReadOnly, fi.Mode().Perm())
-		}
-		if err := checkOwner(fi); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
+	if remove || exists && bytes.Equal(out, src) || !exists && out == nil {
+		return nil // nothing to replace: a file left as it is may be anyone's
+	}
+	return checkReplace(path, fi, exists)
+}
+
+// checkReplace refuses to replace an existing file that is read-only or
+// whose owner the replacement could not keep.
+func checkReplace(path string, fi fs.FileInfo, exists bool) error {
+	if !exists {
+		return nil
+	}
+	if fi.Mode().Perm()&0o200 == 0 {
+		return fmt.Errorf("%s: %w (mode %04o)", path, ErrReadOnly, fi.Mode().Perm())
+	}
+	if err := checkOwner(fi); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

@@ -91,3 +91,40 @@ func TestSetBackup(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckClaudeMDReadOnly: a read-only CLAUDE.md is refused only when
+// it must be rewritten, by CheckClaudeMD and ClaudeMD alike; one that
+// already says what install would add, or has nothing to remove, passes,
+// so that a repeated install or an uninstall is not refused for a file it
+// leaves as it is.
+func TestCheckClaudeMDReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "CLAUDE.md")
+	writeFile(t, path, "# Project\n", 0o644)
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckClaudeMD(path, false, ""); err != nil {
+		t.Errorf("uninstall, no block to remove: %v", err)
+	}
+	if err := CheckClaudeMD(path, true, DefaultClaudeMDText); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("install into a read-only file: %v, want ErrReadOnly", err)
+	}
+	if _, err := ClaudeMD(path, true, DefaultClaudeMDText); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("ClaudeMD into a read-only file: %v, want ErrReadOnly, as CheckClaudeMD said", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "# Project\n" {
+		t.Errorf("read-only file rewritten:\n%s", got)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ClaudeMD(path, true, DefaultClaudeMDText); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckClaudeMD(path, true, DefaultClaudeMDText); err != nil {
+		t.Errorf("install again, the block as it would write it: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,17 +81,18 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, embedded func() ([
 		return wrapErr("apply: begin", err)
 	}
 	// The connection goes back to the pool as it was (temporary tables of
-	// other statements stay on disk).
-	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA temp_store = DEFAULT")
+	// other statements stay on disk), or is closed.
+	defer func() {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA temp_store = DEFAULT"); err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return wrapErr("apply: begin", err)
 	}
-	defer func() {
-		if err != nil {
-			tx.Rollback()
-		}
-	}()
+	// Ended on every way out, a panic too: conn.Close waits for it.
+	defer tx.Rollback()
 	// Inside the write transaction: a forget that commits first is seen.
 	// A subagent of a forgotten session is forgotten with it.
 	for _, id := range []string{b.Session.ID, b.Session.Parent} {
