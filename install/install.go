@@ -257,12 +257,15 @@ func (in *Installer) loadSettings(path string) (*claudesettings.File, error) {
 }
 
 // checkWritable refuses, before anything is saved, when a file to be
-// edited is read-only: then nothing changes.
-func checkWritable(path string, f *claudesettings.File, mcp *mcpEdit) error {
-	if err := f.CheckWritable(); err != nil {
-		return settingsErr(path, err)
+// changed is read-only or another's: then nothing changes. A file already
+// as it should be is left alone, whatever its mode or owner.
+func checkWritable(path string, f *claudesettings.File, changed bool, mcp *mcpEdit) error {
+	if changed {
+		if err := f.CheckWritable(); err != nil {
+			return settingsErr(path, err)
+		}
 	}
-	if mcp != nil {
+	if mcp != nil && mcp.changed {
 		if err := mcp.file.CheckWritable(); err != nil {
 			return mcpFileErr(mcp.target.Path, err)
 		}
@@ -353,7 +356,7 @@ func (in *Installer) Install(opt Options) error {
 		}
 	}
 	mdPath := filepath.Join(proj, "CLAUDE.md")
-	writable := checkWritable(path, f, mcp)
+	writable := checkWritable(path, f, changed, mcp)
 	if writable == nil && opt.ClaudeMD {
 		if err := claudesettings.CheckClaudeMD(mdPath, true, claudesettings.DefaultClaudeMDText); err != nil {
 			writable = fmt.Errorf("CLAUDE.md: %w; nothing changed", err)
@@ -470,7 +473,7 @@ func (in *Installer) Uninstall(ctx context.Context, opt UninstallOptions) error 
 			return err
 		}
 	}
-	writable := checkWritable(path, f, mcp)
+	writable := checkWritable(path, f, changed, mcp)
 	if writable == nil && opt.ClaudeMD {
 		if err := claudesettings.CheckClaudeMD(filepath.Join(proj, "CLAUDE.md"), false, ""); err != nil {
 			writable = fmt.Errorf("CLAUDE.md: %w; nothing changed (without --claude-md the rest is removed)", err)

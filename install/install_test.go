@@ -312,3 +312,27 @@ func TestClaudeMDRefusalChangesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestReadOnlyUnchangedSettingsLeftAlone: install run again over settings
+// that already hold the hooks, made read-only since, changes nothing and
+// succeeds: only a file that must change is refused.
+func TestReadOnlyUnchangedSettingsLeftAlone(t *testing.T) {
+	f := newFixture(t)
+	opt := install.Options{Scope: "user", Project: f.project, Binary: f.binary, NoMCP: true}
+	if err := f.in.Install(opt); err != nil {
+		t.Fatal(err)
+	}
+	installed := f.read(t)
+	if err := os.Chmod(f.settings, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.in.Install(opt); err != nil {
+		t.Errorf("install over settings already installed, read-only: %v", err)
+	}
+	if got := f.read(t); got != installed {
+		t.Errorf("the read-only file changed:\n%s", got)
+	}
+	if err := f.in.Uninstall(context.Background(), install.UninstallOptions{Scope: "user", Project: f.project, NoMCP: true}); err == nil {
+		t.Error("uninstall from a read-only file succeeded")
+	}
+}

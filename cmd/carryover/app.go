@@ -212,7 +212,7 @@ func (a *app) fail(err error) int {
 	} else if errors.Is(err, sqlite.ErrCorrupt) {
 		fmt.Fprintf(a.stderr, "carryover: hint: the store is damaged; move it aside and rebuild it with 'carryover ingest --all' (transcripts are the source of truth)\n")
 	} else if sqlite.IsBusy(err) {
-		fmt.Fprintf(a.stderr, "carryover: hint: another program held the store's write lock for too long (a hook archiving a large session, or another carryover command); nothing was changed: run the command again\n")
+		fmt.Fprintf(a.stderr, "carryover: hint: another program held the store's write lock for too long (a hook archiving a large session, or another carryover command); what is stored is intact: run the command again (it resumes)\n")
 	} else if errors.Is(err, sqlite.ErrFull) {
 		fmt.Fprintf(a.stderr, "carryover: hint: free space where the store is (or choose another with --db); nothing stored was lost, and running the command again resumes\n")
 	}
