@@ -258,6 +258,18 @@ type ItemFilter struct {
 	Limit        int
 }
 
+// ChunkPlace is where a session holds a chunk it shares with the session
+// that stored it (a resumed session repeats the old one's lines): its own
+// sequence number, turn, window and lines.
+type ChunkPlace struct {
+	Seq, Turn, Window, FirstLine, LastLine int
+}
+
+// Put gives c, read as its storing session has it, session's place.
+func (p ChunkPlace) Put(c *Chunk, session string) {
+	c.SessionID, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine = session, p.Seq, p.Turn, p.Window, p.FirstLine, p.LastLine
+}
+
 // ChunkFilter selects chunks of one session in sequence order.
 type ChunkFilter struct {
 	SessionID    string

@@ -76,7 +76,7 @@ func (s *Store) turnScores(ctx context.Context, sc scope, terms []string) (map[i
 				return nil, wrapErr("search: turns", err)
 			}
 			if sh, ok := sc.shares[id]; ok {
-				turn = sh.turn // the session's turn, not its first session's
+				turn = sh.Turn // the session's turn, not its first session's
 			}
 			turnOf[id] = turn
 			tf[turn]++

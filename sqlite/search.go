@@ -167,25 +167,14 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	// A chunk the session shares is its chunk, where it holds it.
 	for i := range hits {
 		if sh, ok := shares[hits[i].Chunk.ID]; ok {
-			sh.place(&hits[i].Chunk, q.SessionID)
+			sh.Put(&hits[i].Chunk, q.SessionID)
 		}
 	}
 	return hits, nil
 }
 
-// share is where a session holds a chunk it shares with the session that
-// stored it.
-type share struct {
-	seq, turn, win, firstLine, lastLine int
-}
-
-// place gives c, read from its row, the session's place for it.
-func (sh share) place(c *carryover.Chunk, session string) {
-	c.SessionID, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine = session, sh.seq, sh.turn, sh.win, sh.firstLine, sh.lastLine
-}
-
 // sessionShares are the chunks a session shares, by chunk id.
-type sessionShares map[int64]share
+type sessionShares map[int64]carryover.ChunkPlace
 
 // readShares reads the chunks the session shares.
 func (s *Store) readShares(ctx context.Context, session string) (sessionShares, error) {
@@ -197,8 +186,8 @@ func (s *Store) readShares(ctx context.Context, session string) (sessionShares, 
 	out := sessionShares{}
 	for rows.Next() {
 		var id int64
-		var sh share
-		if err := rows.Scan(&id, &sh.seq, &sh.turn, &sh.win, &sh.firstLine, &sh.lastLine); err != nil {
+		var sh carryover.ChunkPlace
+		if err := rows.Scan(&id, &sh.Seq, &sh.Turn, &sh.Window, &sh.FirstLine, &sh.LastLine); err != nil {
 			return nil, wrapErr("search: shared chunks", err)
 		}
 		out[id] = sh
