@@ -97,8 +97,8 @@ func (r *run) sessionStart(ctx context.Context) error {
 // are under the worktree, and paths shown relative to the main worktree
 // would be written out in full.
 func worktreeRoot(cwd string) string {
-	if w := projectdir.WorkRoot(cwd); w != projectdir.Root(cwd) {
-		return w
+	if project, work := projectdir.Roots(cwd); work != project {
+		return work
 	}
 	return ""
 }

@@ -30,23 +30,22 @@ const maxGitFile = 4096
 // The home directory is never taken as a repository root found from below
 // it: a home directory kept in git (dotfiles) would otherwise swallow
 // every project under it.
-func Root(dir string) string { return root(dir, true) }
+func Root(dir string) string {
+	project, _ := Roots(dir)
+	return project
+}
 
-// WorkRoot is Root, but for a directory in a linked worktree it returns
-// that worktree's root: where the session's files are, which its paths
-// are shown relative to. (Shown relative to the main worktree, every path
-// of a session in a linked one would be written out in full.)
-func WorkRoot(dir string) string { return root(dir, false) }
-
-// root is Root; main says whether a linked worktree stands for its main
-// worktree.
-func root(dir string, main bool) string {
+// Roots returns Root(dir), the project, and the root of the working tree
+// dir is in: the directory that holds the .git entry Root found (for a
+// linked worktree, that worktree, where its files are and its paths are
+// shown relative to), else the project itself.
+func Roots(dir string) (project, work string) {
 	if dir == "" || !filepath.IsAbs(dir) {
-		return dir
+		return dir, dir
 	}
 	dir = filepath.Clean(dir)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return dir
+		return dir, dir
 	}
 	home, _ := os.UserHomeDir()
 	if home != "" {
@@ -54,21 +53,20 @@ func root(dir string, main bool) string {
 	}
 	for d := dir; ; {
 		if d != home || d == dir {
-			if root, ok := repoRoot(d, main); ok {
-				return root
+			if root, ok := repoRoot(d); ok {
+				return root, d
 			}
 		}
 		up := filepath.Dir(d)
 		if up == d {
-			return dir
+			return dir, dir
 		}
 		d = up
 	}
 }
 
-// repoRoot reports the project root when d holds a .git entry (with
-// main, a linked worktree's main worktree).
-func repoRoot(d string, main bool) (string, bool) {
+// repoRoot reports the project root when d holds a .git entry.
+func repoRoot(d string) (string, bool) {
 	git := filepath.Join(d, ".git")
 	fi, err := os.Lstat(git)
 	if err != nil {
@@ -88,7 +86,7 @@ func repoRoot(d string, main bool) (string, bool) {
 		gitdir = filepath.Join(d, gitdir)
 	}
 	gitdir = filepath.Clean(gitdir)
-	if !main || filepath.Base(filepath.Dir(gitdir)) != "worktrees" {
+	if filepath.Base(filepath.Dir(gitdir)) != "worktrees" {
 		return d, true // a submodule or a separated git dir: its own repository
 	}
 	common := filepath.Dir(filepath.Dir(gitdir)) // REPO/.git, when commondir says nothing else

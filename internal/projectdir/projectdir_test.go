@@ -78,8 +78,8 @@ func TestRootWorktrees(t *testing.T) {
 			t.Errorf("Root(%q) = %q, want %q", tc.dir, got, tc.want)
 		}
 		// The worktree's own root: where its files are.
-		if got := projectdir.WorkRoot(tc.dir); got != tc.work {
-			t.Errorf("WorkRoot(%q) = %q, want %q", tc.dir, got, tc.work)
+		if project, work := projectdir.Roots(tc.dir); project != tc.want || work != tc.work {
+			t.Errorf("Roots(%q) = %q, %q, want %q, %q", tc.dir, project, work, tc.want, tc.work)
 		}
 	}
 }
