@@ -100,10 +100,7 @@ func checkReplace(path string, fi fs.FileInfo, exists bool) error {
 	if !exists {
 		return nil
 	}
-	if fi.Mode().Perm()&0o200 == 0 {
-		return fmt.Errorf("%s: %w (mode %04o)", path, ErrReadOnly, fi.Mode().Perm())
-	}
-	if err := checkOwner(fi); err != nil {
+	if err := replaceable(fi); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

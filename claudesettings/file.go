@@ -140,13 +140,19 @@ func (f *File) CheckWritable() error {
 	if err != nil {
 		return nil // Save reports what happened to it
 	}
-	if fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 == 0 {
-		return fmt.Errorf("%w (mode %04o)", ErrReadOnly, fi.Mode().Perm())
-	}
 	if fi.Mode().IsRegular() {
-		return checkOwner(fi)
+		return replaceable(fi)
 	}
 	return nil
+}
+
+// replaceable refuses to replace a regular file that is read-only or whose
+// owner the replacement could not keep.
+func replaceable(fi fs.FileInfo) error {
+	if fi.Mode().Perm()&0o200 == 0 {
+		return fmt.Errorf("%w (mode %04o)", ErrReadOnly, fi.Mode().Perm())
+	}
+	return checkOwner(fi)
 }
 
 // Exists reports whether the file existed when it was loaded.

@@ -36,7 +36,7 @@ func keepOwner(tmp *os.File, path string) error {
 		if errors.As(err, &pe) {
 			err = pe.Err // not the temporary file's name
 		}
-		return fmt.Errorf("cannot keep its owner %d:%d (edit it as that user): %w", want.Uid, want.Gid, err)
+		return fmt.Errorf("%w %d:%d (edit it as that user): %w", ErrNotOwner, want.Uid, want.Gid, err)
 	}
 	return nil
 }
