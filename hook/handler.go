@@ -80,6 +80,10 @@ type Handler struct {
 	// Start is when the process started: latencies are whole-process,
 	// as Claude Code waits for them. Zero means when Run is called.
 	Start time.Time
+	// OneShot says that the process runs this one event and exits
+	// (carryover hook): before archiving much it prepares its heap
+	// (prepareHeap), which would waste a long-lived process's memory.
+	OneShot bool
 }
 
 // Result says how one run ended, for the log, stats and tests.

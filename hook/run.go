@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/internal/hugeheap"
 	"github.com/carryover-dev/carryover/retrieve"
 	"github.com/carryover-dev/carryover/sqlite"
 )
@@ -50,6 +52,9 @@ func (r *run) archive(ctx context.Context) (ingest.Report, error) {
 		return ingest.Report{}, errors.New("no transcript_path in payload")
 	}
 	a := ingest.Archiver{Store: r.st, Redactor: r.h.Redactor}
+	if r.h.OneShot {
+		a.Prepare = prepareHeap
+	}
 	// The payload's cwd names the project of a session not archived yet
 	// only: it follows the model's cd, the session's project does not.
 	rep, err := a.File(ctx, r.in.TranscriptPath, ingest.Options{SessionID: r.in.SessionID, Cwd: r.in.Cwd})
@@ -104,6 +109,19 @@ func (r *run) inject(ctx context.Context, event, project string, window int, blk
 		r.corrupt = r.corrupt || errors.Is(err, sqlite.ErrCorrupt)
 	}
 	return nil
+}
+
+// prepareHeap readies the heap of a hook about to archive n bytes of
+// transcript, which allocates some 16n in all and keeps about 4n live (a
+// 3.4 MB session: 54 and 13 MB): huge pages spare it most of its page
+// faults (hugeheap), and collecting at 5 rather than 2 times the live heap
+// runs half as many collections (it then peaks at some 45 MB). Together
+// they take about a sixth off a cold PreCompact.
+func prepareHeap(n int64) {
+	if n >= 1<<20 {
+		hugeheap.Prepare(16 * n)
+		debug.SetGCPercent(400)
+	}
 }
 
 func hashText(s string) string {

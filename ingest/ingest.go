@@ -49,6 +49,10 @@ type Archiver struct {
 	Redactor   *redact.Redactor
 	BatchBytes int64 // default DefaultBatchBytes
 	Chunk      chunk.Options
+	// Prepare, when set, is told how many bytes of transcript File is
+	// about to read, before it reads them: a short-lived process prepares
+	// its heap for them (hugeheap.Prepare).
+	Prepare func(n int64)
 }
 
 // Options name what one transcript is.
@@ -242,6 +246,9 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 
 	if _, err := f.Seek(state.Offset, io.SeekStart); err != nil {
 		return rep, fmt.Errorf("seek transcript: %w", err)
+	}
+	if a.Prepare != nil {
+		a.Prepare(fi.Size() - state.Offset)
 	}
 	r := transcript.NewReader(f, state.Offset, state.Line)
 	raw := newRawReader(f, state.Offset, state.Line, red, rawCarry)

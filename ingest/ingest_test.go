@@ -432,3 +432,29 @@ func TestReingestAfterCompaction(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareToldNewBytes checks that Prepare hears how much of the
+// transcript is new, before the reading: all of it at first, then what
+// was appended.
+func TestPrepareToldNewBytes(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	path := filepath.Join(t.TempDir(), sid+".jsonl")
+	lines := synth(6)
+	writeLines(t, path, lines[:12], 0)
+	var told []int64
+	a := ingest.Archiver{Store: st, Prepare: func(n int64) { told = append(told, n) }}
+	if _, err := a.File(ctx, path, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.Stat(path)
+	writeLines(t, path, lines[12:], os.O_APPEND)
+	if _, err := a.File(ctx, path, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := os.Stat(path)
+	want := []int64{first.Size(), all.Size() - first.Size()}
+	if fmt.Sprint(told) != fmt.Sprint(want) {
+		t.Fatalf("Prepare told %v, want %v", told, want)
+	}
+}

@@ -42,7 +42,7 @@ func (a *app) cmdHook(ctx context.Context, args []string) int {
 		debug.SetGCPercent(200)
 	}
 	h := a.hookHandler(cfg)
-	h.Config.PostToolUseArchive = archive
+	h.Config.PostToolUseArchive, h.OneShot = archive, true
 	h.Run(ctx, ev, a.stdin, a.stdout)
 	return 0
 }

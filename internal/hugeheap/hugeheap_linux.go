@@ -1,0 +1,31 @@
+package hugeheap
+
+import (
+	"runtime"
+	"runtime/debug"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+const hugePage = 2 << 20
+
+func prepare(n int) {
+	// No collection while the heap grows (the allocation would start one):
+	// one collection, below, frees the memory.
+	gogc := debug.SetGCPercent(-1)
+	// Fresh heap memory is known to be zero: the allocation touches none
+	// of it, and the heap grows by one mapping of about n bytes.
+	b := make([]byte, n+hugePage)
+	// Advice is taken for whole huge pages: align the range to them.
+	off := int(-uintptr(unsafe.Pointer(unsafe.SliceData(b))) & (hugePage - 1))
+	whole := (len(b) - off) &^ (hugePage - 1)
+	if whole > 0 {
+		_ = unix.Madvise(b[off:off+whole], unix.MADV_HUGEPAGE)
+	}
+	runtime.KeepAlive(b)
+	debug.SetGCPercent(gogc)
+	// Freed by the collection, the mapping's pages go back to the heap's
+	// free pages, which the allocations that follow take.
+	runtime.GC()
+}

@@ -1,0 +1,45 @@
+package hugeheap
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+)
+
+// hugeAdvised counts the process's mappings advised for huge pages ("hg"
+// in smaps' VmFlags).
+func hugeAdvised(t *testing.T) int {
+	t.Helper()
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skipf("no /proc/self/smaps: %v", err)
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if flags, ok := strings.CutPrefix(sc.Text(), "VmFlags:"); ok && strings.Contains(" "+flags+" ", " hg ") {
+			n++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestPrepareAdvisesHeap(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		t.Skipf("kernel without transparent huge pages: %v", err)
+	}
+	before := hugeAdvised(t)
+	Prepare(minBytes - 1)
+	if got := hugeAdvised(t); got != before {
+		t.Fatalf("Prepare below the minimum advised %d mappings, want none", got-before)
+	}
+	Prepare(16 << 20)
+	if got := hugeAdvised(t); got <= before {
+		t.Fatalf("after Prepare(16 MB): %d mappings advised for huge pages, want more than %d", got, before)
+	}
+}
