@@ -1,6 +1,8 @@
 package hugeheap
 
 import (
+	"bytes"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"unsafe"
@@ -10,7 +12,20 @@ import (
 
 const hugePage = 2 << 20
 
+// thpSetting is where Linux says when it gives transparent huge pages.
+const thpSetting = "/sys/kernel/mm/transparent_hugepage/enabled"
+
+// onAdvice reports whether the kernel gives huge pages only to memory
+// advised for them (the setting "madvise", shown in brackets).
+func onAdvice() bool {
+	b, err := os.ReadFile(thpSetting)
+	return err == nil && bytes.Contains(b, []byte("[madvise]"))
+}
+
 func prepare(n int) {
+	if !onAdvice() {
+		return
+	}
 	// No collection while the heap grows (the allocation would start one):
 	// one collection, below, frees the memory.
 	gogc := debug.SetGCPercent(-1)

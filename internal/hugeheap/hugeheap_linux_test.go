@@ -30,8 +30,8 @@ func hugeAdvised(t *testing.T) int {
 }
 
 func TestPrepareAdvisesHeap(t *testing.T) {
-	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
-		t.Skipf("kernel without transparent huge pages: %v", err)
+	if !onAdvice() {
+		t.Skipf("the kernel does not give transparent huge pages on advice (%s): Prepare does nothing", thpSetting)
 	}
 	before := hugeAdvised(t)
 	Prepare(minBytes - 1)
