@@ -46,6 +46,10 @@ type Session struct {
 	Turns          int // real user turns seen so far
 	Chunks         int // chunks it holds, shared ones included (filled by the store on read)
 	Subagents      int // subagent sessions archived under it (filled by the store on read)
+	// Shared counts the chunks of Chunks that another session stored and
+	// this one shares (filled by the store on read): a total over sessions
+	// counts each stored chunk once by Chunks - Shared.
+	Shared int
 	// Owner is who archived it (the OS user or a configured identity) and
 	// Team, when not "", the team it is shared with; private otherwise.
 	// The embedded store keeps them; the PostgreSQL store enforces them.

@@ -100,6 +100,28 @@ type Backfiller interface {
 	Backfill(ctx context.Context, limit int) (int, error)
 }
 
+// Footprinter is a store that tells how many bytes each session's rows
+// take (an optional capability: prune --max-size estimates with it what
+// removing sessions frees, which for a chunk several sessions hold is
+// nothing until the last of them goes).
+type Footprinter interface {
+	// Footprints returns the bytes of the rows the store holds for
+	// sessions: a session's own (its items, compactions, raw lines,
+	// injections, notes, and the chunks no other session shares, with
+	// their vectors) under its id alone, and the chunks several sessions
+	// hold under all their ids. A session may have no footprint, or
+	// several. Bytes are those of the stored values (text, vectors), not
+	// of indexes or free space.
+	Footprints(ctx context.Context) ([]Footprint, error)
+}
+
+// Footprint is the bytes of rows that removing Sessions, all of them,
+// frees.
+type Footprint struct {
+	Sessions []string // sorted, distinct
+	Bytes    int64
+}
+
 // ItemGroup is a group of item kinds and how many of its newest items to
 // read.
 type ItemGroup struct {

@@ -13,15 +13,16 @@ import (
 )
 
 const sessionCols = `s.id, s.project, s.transcript_path, s.version, s.title, s.started, s.updated,
-	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id AND owner = s.owner)
-		+ (SELECT count(*) FROM chunk_shares WHERE session_id = s.id AND owner = s.owner), s.owner, s.team,
+	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id AND owner = s.owner),
+	(SELECT count(*) FROM chunk_shares WHERE session_id = s.id AND owner = s.owner), s.owner, s.team,
 	s.parent, s.cwd, s.branch, (SELECT count(*) FROM sessions c WHERE c.parent = s.id AND c.owner = s.owner AND c.parent <> '')`
 
 func scanSession(sc pgx.Row) (carryover.Session, error) {
 	var ss carryover.Session
 	var started, updated *time.Time
 	err := sc.Scan(&ss.ID, &ss.Project, &ss.TranscriptPath, &ss.Version, &ss.Title, &started, &updated,
-		&ss.Windows, &ss.Turns, &ss.Chunks, &ss.Owner, &ss.Team, &ss.Parent, &ss.Cwd, &ss.Branch, &ss.Subagents)
+		&ss.Windows, &ss.Turns, &ss.Chunks, &ss.Shared, &ss.Owner, &ss.Team, &ss.Parent, &ss.Cwd, &ss.Branch, &ss.Subagents)
+	ss.Chunks += ss.Shared // own and shared
 	ss.Started, ss.Updated = fromTS(started), fromTS(updated)
 	return ss, err
 }

@@ -69,13 +69,13 @@ type Progress struct {
 	Session       string // the session being copied ("" in the audit phase)
 	SessionsDone  int
 	SessionsTotal int
-	Chunks        int // chunks written so far
+	Chunks        int // chunks stored so far (counted as each session is done)
 }
 
 // Report counts what a copy wrote (rows already present are not counted).
 type Report struct {
 	Sessions    int // sessions visited
-	Chunks      int
+	Chunks      int // stored: not one sent that the destination holds already (a chunk sessions share)
 	Items       int // items sent (merged into existing ones when present)
 	Compactions int
 	Notes       int
@@ -161,7 +161,11 @@ func (c *copier) run(ctx context.Context) error {
 		state carryover.IngestState
 	}
 	var later []pending
+	before := map[string]int{}
 	for _, s := range sessions {
+		if before[s.ID], err = c.stored(ctx, s.ID); err != nil {
+			return err
+		}
 		foreign, state, err := c.copySession(ctx, s)
 		if errors.Is(err, carryover.ErrForgotten) {
 			c.skipForgotten(s.ID)
@@ -174,6 +178,9 @@ func (c *copier) run(ctx context.Context) error {
 			later = append(later, pending{s, foreign, state})
 			continue
 		}
+		if err := c.countStored(ctx, s.ID, before[s.ID]); err != nil {
+			return err
+		}
 		c.done++
 		c.progress(s.ID)
 	}
@@ -185,6 +192,9 @@ func (c *copier) run(ctx context.Context) error {
 		}
 		if err != nil {
 			return fmt.Errorf("copy session %s: %w", p.sess.ID, err)
+		}
+		if err := c.countStored(ctx, p.sess.ID, before[p.sess.ID]); err != nil {
+			return err
 		}
 		c.done++
 		c.progress(p.sess.ID)
@@ -202,6 +212,31 @@ func (c *copier) run(ctx context.Context) error {
 		return err
 	}
 	return c.copyHookRuns(ctx)
+}
+
+// stored returns how many chunks the destination stores under its own
+// session of that id (not those the session shares).
+func (c *copier) stored(ctx context.Context, sessionID string) (int, error) {
+	s, err := c.dst.Session(ctx, sessionID)
+	if err == nil {
+		// A session without ingest state is another owner's (see copySession).
+		_, err = c.dst.IngestState(ctx, sessionID)
+	}
+	if errors.Is(err, carryover.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("destination session %s: %w", sessionID, err)
+	}
+	return s.Chunks - s.Shared, nil
+}
+
+// countStored counts the chunks the copy of a session stored, given how
+// many the destination stored before.
+func (c *copier) countStored(ctx context.Context, sessionID string, before int) error {
+	n, err := c.stored(ctx, sessionID)
+	c.rep.Chunks += max(n-before, 0)
+	return err
 }
 
 // forgotten reports whether the destination forgot the session.
@@ -435,7 +470,6 @@ func (c *copier) apply(ctx context.Context, b carryover.Batch) error {
 	if err := c.dst.Apply(ctx, b); err != nil {
 		return err
 	}
-	c.rep.Chunks += len(b.Chunks)
 	c.rep.Items += len(b.Items)
 	c.rep.Compactions += len(b.Compactions)
 	if len(b.Chunks) > 0 || len(b.Items) > 0 {

@@ -325,6 +325,10 @@ func TestCopyIsExactAndIdempotent(t *testing.T) {
 		rep.RawLines == 0 {
 		t.Errorf("report %+v", rep)
 	}
+	// The duplicate session's chunks were sent with it, and stored once.
+	if all, err := dst.Chunks(ctx, carryover.ChunkFilter{Turn: -1}); err != nil || rep.Chunks != len(all) {
+		t.Errorf("the copy reports %d new chunks, the destination stores %d (%v)", rep.Chunks, len(all), err)
+	}
 	last := calls[len(calls)-1]
 	if last.SessionsDone != 3 || last.SessionsTotal != 3 || last.Chunks != rep.Chunks || len(calls) < 4 {
 		t.Errorf("progress: %d calls, last %+v", len(calls), last)
@@ -495,8 +499,12 @@ func TestCopyThroughPostgres(t *testing.T) {
 		t.Errorf("second copy to the server wrote %+v", again)
 	}
 	back := openSQLite(t, "back.db")
-	if _, err := replicate.Copy(ctx, back, pg, replicate.Options{}); err != nil {
+	rep, err := replicate.Copy(ctx, back, pg, replicate.Options{})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if all, err := back.Chunks(ctx, carryover.ChunkFilter{Turn: -1}); err != nil || rep.Chunks != len(all) {
+		t.Errorf("the copy back reports %d new chunks, the destination stores %d (%v)", rep.Chunks, len(all), err)
 	}
 	equalDumps(t, dump(t, back), want)
 	if got, w := searches(t, back), searches(t, src); !reflect.DeepEqual(got, w) {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"time"
 
@@ -37,7 +38,7 @@ type Plan struct {
 	Sessions []carryover.Session // Chunks counts the subagents' too
 	Size     int64               // the store's size
 	Total    int                 // the sessions considered: the store's top-level ones, or the one asked for
-	est      func(carryover.Session) int64
+	freed    map[string]int64    // by session: what removing it frees after the plan's earlier ones
 }
 
 // Select finds the sessions c selects.
@@ -78,7 +79,25 @@ func Select(ctx context.Context, st carryover.Store, c Criteria) (*Plan, error) 
 		}
 		all = []carryover.Session{s}
 	}
-	p := &Plan{Size: size, Total: len(all), est: sizeEstimator(every, live)}
+	// A candidate goes with its subagents (one asked for alone goes alone).
+	candidate, parent := map[string]bool{}, map[string]string{}
+	for _, s := range all {
+		candidate[s.ID] = true
+	}
+	for _, s := range every {
+		parent[s.ID] = s.Parent
+	}
+	goesWith := func(id string) string {
+		if p := cmp.Or(parent[id], carryover.ParentOfID(id)); !candidate[id] && candidate[p] {
+			return p
+		}
+		return id
+	}
+	est, err := newEstimator(ctx, st, every, goesWith, live)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Size: size, Total: len(all), freed: map[string]int64{}}
 	for _, s := range all {
 		if c.Project != "" && s.Project != c.Project {
 			continue
@@ -89,21 +108,21 @@ func Select(ctx context.Context, st carryover.Store, c Criteria) (*Plan, error) 
 		p.Sessions = append(p.Sessions, s)
 	}
 	sort.SliceStable(p.Sessions, func(i, j int) bool { return p.Sessions[i].Updated.Before(p.Sessions[j].Updated) })
-	if c.MaxSize >= 0 {
-		// Only as many of the oldest as it takes to get under the size.
-		remaining := live
-		n := 0
-		for n < len(p.Sessions) && remaining > c.MaxSize {
-			remaining -= p.est(p.Sessions[n])
-			n++
-		}
-		p.Sessions = p.Sessions[:n]
+	// Only as many of the oldest as it takes to get under the size.
+	remaining, n := live, 0
+	for n < len(p.Sessions) && (c.MaxSize < 0 || remaining > c.MaxSize) {
+		b := est.remove(p.Sessions[n].ID)
+		p.freed[p.Sessions[n].ID] = b
+		remaining -= b
+		n++
 	}
+	p.Sessions = p.Sessions[:n]
 	return p, nil
 }
 
-// Bytes is about how much of the store a session takes.
-func (p *Plan) Bytes(s carryover.Session) int64 { return p.est(s) }
+// Bytes is about how much of the store removing a session of the plan
+// frees, once the plan's earlier sessions are gone.
+func (p *Plan) Bytes(s carryover.Session) int64 { return p.freed[s.ID] }
 
 // Prune removes the plan's sessions one by one (with dryRun, only counts
 // what would go), calling each after each session, and returns the total.
@@ -127,7 +146,7 @@ func (p *Plan) Summary(total carryover.PruneReport, dryRun bool) string {
 	}
 	var freed int64
 	for _, s := range p.Sessions {
-		freed += p.est(s)
+		freed += p.freed[s.ID]
 	}
 	return fmt.Sprintf("would remove %s, about %s of %s\n", Describe(total), FormatSize(freed), FormatSize(p.Size)) +
 		"nothing removed: run again with --yes to remove them\n"
@@ -161,23 +180,61 @@ func AfterDelete(ctx context.Context, out io.Writer, st carryover.Store, before 
 	return nil
 }
 
-// sizeEstimator returns a session's share of the store's live bytes, by its
-// share of the chunks: chunks are size-bounded and carry most of the bytes
-// (text, full-text index, vectors).
-func sizeEstimator(all []carryover.Session, live int64) func(carryover.Session) int64 {
-	chunks := 0
-	for _, s := range all {
-		chunks += s.Chunks
-	}
-	return func(s carryover.Session) int64 {
-		switch {
-		case chunks > 0:
-			return int64(float64(live) * float64(s.Chunks) / float64(chunks))
-		case len(all) > 0:
-			return live / int64(len(all))
+// estimator tells what removing sessions (with their subagents) frees:
+// their share of the store's live bytes by the bytes of their rows, where
+// a chunk several sessions hold is freed with the last of them. A store
+// that cannot tell its rows' bytes is estimated by chunk counts, each
+// stored chunk once.
+type estimator struct {
+	live, total int64
+	left        []int            // by footprint: the families holding it that are not removed yet
+	bytes       []int64          // by footprint
+	of          map[string][]int // by family: the footprints it holds
+}
+
+// goesWith names the candidate session whose removal removes a session.
+func newEstimator(ctx context.Context, st carryover.Store, all []carryover.Session, goesWith func(string) string, live int64) (*estimator, error) {
+	var fps []carryover.Footprint
+	if f, ok := st.(carryover.Footprinter); ok {
+		var err error
+		if fps, err = f.Footprints(ctx); err != nil {
+			return nil, fmt.Errorf("session sizes: %w", err)
 		}
+	} else {
+		for _, s := range all {
+			fps = append(fps, carryover.Footprint{Sessions: []string{s.ID}, Bytes: int64(s.Chunks - s.Shared)})
+		}
+	}
+	e := &estimator{live: live, of: map[string][]int{}}
+	for i, f := range fps {
+		var fams []string
+		for _, id := range f.Sessions {
+			if fam := goesWith(id); !slices.Contains(fams, fam) {
+				fams = append(fams, fam)
+				e.of[fam] = append(e.of[fam], i)
+			}
+		}
+		e.left = append(e.left, len(fams))
+		e.bytes = append(e.bytes, f.Bytes)
+		e.total += f.Bytes
+	}
+	return e, nil
+}
+
+// remove removes a top-level session and its subagents, and returns the
+// live bytes that frees.
+func (e *estimator) remove(id string) int64 {
+	var freed int64
+	for _, i := range e.of[id] {
+		if e.left[i]--; e.left[i] == 0 {
+			freed += e.bytes[i]
+		}
+	}
+	delete(e.of, id)
+	if e.total <= 0 {
 		return 0
 	}
+	return int64(float64(e.live) * float64(freed) / float64(e.total))
 }
 
 func addReport(t *carryover.PruneReport, r carryover.PruneReport) {

@@ -12,6 +12,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storetest"
 	"github.com/carryover-dev/carryover/termsafe"
 )
 
@@ -126,5 +127,60 @@ func TestUnarchived(t *testing.T) {
 		if err != nil || ok != want || ok && s.ID != id {
 			t.Errorf("%s: %+v, %v, %v; want ok %v", id, s, ok, err, want)
 		}
+	}
+}
+
+// TestMaxSizeSharedChunks checks that a session whose chunks a resumed
+// session shares is not counted as freeing them: removing it frees only
+// its own rows, and a size prune goes on to the session that holds them.
+func TestMaxSizeSharedChunks(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "carryover.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	// b resumes a and repeats all its 20 chunks; c is as large as a and
+	// the newest.
+	a := storetest.Batch("a", "/p", 0, 20)
+	b := storetest.Resumed(a, "b", 20, 21, 5)
+	c := storetest.Batch("c", "/p", 0, 20)
+	c.Session.Updated = b.Session.Updated.Add(time.Hour)
+	for _, x := range []carryover.Batch{a, b, c} {
+		if err := st.Apply(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := Select(ctx, st, Criteria{MaxSize: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bytes := map[string]int64{}
+	var sum int64
+	for _, s := range all.Sessions {
+		bytes[s.ID] = all.Bytes(s)
+		sum += bytes[s.ID]
+	}
+	if len(bytes) != 3 || bytes["a"]*4 > bytes["c"] {
+		t.Errorf("removing a frees about %d bytes, c %d: a's chunks are b's too, a should free far less", bytes["a"], bytes["c"])
+	}
+	free, err := st.FreeBytes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live := all.Size - free; sum < live*99/100 || sum > live {
+		t.Errorf("removing every session frees %d bytes, the store holds %d", sum, live)
+	}
+	// Three quarters of the store: a alone does not get there.
+	p, err := Select(ctx, st, Criteria{MaxSize: (all.Size - free) * 3 / 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range p.Sessions {
+		ids = append(ids, s.ID)
+	}
+	if strings.Join(ids, " ") != "a b" {
+		t.Errorf("a prune to three quarters of the store removes %v, want a and b", ids)
 	}
 }

@@ -29,7 +29,7 @@ type Report struct {
 
 	Sessions    int         `json:"sessions"`
 	Turns       int         `json:"turns"`
-	Chunks      int         `json:"chunks"`
+	Chunks      int         `json:"chunks"` // stored: a chunk several sessions share counts once
 	Compactions Compactions `json:"compactions"`
 
 	// Restores counts SessionStart injections (after a compaction, on
@@ -107,7 +107,7 @@ type SessionRow struct {
 	Started     time.Time `json:"started"`
 	Updated     time.Time `json:"updated"`
 	Turns       int       `json:"turns"`
-	Chunks      int       `json:"chunks"`
+	Chunks      int       `json:"chunks"` // held: those it shares with an older session included
 	Compactions int       `json:"compactions"`
 	// Injections and TokensInjected cover every event; Restores and
 	// Recalls split them as in Report.
@@ -158,7 +158,7 @@ func Compute(ctx context.Context, st carryover.Store, f Filter) (Report, error) 
 		rows[i].Turns += s.Turns
 		rows[i].Chunks += s.Chunks
 		rep.Turns += s.Turns
-		rep.Chunks += s.Chunks
+		rep.Chunks += s.Chunks - s.Shared
 		if s.Windows == 0 {
 			continue // no compaction: skip the query
 		}

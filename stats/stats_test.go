@@ -12,6 +12,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/sqlite"
 	"github.com/carryover-dev/carryover/stats"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 var base = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -234,5 +235,34 @@ func TestComputeSubagents(t *testing.T) {
 	}
 	if r := rep.PerSession[0]; r.ID != "a1" || r.Chunks != 7 || r.Turns != 5 || r.Compactions != 1 {
 		t.Errorf("a1's row = %+v, want its subagent's 3 chunks added to its 4", r)
+	}
+}
+
+// TestComputeSharedChunks checks that the archive's chunk total counts a
+// chunk a resumed session shares with the old one once, while each
+// session's row counts the chunks it holds.
+func TestComputeSharedChunks(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a := storetest.Batch("a", "/p", 0, 3)
+	for _, b := range []carryover.Batch{a, storetest.Resumed(a, "b", 2, 4, 100)} {
+		if err := st.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := stats.Compute(ctx, st, stats.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]int{}
+	for _, r := range rep.PerSession {
+		held[r.ID] = r.Chunks
+	}
+	if rep.Chunks != 5 || held["a"] != 3 || held["b"] != 4 {
+		t.Errorf("%d chunks, sessions hold %v; want 5 stored, a 3 and b 4", rep.Chunks, held)
 	}
 }

@@ -65,6 +65,8 @@ func Run(t *testing.T, open Open) {
 		{"SharedReingest", testSharedReingest},
 		{"ForgetMiddleOfChain", testForgetMiddleOfChain},
 		{"SharedSubagent", testSharedSubagent},
+		{"SharedCounts", testSharedCounts},
+		{"SharedFootprints", testSharedFootprints},
 		{"Forget", testForget},
 		{"ForgetRacingWriters", testForgetRacingWriters},
 		{"ConcurrentWriters", testConcurrentWriters},

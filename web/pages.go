@@ -42,7 +42,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Turns += x.Turns
 		p.Compactions += x.Windows
-		p.Chunks += x.Chunks
+		p.Chunks += x.Chunks - x.Shared // each stored chunk once
 		if x.Updated.After(p.Updated) {
 			p.Updated = x.Updated
 		}

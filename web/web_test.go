@@ -16,6 +16,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storetest"
 	"github.com/carryover-dev/carryover/web"
 )
 
@@ -349,5 +350,30 @@ func TestSessionFamily(t *testing.T) {
 		if code, body := get(t, c, ts.URL+"/session/"+ref); code != http.StatusOK || !strings.Contains(body, "Check the fixtures") {
 			t.Errorf("PARENT/agent prefix %s: %d", ref, code)
 		}
+	}
+}
+
+// TestIndexCountsSharedChunksOnce checks that a project's chunk total
+// counts a chunk a resumed session shares with the old one once.
+func TestIndexCountsSharedChunksOnce(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	a := storetest.Batch("a", "/p", 0, 3)
+	for _, b := range []carryover.Batch{a, storetest.Resumed(a, "b", 2, 4, 100)} {
+		if err := st.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts, c := serve(t, st)
+	login(t, ts, c)
+	_, body := get(t, c, ts.URL+"/")
+	// Sessions, turns, compactions, chunks.
+	row := regexp.MustCompile(`<td class="num">(\d+)</td><td class="num">(\d+)</td><td class="num">(\d+)</td><td class="num">(\d+)</td>`).FindStringSubmatch(body)
+	if row == nil || row[1] != "2" || row[4] != "5" {
+		t.Errorf("project row %q: want 2 sessions and 5 chunks\n%s", row, body)
 	}
 }
