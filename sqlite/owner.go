@@ -30,9 +30,10 @@ const sqliteMagic = "SQLite format 3\x00"
 // database (unless it looks like a store whose header was damaged, which
 // SQLite then reports as ErrCorrupt) or that another application marked as
 // its own. A missing or empty file passes: carryover may create its store
-// there. unmarked reports a SQLite database whose header does not carry
-// the marker: another application's, one made before the marker, or a new
-// store whose marker is still in its log.
+// there. unmarked reports a file whose header does not carry the marker:
+// another application's database, one made before the marker, a new store
+// whose marker is still in its log, or a store whose header is damaged (or
+// being written: only SQLite, which takes its locks, can tell).
 func checkHeader(path string) (unmarked bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -68,7 +69,7 @@ func checkHeader(path string) (unmarked bool, err error) {
 			return false, notStore(fmt.Sprintf("a SQLite database of another application (application_id %#08x)", id))
 		}
 	case fi.Size()%512 == 0:
-		return false, nil // a damaged header, maybe: SQLite will say
+		return true, nil // a damaged header, maybe: SQLite will say
 	}
 	return false, notStore("not a SQLite database", ErrCorrupt)
 }
@@ -76,16 +77,18 @@ func checkHeader(path string) (unmarked bool, err error) {
 // refuseForeign reads who made an unmarked database on a read-only
 // connection, before a read-write one opens it: closing the last
 // read-write connection to a database in WAL mode checkpoints its log
-// into the file and deletes the log, which would rewrite another
-// application's database. It returns only a refusal (ErrNotStore); any
-// other failure is the read-write open's to report.
+// into the file and deletes the log and index, which would rewrite another
+// application's database, or a damaged store's. And by name: once a
+// damaged store is moved aside (MoveAside), those are a fresh store's. It
+// returns only a refusal (ErrNotStore) or ErrCorrupt; any other failure
+// is the read-write open's to report.
 func refuseForeign(ctx context.Context, abs string, busy time.Duration, want int) error {
 	db, err := sql.Open("sqlite", dsn(abs, Options{ReadOnly: true, BusyTimeout: busy}, ""))
 	if err != nil {
 		return nil
 	}
 	defer db.Close()
-	if _, err := readOwner(ctx, db, want); errors.Is(err, ErrNotStore) {
+	if _, err := readOwner(ctx, db, want); errors.Is(err, ErrNotStore) || errors.Is(err, ErrCorrupt) {
 		return err
 	}
 	return nil
