@@ -139,6 +139,13 @@ func open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Side files this user cannot read stop SQLite before it reads a
+	// page: those of a store the header marks as carryover's (or a new
+	// one) are repaired first; an older store's, once its schema says it
+	// is carryover's (see init).
+	if !unmarked && !opt.ReadOnly {
+		repairSideFiles(abs)
+	}
 	if unmarked && !opt.ReadOnly {
 		ms, err := migrations()
 		if err != nil {
@@ -171,6 +178,8 @@ func open(ctx context.Context, path string, opt Options) (*Store, error) {
 		}
 		if unwritable != nil && !errors.Is(err, ErrNotStore) {
 			err = fmt.Errorf("%w (and it cannot be written: %w)", err, unwritable)
+		} else if side := unreadableSideFile(abs); side != nil && !errors.Is(err, ErrNotStore) {
+			err = fmt.Errorf("%w (%w; to fix: %s)", err, side, side.Fix)
 		}
 		return nil, err
 	}
