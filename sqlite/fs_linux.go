@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,4 +29,12 @@ func chmodOwn(path string, mode os.FileMode) error {
 	// fchmod refuses an O_PATH descriptor; its /proc link reaches the same
 	// file, whatever now has its name.
 	return os.Chmod("/proc/self/fd/"+strconv.Itoa(fd), mode)
+}
+
+// noSpace reports whether the file system holding dir has less than a
+// megabyte left for this user: SQLite reports some writes that found no
+// room as I/O errors (growing the -shm, for one).
+func noSpace(dir string) bool {
+	var st syscall.Statfs_t
+	return syscall.Statfs(dir, &st) == nil && st.Bavail*uint64(st.Bsize) < 1<<20
 }
