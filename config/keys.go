@@ -44,10 +44,10 @@ type keyDef struct {
 	relEnv bool
 	// record is the key the value and its source belong to ("" for name).
 	record string
+	set    func(c *Config, v any) // v: string, int, bool, time.Duration or []string by kind
 	// deprecated names the key that replaces this older one: a file that
 	// sets it still works, with a warning.
 	deprecated string
-	set    func(c *Config, v any) // v: string, int, bool, time.Duration or []string by kind
 }
 
 // keyTable lists the keys in the README's order.
