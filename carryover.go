@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -213,6 +214,15 @@ type Note struct {
 	Project   string
 	Kind      string // decision|constraint|note|state
 	Text      string
+}
+
+// Blank reports whether text has nothing to read: it is empty or holds
+// only white space and control or format characters (a bell, an escape,
+// a zero-width space). A note of it is refused as an empty one is.
+func Blank(text string) bool {
+	return strings.IndexFunc(text, func(r rune) bool {
+		return !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r)
+	}) < 0
 }
 
 // Query selects chunks for full-text search.

@@ -142,6 +142,23 @@ func TestUnknownKeyAndWrongType(t *testing.T) {
 	}
 }
 
+// TestDeprecatedKey: database, an older name of db, still sets the store,
+// recorded as db, with a warning that names db.
+func TestDeprecatedKey(t *testing.T) {
+	s := newSetup(t, "budget = 5000\ndatabase = \"/srv/old.db\"\n", "")
+	c := s.load(t)
+	if c.DB != "/srv/old.db" {
+		t.Errorf("db = %q, want the database key's", c.DB)
+	}
+	if src := c.Sources["db"]; len(src) != 1 || src[0].Line != 2 {
+		t.Errorf("db's source: %v", src)
+	}
+	want := s.userFile() + ":2: database: deprecated: an older name of db, still read; rename it db"
+	if got := problems(c); got != want {
+		t.Errorf("problems:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // TestSyntaxError: a file that is not TOML is reported at its line and
 // ignored as a whole, whatever it held (the old reader took `db = x.db`
 // as a relative path).

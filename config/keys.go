@@ -45,6 +45,9 @@ type keyDef struct {
 	// record is the key the value and its source belong to ("" for name).
 	record string
 	set    func(c *Config, v any) // v: string, int, bool, time.Duration or []string by kind
+	// deprecated names the key that replaces this older one: a file that
+	// sets it still works, with a warning.
+	deprecated string
 }
 
 // keyTable lists the keys in the README's order.
@@ -52,7 +55,7 @@ func keyTable() []keyDef {
 	setDB := func(c *Config, v any) { c.DB = v.(string) }
 	return []keyDef{
 		{name: "db", env: "CARRYOVER_DB", kind: kindPath, relEnv: true, set: setDB},
-		{name: "database", kind: kindPath, record: "db", set: setDB}, // an older name of db
+		{name: "database", kind: kindPath, record: "db", deprecated: "db", set: setDB},
 		{name: "budget", env: "CARRYOVER_BUDGET", kind: kindInt, max: maxBudget, project: true,
 			set: func(c *Config, v any) { c.Budget = v.(int) }},
 		{name: "budget_tokens", env: "CARRYOVER_BUDGET_TOKENS", kind: kindInt, max: maxBudget / 4, project: true, record: "budget",
@@ -148,6 +151,9 @@ func (l *loader) file(layer Layer, path string) {
 			l.problem(Problem{Source: src, Key: e.key, Refused: true,
 				Msg: "only your own config may set it; add the project to trusted_projects to allow it"})
 		default:
+			if k.deprecated != "" {
+				l.problem(Problem{Source: src, Key: e.key, Msg: fmt.Sprintf("deprecated: an older name of %s, still read; rename it %s", k.deprecated, k.deprecated)})
+			}
 			l.apply(k, e.val, src)
 		}
 	}

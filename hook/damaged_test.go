@@ -3,6 +3,7 @@ package hook_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"log/slog"
 	"os"
@@ -105,4 +106,78 @@ func (s *syncBuf) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
+}
+
+// TestDamagedStoreSideFilesMovedAside damages the header of a store whose
+// log and index are on disk, as a store in use has them: the hook serves
+// on a fresh store, and the damaged store's log and index are moved aside
+// beside it. It failed two ways: the index was deleted rather than moved,
+// and opening the damaged store read-write checkpointed the log into it
+// and deleted the log by name as the failed connection closed.
+func TestDamagedStoreSideFilesMovedAside(t *testing.T) {
+	e := newEnv(t)
+	var out bytes.Buffer
+	e.handler().Run(context.Background(), hook.Stop, bytes.NewReader(e.payload("Stop", nil)), &out)
+	// A write left in the log: a connection that stays open keeps it there
+	// and the index beside it; a copy of the three files is a store in use.
+	db, err := sql.Open("sqlite", e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{"PRAGMA wal_autocheckpoint = 0", "INSERT INTO meta (key, value) VALUES ('damaged-test', 1)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string][]byte{}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		b, err := os.ReadFile(e.db + suffix)
+		if err != nil || len(b) == 0 {
+			t.Fatalf("%s: %d bytes, %v", e.db+suffix, len(b), err)
+		}
+		files[suffix] = b
+	}
+	db.Close()
+	copy(files[""], "not the header of a database")
+	for suffix, b := range files {
+		if err := os.WriteFile(e.db+suffix, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	var logw syncBuf
+	h := e.handler()
+	h.Log = slog.New(slog.NewTextHandler(&logw, nil))
+	out.Reset()
+	h.Run(context.Background(), hook.SessionStart, bytes.NewReader(e.payload("SessionStart", map[string]any{"source": "compact"})), &out)
+	if out.Len() > 0 && !json.Valid(out.Bytes()) {
+		t.Fatalf("the hook wrote %q", out.Bytes())
+	}
+	moved, err := sqlite.MovedAside(e.db)
+	if err != nil || len(moved) != 1 {
+		t.Fatalf("moved aside: %v, %v\n%s", moved, err, logw.b.String())
+	}
+	// The index is SQLite's cache of the log, which a reader may rebuild:
+	// it is moved with the store, whatever it holds.
+	if _, err := os.Lstat(moved[0] + "-shm"); err != nil {
+		t.Errorf("the index was not moved with the store: %v\n%s", err, logw.b.String())
+	}
+	for _, suffix := range []string{"", "-wal"} {
+		want := files[suffix]
+		if got, err := os.ReadFile(moved[0] + suffix); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes (%v), want the damaged store's %d\n%s", moved[0]+suffix, len(got), err, len(want), logw.b.String())
+		}
+	}
+	st, err := sqlite.Open(context.Background(), e.db, sqlite.Options{})
+	if err != nil {
+		t.Fatalf("the fresh store: %v\n%s", err, logw.b.String())
+	}
+	defer st.Close()
+	if _, err := st.Check(context.Background()); err != nil {
+		t.Errorf("the fresh store: %v", err)
+	}
+	if _, err := st.Session(context.Background(), demoID); err != nil {
+		t.Errorf("the session is not in the fresh store: %v\n%s", err, logw.b.String())
+	}
 }

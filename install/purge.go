@@ -86,7 +86,7 @@ func (a Archive) list(ctx context.Context) (*purgeList, error) {
 	}
 	for _, m := range moved {
 		if movedAsideName().MatchString(m) {
-			p.files = append(p.files, existing(m, m+"-wal")...)
+			p.files = append(p.files, existing(m, m+"-wal", m+"-shm")...)
 		}
 	}
 	dir := spool.Dir(db)

@@ -173,8 +173,8 @@ func (s *server) state(ctx context.Context, in stateIn) (string, error) {
 // returns its id, the session's and the number of secrets masked.
 func (s *server) addNote(ctx context.Context, kind, text string) (int64, string, int, error) {
 	text = strings.TrimSpace(text)
-	if text == "" {
-		return 0, "", 0, errors.New("text is empty")
+	if carryover.Blank(text) {
+		return 0, "", 0, errors.New("text is empty or only control characters")
 	}
 	if len(text) > maxNoteText {
 		return 0, "", 0, fmt.Errorf("text is %d characters: keep it under %d (a restore shows %d of a note, %d of the state)", len(text), maxNoteText, shownNote, shownState)

@@ -454,6 +454,8 @@ func TestBadArguments(t *testing.T) {
 		{"sessions", map[string]any{"limit": 1000}, "out of range"},
 		{"sessions", map[string]any{"project": "relative/dir"}, "absolute"},
 		{"remember", map[string]any{"text": ""}, "text is empty"},
+		{"remember", map[string]any{"text": "\x07\x1b \u200b\r\n"}, "only control characters"},
+		{"state", map[string]any{"text": "\x00\x7f"}, "only control characters"},
 		{"remember", map[string]any{"text": "x", "kind": "wish"}, "want decision, constraint or note"},
 		{"remember", map[string]any{"text": "x", "kind": "state"}, "use the state tool"},
 		{"remember", map[string]any{"text": strings.Repeat("x", 2001)}, "keep it under 2000"},

@@ -13,6 +13,12 @@ func writable(path string) bool {
 	return err == nil && fi.Mode().Perm()&0o200 != 0
 }
 
+// readable reports whether path's mode lets its owner read it.
+func readable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().Perm()&0o400 != 0
+}
+
 func ownedByMe(fs.FileInfo) bool { return true }
 
 func ownerNote(fs.FileInfo) string { return "" }

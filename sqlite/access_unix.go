@@ -16,6 +16,13 @@ func writable(path string) bool {
 	return syscall.Access(path, wOK) == nil
 }
 
+// readable reports whether this process may read path, by the kernel's
+// own check.
+func readable(path string) bool {
+	const rOK = 4 // R_OK
+	return syscall.Access(path, rOK) == nil
+}
+
 // ownedByMe reports whether this process's user owns the file.
 func ownedByMe(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)

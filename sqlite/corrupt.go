@@ -17,11 +17,11 @@ import (
 // carryover.db.corrupt-20261122T101500.
 const corruptSuffix = ".corrupt-"
 
-// MoveAside renames the store file at path, with its write-ahead log, to
-// path.corrupt-<UTC time> so that a fresh store can be created in its
-// place; the shared-memory index, which SQLite rebuilds from the log, is
-// removed. Nothing is deleted: the moved files can still be inspected or
-// salvaged. It returns the new path of the store file.
+// MoveAside renames the store file at path, with its write-ahead log and
+// shared-memory index, to path.corrupt-<UTC time> (and its -wal and -shm)
+// so that a fresh store can be created in its place. Nothing is deleted:
+// the moved files can still be inspected or salvaged. It returns the new
+// path of the store file.
 //
 // A file that does not look like a SQLite database at all (no SQLite header
 // and a size that is not a whole number of pages) is not a damaged store
@@ -40,18 +40,38 @@ func MoveAside(path string, now time.Time) (string, error) {
 		}
 		dst = fmt.Sprintf("%s-%d", base, i)
 	}
-	if err := os.Rename(path, dst); err != nil {
-		return "", fmt.Errorf("move damaged store aside: %w", err)
-	}
 	// The log holds committed transactions of the old file: it goes with
-	// it, or SQLite would replay it into the fresh store.
-	if err := os.Rename(path+"-wal", dst+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return dst, fmt.Errorf("move damaged store's log aside: %w", err)
+	// it, or SQLite would replay it into the fresh store. The side files go
+	// first and nothing is removed by name: once the store file has moved,
+	// a process opening the path may create a fresh store there, and these
+	// names would be its log and index.
+	var moved []string
+	for _, side := range []string{"-wal", "-shm"} {
+		err := os.Rename(path+side, dst+side)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", errors.Join(fmt.Errorf("move damaged store's %s aside: %w", side, err), putBack(path, dst, moved))
+		}
+		moved = append(moved, side)
 	}
-	if err := os.Remove(path + "-shm"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return dst, fmt.Errorf("remove damaged store's index: %w", err)
+	if err := os.Rename(path, dst); err != nil {
+		return "", errors.Join(fmt.Errorf("move damaged store aside: %w", err), putBack(path, dst, moved))
 	}
 	return dst, nil
+}
+
+// putBack returns the side files MoveAside moved to dst when the store
+// file could not follow them: the store is left as it was found.
+func putBack(path, dst string, sides []string) error {
+	var errs []error
+	for _, side := range sides {
+		if err := os.Rename(dst+side, path+side); err != nil {
+			errs = append(errs, fmt.Errorf("put the store's %s back: %w", side, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // MoveAsideOnce moves the damaged store at path aside as MoveAside does,

@@ -5,3 +5,6 @@ const MaxCandidates = maxCandidates
 
 // ItemGroupsEach exposes ItemGroups' fallback, a query per group.
 var ItemGroupsEach = (*Store).itemGroupsEach
+
+// DiskFull exposes how Open recognises a full disk.
+var DiskFull = diskFull

@@ -30,9 +30,10 @@ const sqliteMagic = "SQLite format 3\x00"
 // database (unless it looks like a store whose header was damaged, which
 // SQLite then reports as ErrCorrupt) or that another application marked as
 // its own. A missing or empty file passes: carryover may create its store
-// there. unmarked reports a SQLite database whose header does not carry
-// the marker: another application's, one made before the marker, or a new
-// store whose marker is still in its log.
+// there. unmarked reports a file whose header does not carry the marker:
+// another application's database, one made before the marker, a new store
+// whose marker is still in its log, or a store whose header is damaged (or
+// being written: only SQLite, which takes its locks, can tell).
 func checkHeader(path string) (unmarked bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -68,7 +69,7 @@ func checkHeader(path string) (unmarked bool, err error) {
 			return false, notStore(fmt.Sprintf("a SQLite database of another application (application_id %#08x)", id))
 		}
 	case fi.Size()%512 == 0:
-		return false, nil // a damaged header, maybe: SQLite will say
+		return true, nil // a damaged header, maybe: SQLite will say
 	}
 	return false, notStore("not a SQLite database", ErrCorrupt)
 }
@@ -76,16 +77,18 @@ func checkHeader(path string) (unmarked bool, err error) {
 // refuseForeign reads who made an unmarked database on a read-only
 // connection, before a read-write one opens it: closing the last
 // read-write connection to a database in WAL mode checkpoints its log
-// into the file and deletes the log, which would rewrite another
-// application's database. It returns only a refusal (ErrNotStore); any
-// other failure is the read-write open's to report.
+// into the file and deletes the log and index, which would rewrite another
+// application's database, or a damaged store's. And by name: once a
+// damaged store is moved aside (MoveAside), those are a fresh store's. It
+// returns only a refusal (ErrNotStore) or ErrCorrupt; any other failure
+// is the read-write open's to report.
 func refuseForeign(ctx context.Context, abs string, busy time.Duration, want int) error {
 	db, err := sql.Open("sqlite", dsn(abs, Options{ReadOnly: true, BusyTimeout: busy}, ""))
 	if err != nil {
 		return nil
 	}
 	defer db.Close()
-	if _, err := readOwner(ctx, db, want); errors.Is(err, ErrNotStore) {
+	if _, err := readOwner(ctx, db, want); errors.Is(err, ErrNotStore) || errors.Is(err, ErrCorrupt) {
 		return err
 	}
 	return nil
@@ -241,8 +244,9 @@ func (e *NotWritableError) Error() string { return e.Path + ": " + e.Reason }
 
 // CheckWrite reports why this process could not write the store at path
 // (a *NotWritableError), or nil when it can, or when Open will repair what
-// is in the way: a read-only -wal or -shm this user owns beside a carryover
-// store. A missing store is writable when its directory is.
+// is in the way: a -wal or -shm this user owns but cannot read or write
+// beside a carryover store. A missing store is writable when its
+// directory is.
 func CheckWrite(path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -268,10 +272,14 @@ func CheckWrite(path string) error {
 	}
 	for _, side := range []string{abs + "-wal", abs + "-shm"} {
 		fi, err := os.Lstat(side)
-		if err != nil || !fi.Mode().IsRegular() || writable(side) || ownedByMe(fi) {
+		if err != nil || !fi.Mode().IsRegular() || writable(side) && readable(side) || ownedByMe(fi) {
 			continue
 		}
-		e := &NotWritableError{Path: side, Reason: fmt.Sprintf("a read-only file beside the store (mode %04o%s): nothing can be written to the store", fi.Mode().Perm(), ownerNote(fi))}
+		what := "a read-only file"
+		if !readable(side) {
+			what = "a file this user cannot read"
+		}
+		e := &NotWritableError{Path: side, Reason: fmt.Sprintf("%s beside the store (mode %04o%s): nothing can be written to the store", what, fi.Mode().Perm(), ownerNote(fi))}
 		switch {
 		case strings.HasSuffix(side, "-shm"):
 			// SQLite rebuilds the index from the store and its log.
@@ -286,6 +294,26 @@ func CheckWrite(path string) error {
 	return nil
 }
 
+// unreadableSideFile names the store's -wal or -shm that this process
+// cannot read, which SQLite cannot open the store without, or returns nil.
+// Open repairs this user's before SQLite reads a carryover store, but not
+// while the store's marker is still in its log (it may not be carryover's).
+func unreadableSideFile(abs string) *NotWritableError {
+	for _, side := range []string{abs + "-wal", abs + "-shm"} {
+		fi, err := os.Lstat(side)
+		if err != nil || !fi.Mode().IsRegular() || readable(side) {
+			continue
+		}
+		e := &NotWritableError{Path: side, Reason: fmt.Sprintf("a file this user cannot read beside the store (mode %04o%s)", fi.Mode().Perm(), ownerNote(fi)),
+			Fix: "chmod u+rw " + shellQuote(side)}
+		if !ownedByMe(fi) {
+			e.Fix = "ask its owner: sudo chown \"$(id -un)\" " + shellQuote(side)
+		}
+		return e
+	}
+	return nil
+}
+
 // fixMode is the command that lets this user write the file.
 func fixMode(path string, fi fs.FileInfo) string {
 	if ownedByMe(fi) {
@@ -294,19 +322,21 @@ func fixMode(path string, fi fs.FileInfo) string {
 	return "ask its owner, or copy it: cp " + shellQuote(path) + " ~/carryover.db and use --db ~/carryover.db"
 }
 
-// repairSideFiles makes the store's -wal and -shm writable again when this
-// user owns them but they are read-only (left by a process that opened a
-// read-only store, or changed by hand): SQLite would otherwise keep the
-// store read-only for good. Only called once the store is known to be
-// carryover's. It reports whether it changed anything.
+// repairSideFiles gives the store's -wal and -shm back their mode 0600
+// when this user owns them but cannot write them (left by a process that
+// opened a read-only store, or changed by hand), or cannot even read them
+// (mode 0000): SQLite would otherwise keep the store read-only for good,
+// or not open it at all. Another user's files and symbolic links are left
+// alone. Only called once the store is known to be carryover's (its
+// header's marker, or its schema). It reports whether it changed anything.
 func repairSideFiles(abs string) bool {
 	repaired := false
 	for _, side := range []string{abs + "-wal", abs + "-shm"} {
 		fi, err := os.Lstat(side)
-		if err != nil || !fi.Mode().IsRegular() || writable(side) || !ownedByMe(fi) {
+		if err != nil || !fi.Mode().IsRegular() || writable(side) && readable(side) || !ownedByMe(fi) {
 			continue
 		}
-		if os.Chmod(side, 0o600) == nil {
+		if chmodOwn(side, 0o600) == nil {
 			repaired = true
 		}
 	}

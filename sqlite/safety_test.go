@@ -162,7 +162,7 @@ func checkpoint(t *testing.T, path string) {
 	}
 }
 
-// TestMoveAside: the damaged file and its log move to a timestamped name,
+// TestMoveAside: the damaged file, its log and index move to a timestamped name,
 // byte for byte; a fresh store opens in their place; a second move in the
 // same second gets its own name; MovedAside lists both.
 func TestMoveAside(t *testing.T) {
@@ -186,6 +186,9 @@ func TestMoveAside(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(moved + "-wal"); string(got) != "log" {
 		t.Fatal("log not moved with the file")
+	}
+	if got, _ := os.ReadFile(moved + "-shm"); string(got) != "index" {
+		t.Fatal("index not moved with the file")
 	}
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
 		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {

@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/carryover-dev/carryover"
@@ -103,6 +104,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	s, err := open(ctx, path, opt)
 	if err != nil {
+		err = diskFull(path, err)
 		if strings.ContainsRune(path, 0) || len(path) > MaxPathLen {
 			return nil, fmt.Errorf("open store: %w", err) // not a path to print
 		}
@@ -139,6 +141,13 @@ func open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Side files this user cannot read stop SQLite before it reads a
+	// page: those of a store the header marks as carryover's (or a new
+	// one) are repaired first; an older store's, once its schema says it
+	// is carryover's (see init).
+	if !unmarked && !opt.ReadOnly {
+		repairSideFiles(abs)
+	}
 	if unmarked && !opt.ReadOnly {
 		ms, err := migrations()
 		if err != nil {
@@ -171,6 +180,8 @@ func open(ctx context.Context, path string, opt Options) (*Store, error) {
 		}
 		if unwritable != nil && !errors.Is(err, ErrNotStore) {
 			err = fmt.Errorf("%w (and it cannot be written: %w)", err, unwritable)
+		} else if side := unreadableSideFile(abs); side != nil && !errors.Is(err, ErrNotStore) {
+			err = fmt.Errorf("%w (%w; to fix: %s)", err, side, side.Fix)
 		}
 		return nil, err
 	}
@@ -470,12 +481,13 @@ func (s *Store) migrateWith(ctx context.Context, ms []migration, useSchema bool)
 
 // ErrFull means the store's file system (or a size limit) left no room
 // for a write; the transaction was rolled back and nothing stored is lost.
-var ErrFull = errors.New("no space left for the store")
+var ErrFull = errors.New("no space left on the disk holding the store")
 
-// SQLite primary result codes: the file is locked, damaged or foreign, or
-// the disk full.
+// SQLite primary result codes: the file is locked, damaged or foreign, an
+// I/O error, or the disk full.
 const (
 	codeBusy    = 5  // SQLITE_BUSY
+	codeIOErr   = 10 // SQLITE_IOERR
 	codeCorrupt = 11 // SQLITE_CORRUPT
 	codeFull    = 13 // SQLITE_FULL
 	codeNotADB  = 26 // SQLITE_NOTADB
@@ -496,6 +508,21 @@ func wrapErr(op string, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %w", op, err)
+}
+
+// diskFull marks err with ErrFull when it is the OS's "no space left"
+// (making the store's folder or file) or an I/O error of SQLite's while
+// the file system holding the store at path has no room left: SQLite
+// reports a -shm it could not grow as an I/O error.
+func diskFull(path string, err error) error {
+	if errors.Is(err, ErrFull) {
+		return err
+	}
+	code, ok := primaryCode(err)
+	if errors.Is(err, syscall.ENOSPC) || ok && code == codeIOErr && noSpace(filepath.Dir(path)) {
+		return fmt.Errorf("%w: %w", ErrFull, err)
+	}
+	return err
 }
 
 // IsBusy reports whether err is SQLite's "database is locked": another

@@ -14,7 +14,7 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 	fl := a.newFlags("export")
 	project := fl.String("project", "", "only sessions of this project: its directory, or any path inside it (\".\" for the current one)")
 	session := fl.String("session", "", "only this session, with its subagents (id or unique prefix)")
-	output := fl.String("o", "", "write to FILE (default: standard output)")
+	output := fl.String("o", "", "write the export to this file (default: standard output)")
 	pos, err := parseInterspersed(fl, args)
 	if err != nil {
 		return err

@@ -115,3 +115,32 @@ func TestErrorsShowControlsEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpFlagText: no flag's help shows a sentinel default ("show --turn"
+// said "(default -1)"), and none names a placeholder other than the one
+// its value is shown with ("export -o PATH" said "write to FILE").
+func TestHelpFlagText(t *testing.T) {
+	env := map[string]string{"HOME": t.TempDir()}
+	placeholders := map[string]bool{"FILE": true, "PATH": true, "DIR": true, "ID": true, "CMD": true, "N": true, "DURATION": true}
+	for _, h := range commandHelp() {
+		out, _, _ := runCLI(t, env, "", "help", h.Name)
+		for _, line := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(line, "  -") {
+				continue
+			}
+			if strings.Contains(line, "(default -") {
+				t.Errorf("help %s: a negative default says nothing: %q", h.Name, line)
+			}
+			f := strings.Fields(line)
+			own := ""
+			if len(f) > 1 && placeholders[f[1]] {
+				own = f[1]
+			}
+			for _, w := range f[1:] {
+				if w = strings.Trim(w, ".,:;()"); placeholders[w] && w != own {
+					t.Errorf("help %s: %s shows its value as %q but its text says %s: %q", h.Name, f[0], own, w, line)
+				}
+			}
+		}
+	}
+}

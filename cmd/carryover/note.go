@@ -44,8 +44,8 @@ func (a *app) cmdNote(ctx context.Context, args []string, state bool) error {
 		text = string(data)
 	}
 	text = strings.TrimSpace(text)
-	if text == "" {
-		return usageErr{fmt.Sprintf("%s: give the text (or - to read it from stdin)", name)}
+	if carryover.Blank(text) {
+		return usageErr{fmt.Sprintf("%s: the text is empty or only control characters: give the text (or - to read it from stdin)", name)}
 	}
 	if len(text) > maxNoteBytes {
 		return usageErr{fmt.Sprintf("%s: the text is longer than %d characters; keep it short (a restore shows 200 characters of a note, 600 of the state)", name, maxNoteBytes)}

@@ -142,7 +142,7 @@ func TestPurgeDeletesOnlyCarryover(t *testing.T) {
 	}
 	moved := h.db + ".corrupt-20260101T101500"
 	keep := []string{h.db + ".bak", h.db + ".corrupt-notes", filepath.Join(filepath.Dir(h.db), "other.db")}
-	for _, p := range append([]string{moved, moved + "-wal"}, keep...) {
+	for _, p := range append([]string{moved, moved + "-wal", moved + "-shm"}, keep...) {
 		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +168,7 @@ func TestPurgeDeletesOnlyCarryover(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("uninstall --purge: exit %d\n%s%s", code, out, errOut)
 	}
-	for _, p := range []string{h.db, moved, moved + "-wal", spool.Dir(h.db), hook.RecallIndexDir(h.db), h.env["CARRYOVER_LOG"]} {
+	for _, p := range []string{h.db, moved, moved + "-wal", moved + "-shm", spool.Dir(h.db), hook.RecallIndexDir(h.db), h.env["CARRYOVER_LOG"]} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s not deleted", p)
 		}

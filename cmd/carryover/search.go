@@ -186,7 +186,7 @@ func (a *app) cmdSessions(ctx context.Context, args []string) error {
 
 func (a *app) cmdShow(ctx context.Context, args []string) error {
 	fl := a.newFlags("show")
-	turn := fl.Int("turn", -1, "only this turn")
+	turn := fl.Int("turn", -1, "only this turn (default: the whole session)")
 	raw := fl.Bool("raw", false, "print the transcript's lines as archived (JSON Lines, secrets masked; escaped on a terminal)")
 	lineRange := fl.String("lines", "", "only these transcript lines: A-B, A- or A")
 	pos, err := parseInterspersed(fl, args)

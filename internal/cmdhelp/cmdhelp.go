@@ -108,8 +108,10 @@ func Write(w io.Writer, cmds []Command, program, name string, fs *flag.FlagSet) 
 				left += " " + valueName(f.Name, v)
 			}
 			text := f.Usage
-			// --db's default is whatever the global --db said.
-			if !zeroDefault(f.DefValue) && f.Name != "db" {
+			// --db's default is whatever the global --db said; a usage that
+			// says what the default means (a -1 that stands for "all") is
+			// not followed by the bare value.
+			if !zeroDefault(f.DefValue) && f.Name != "db" && !strings.Contains(text, "(default") {
 				text += fmt.Sprintf(" (default %s)", f.DefValue)
 			}
 			fmt.Fprintf(w, "  %-22s %s\n", left, wrap(text, 54, strings.Repeat(" ", 25)))

@@ -40,6 +40,7 @@ func TestParseAndWrite(t *testing.T) {
 	fs.Int("limit", 20, "at most this many")
 	fs.Bool("json", false, "print JSON")
 	fs.String("project", "", "only this project")
+	fs.Int("turn", -1, "only this turn (default: every turn)")
 	var b bytes.Buffer
 	Write(&b, cmds, "prog", "get", fs)
 	want := `Usage: prog get [flags] CHUNK...
@@ -50,6 +51,7 @@ Flags:
   --json                 print JSON
   --limit N              at most this many (default 20)
   --project DIR          only this project
+  --turn N               only this turn (default: every turn)
 
 Examples:
   prog get 12
