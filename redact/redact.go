@@ -191,7 +191,6 @@ func (r *Redactor) redactBudget(s string, c *Carry, field string, budget int) (s
 		sc.reset(s)
 		if pass == 0 && c != nil {
 			sc.continuePEM(c)
-			sc.continueToken(c, field)
 		}
 		for _, w := range windows {
 			sc.restart()
@@ -207,6 +206,7 @@ func (r *Redactor) redactBudget(s string, c *Carry, field string, budget int) (s
 			if sc.openPEM != "" {
 				c.PEM, c.Left = sc.openPEM, carryTexts
 			}
+			sc.continueToken(c, field)
 			sc.noteCut(c, field)
 		}
 		if len(sc.spans) == 0 {
@@ -411,17 +411,22 @@ const hexDigits = "0123456789abcdef"
 type Carry struct {
 	PEM  string `json:"pem,omitempty"`  // the open block's kind; "" when none
 	Left int    `json:"left,omitempty"` // further texts that may still continue it
-	// Token is the kind of the secret a text ended with ("" when none);
-	// Fields, where the texts that ended with it were (their JSON keys,
-	// "" for plain texts); TokenLeft, how many more texts of those fields
-	// may come before its tail.
-	Token     string   `json:"token,omitempty"`
-	Fields    []string `json:"fields,omitempty"`
-	TokenLeft int      `json:"token_left,omitempty"`
+	// Tails are the secrets texts ended with, whose tails later texts of
+	// the same fields may start with.
+	Tails []Tail `json:"tails,omitempty"`
+}
+
+// Tail is a secret that ran to the end of a text: its kind, where the
+// text was (its JSON key, "" for a plain text), and how many more texts
+// of that field may come before the one its tail starts.
+type Tail struct {
+	Field string `json:"field"`
+	Kind  string `json:"kind"`
+	Left  int    `json:"left"`
 }
 
 // IsZero reports whether c carries nothing.
-func (c Carry) IsZero() bool { return c.PEM == "" && c.Token == "" }
+func (c Carry) IsZero() bool { return c.PEM == "" && len(c.Tails) == 0 }
 
 // carryTexts is how many texts (of 16 bytes or more) after the one that
 // left a key open may continue it: enough for the tool call, the

@@ -20,12 +20,15 @@ import (
 var csTail = newCharset("a-zA-Z0-9_.+/=-")
 
 // tailTexts is how many texts of a noted field may come before the one
-// that starts with the tail: the assistant's words, another tool's output.
-const tailTexts = 16
+// that starts with the tail: the assistant's words and thoughts, the
+// outputs of tools run alongside. Few: in a field of tool outputs, the
+// next one that starts with random characters (a commit's hash) is taken
+// for the tail.
+const tailTexts = 8
 
 // maxFields bounds the fields a Carry notes; maxFieldLen a field's name.
 const (
-	maxFields   = 4
+	maxFields   = 8
 	maxFieldLen = 32
 )
 
@@ -38,31 +41,38 @@ const keyField = "\x00key"
 const cutBody = 8
 
 // continueToken masks the start of the text when it continues a token an
-// earlier text of the field ended with, and updates c.
+// earlier text of the field ended with, and updates c. It runs after the
+// detectors: the tail ends where a secret they found starts (a field that
+// holds the same secret in every line, a branch name, is not a tail).
 func (sc *scan) continueToken(c *Carry, field string) {
-	if c.Token == "" || sc.s == "" || field == keyField || !slices.Contains(c.Fields, field) {
+	if len(c.Tails) == 0 || sc.s == "" || field == keyField {
+		return
+	}
+	at := slices.IndexFunc(c.Tails, func(t Tail) bool { return t.Field == field })
+	if at < 0 {
 		return
 	}
 	e := sc.run(0, csTail, maxToken)
-	if !tailLike(sc.s[:e], c.Token) {
-		if c.TokenLeft--; c.TokenLeft <= 0 {
-			c.Token, c.Fields, c.TokenLeft = "", nil, 0
-		}
-		return
+	for _, sp := range sc.spans {
+		e = min(e, sp.start)
 	}
-	sc.emit(span{start: 0, end: e, kind: c.Token, prio: prioShape})
-	// The field's tail is found: what starts its later texts is not (a
-	// tail that runs to the end of this text is noted again after).
 	// A new slice: a Carry returned earlier shares the old one.
-	fs := make([]string, 0, len(c.Fields))
-	for _, f := range c.Fields {
-		if f != field {
-			fs = append(fs, f)
-		}
+	tails := slices.Clone(c.Tails)
+	t := &tails[at]
+	if tailLike(sc.s[:e], t.Kind) {
+		sc.emit(span{start: 0, end: e, kind: t.Kind, prio: prioShape})
+		// The field's tail is found: what starts its later texts is not
+		// (a tail that runs to the end of this text is noted again).
+		t.Left = 0
+	} else {
+		t.Left--
 	}
-	c.Fields = fs
-	if len(fs) == 0 {
-		c.Token, c.Fields, c.TokenLeft = "", nil, 0
+	if t.Left <= 0 {
+		tails = slices.Delete(tails, at, at+1)
+	}
+	c.Tails = tails
+	if len(tails) == 0 {
+		c.Tails = nil
 	}
 }
 
@@ -70,19 +80,23 @@ func (sc *scan) continueToken(c *Carry, field string) {
 // (a whole private key ends with its END line: no tail follows it).
 func (sc *scan) noteCut(c *Carry, field string) {
 	n := len(sc.s)
-	if field == keyField || !fieldName(field) || n == 0 || strings.HasSuffix(sc.s, "-----") {
-		return
-	}
 	for _, sp := range sc.spans {
 		if sp.end != n {
 			continue
 		}
-		c.Token, c.TokenLeft = sp.kind, tailTexts
-		if !slices.Contains(c.Fields, field) {
-			fs := make([]string, 0, maxFields)
-			fs = append(fs, c.Fields[max(0, len(c.Fields)-maxFields+1):]...)
-			c.Fields = append(fs, strings.Clone(field))
+		if field == keyField || !fieldName(field) || strings.HasSuffix(sc.s, "-----") {
+			return
 		}
+		// The field goes last; the one noted longest ago goes when there
+		// are too many. A new slice: a Carry returned earlier shares the
+		// old one.
+		ts := make([]Tail, 0, maxFields)
+		for _, t := range c.Tails {
+			if t.Field != field {
+				ts = append(ts, t)
+			}
+		}
+		c.Tails = append(ts[max(0, len(ts)-maxFields+1):], Tail{Field: strings.Clone(field), Kind: sp.kind, Left: tailTexts})
 		return
 	}
 }

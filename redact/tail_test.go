@@ -80,7 +80,16 @@ func TestStreamTokenTail(t *testing.T) {
 			for _, cut := range cuts(c) {
 				for _, carry := range []bool{false, true} {
 					n++
-					all := strings.Join(mask(t, r, tailTexts(c.token, cut), carry), "\n")
+					outs := mask(t, r, tailTexts(c.token, cut), carry)
+					all := strings.Join(outs, "\n")
+					// Both parts get the same label.
+					at := strings.LastIndex(outs[0], "[REDACTED:")
+					if at < 0 {
+						t.Fatalf("%s cut at %d: first part not masked: %q", c.name, cut, outs[0])
+					}
+					if label := outs[0][at:]; !strings.HasPrefix(outs[4], label) {
+						t.Errorf("%s cut at %d: first part %s, second %q", c.name, cut, label, outs[4])
+					}
 					for _, f := range fragments(c) {
 						if strings.Contains(all, f) {
 							t.Fatalf("%s cut at %d (carry %v): %q left in\n%s", c.name, cut, carry, f, all)
