@@ -78,8 +78,9 @@ type importer struct {
 	header Header
 	// rawStream masks the current session's raw lines in order: a private
 	// key cut across transcript lines is masked in every part, as ingest
-	// masks it.
-	rawStream *redact.Stream
+	// masks it. stream does the same for its chunk, item and compaction
+	// records (a key or a token cut across chunks).
+	rawStream, stream *redact.Stream
 	// The session being read and what of it is not yet applied.
 	batch    carryover.Batch
 	open     bool
@@ -193,10 +194,13 @@ func (im *importer) record(ctx context.Context, line int, data []byte) error {
 		return nil
 	}
 	if head.Type == "session" || im.rawStream == nil {
-		im.rawStream = im.r.Stream(redact.Carry{})
+		im.rawStream, im.stream = im.r.Stream(redact.Carry{}), im.r.Stream(redact.Carry{})
 	}
-	if head.Type != "raw" {
-		// A raw record is masked as the transcript line it holds.
+	switch head.Type {
+	case "raw": // masked as the transcript line it holds
+	case "chunk", "item", "compaction":
+		data, _ = im.stream.RedactJSON(data)
+	default:
 		data, _ = im.r.RedactJSON(data)
 	}
 	switch head.Type {

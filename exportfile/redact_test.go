@@ -3,12 +3,16 @@ package exportfile_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/exportfile"
 	"github.com/carryover-dev/carryover/redact"
+	"github.com/carryover-dev/carryover/sqlite"
 )
 
 // TestImportMasksAcrossRecords imports a file written by no carryover
@@ -80,5 +84,125 @@ func TestImportMasksAcrossRecords(t *testing.T) {
 	}
 	if n := strings.Count(all, "[REDACTED:private-key]"); n < len(parts) {
 		t.Errorf("%d key parts masked, want %d:\n%s", n, len(parts), all)
+	}
+}
+
+// TestImportMasksAcrossChunks imports a crafted file (not redacted) whose
+// chunk records cut a private key in three (the middle record with
+// neither its BEGIN nor its END line), whose items and compaction do the
+// same, and whose chunks cut a token in two: nothing of either is stored,
+// in chunks, items, compactions, the session row or the full-text index.
+// Each record was masked on its own: the middle lines stayed.
+func TestImportMasksAcrossChunks(t *testing.T) {
+	key := []string{"-----BEGIN RSA PRIVATE KEY-----"}
+	for k := range 9 {
+		var b strings.Builder
+		for c := range 64 {
+			b.WriteByte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[(k*11+c*7+c*c)%64])
+		}
+		key = append(key, b.String())
+	}
+	key = append(key, "-----END RSA PRIVATE KEY-----")
+	parts := []string{"$ cat deploy_key\n" + strings.Join(key[:4], "\n"), strings.Join(key[4:7], "\n"), strings.Join(key[7:], "\n") + "\n$ echo done"}
+	token := "sk-ant-api03-" + strings.Repeat("Zq8xW3rT5yU7-_pL", 6) + "AA"
+	cut := len(token) / 2
+	texts := append(parts, "deploy with value "+token[:cut], token[cut:]+"\nregion us-east-1")
+	const ts = "2026-11-20T10:00:00Z"
+	recs := []any{
+		map[string]any{"type": "header", "format": exportfile.Format, "version": exportfile.Version, "created": ts, "carryover": "other", "redacted": false},
+		map[string]any{"type": "session", "id": demoID, "project": "/home/dev/proj", "title": "deploy", "started": ts, "updated": ts, "turns": 5},
+	}
+	for k, text := range texts {
+		recs = append(recs, map[string]any{"type": "chunk", "id": k + 1, "session": demoID, "seq": k, "turn": k, "window": 0,
+			"first_line": 2*k + 1, "last_line": 2*k + 2, "start": ts, "end": ts, "prompt": "deploy the service",
+			"summary": "step " + string(rune('a'+k)), "text": text, "hash": strings.Repeat(string(rune('a'+k)), 64)})
+	}
+	for k, text := range parts {
+		recs = append(recs, map[string]any{"type": "item", "id": k + 1, "session": demoID, "chunk_seq": k, "kind": "command",
+			"text": text, "key": "key-part-" + string(rune('a'+k)), "turn": k, "window": 0, "line": 2*k + 2, "time": ts, "weight": 1, "count": 1})
+	}
+	for k, text := range parts {
+		recs = append(recs, map[string]any{"type": "compaction", "session": demoID, "window": k + 1, "trigger": "auto",
+			"pre_tokens": 1000, "post_tokens": 100, "line": 20 + k, "time": ts, "summary": text})
+	}
+	var in strings.Builder
+	for _, r := range recs {
+		b, _ := json.Marshal(r)
+		in.Write(b)
+		in.WriteByte('\n')
+	}
+	ctx := context.Background()
+	dbPath := filepath.Join(t.TempDir(), "import.db")
+	st, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rep, err := exportfile.Read(ctx, strings.NewReader(in.String()), st, exportfile.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Read.Chunks != len(texts) || rep.Read.Items != len(parts) || rep.Read.Compactions != len(parts) {
+		t.Fatalf("read %+v", rep.Read)
+	}
+	var stored strings.Builder
+	add := func(v any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(v)
+		stored.Write(b)
+	}
+	add(st.Session(ctx, demoID))
+	add(st.Chunks(ctx, carryover.ChunkFilter{SessionID: demoID, Turn: -1}))
+	add(st.Items(ctx, carryover.ItemFilter{SessionID: demoID}))
+	add(st.Compactions(ctx, demoID))
+	probes := append(key[1:len(key)-1], token[13:cut], token[cut:cut+24])
+	for _, p := range probes {
+		add(st.Search(ctx, carryover.Query{Text: p, Limit: 5}))
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(dbPath + "*")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored.Write(data)
+	}
+	all := stored.String()
+	for _, p := range probes {
+		if strings.Contains(all, p) {
+			t.Errorf("%q stored", p)
+		}
+	}
+	for _, keep := range []string{"$ cat deploy_key", "$ echo done", "region us-east-1"} {
+		if !strings.Contains(all, keep) {
+			t.Errorf("%q lost", keep)
+		}
+	}
+}
+
+// TestExportMasksSessionMeta: a session archived before its directory and
+// branch were masked on the way in is exported with them masked, as its
+// texts are.
+func TestExportMasksSessionMeta(t *testing.T) {
+	ctx := context.Background()
+	gh := "ghp_" + strings.Repeat("Zx9Qw", 7) + "A"
+	st := open(t, "old")
+	s := carryover.Session{ID: demoID, Project: "/home/dev/proj", Cwd: "/home/dev/proj/" + gh, Branch: "fix/" + gh, Version: "2.1.0-" + gh, Title: "deploy"}
+	if err := st.Apply(ctx, carryover.Batch{Session: s, State: carryover.IngestState{SessionID: demoID}}); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	n, err := exportfile.Write(ctx, &out, st, exportfile.WriteOptions{Sessions: []carryover.Session{s}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), gh[4:12]) || n.Masked["github-pat"] != 3 {
+		t.Errorf("masked %v:\n%s", n.Masked, out.String())
 	}
 }

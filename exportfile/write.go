@@ -97,8 +97,8 @@ func (e *writer) reds(ss []string) []string {
 }
 
 func (e *writer) session(ctx context.Context, s carryover.Session) error {
-	rec := SessionRecord{Type: "session", ID: s.ID, Parent: s.Parent, Project: s.Project, Cwd: s.Cwd, Branch: s.Branch, TranscriptPath: s.TranscriptPath,
-		Version: s.Version, Title: e.red(s.Title), Started: s.Started, Updated: s.Updated, Windows: s.Windows,
+	rec := SessionRecord{Type: "session", ID: s.ID, Parent: s.Parent, Project: s.Project, Cwd: e.red(s.Cwd), Branch: e.red(s.Branch),
+		TranscriptPath: s.TranscriptPath, Version: e.red(s.Version), Title: e.red(s.Title), Started: s.Started, Updated: s.Updated, Windows: s.Windows,
 		Turns: s.Turns, Owner: s.Owner, Team: s.Team}
 	if is, err := e.st.IngestState(ctx, s.ID); err == nil {
 		rec.Ingest = &Ingest{Path: is.Path, FileID: is.FileID, Offset: is.Offset, Line: is.Line, Cursor: is.Cursor}

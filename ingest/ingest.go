@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"unicode/utf8"
@@ -320,7 +321,13 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 			return rep, nil
 		}
 		if sess.Cwd == "" {
-			sess.Cwd = cmp.Or(cwdOf(entries), opt.Cwd)
+			// The project is the directory's own (hooks look sessions up
+			// by it); the cwd kept is masked, as the branch and version.
+			cwd := cmp.Or(cwdOf(entries), opt.Cwd)
+			if sess.Project == "" {
+				sess.Project = projectdir.Root(cmp.Or(cwd, filepath.Dir(path)))
+			}
+			sess.Cwd, _ = red.Redact(cwd)
 		}
 		if sess.Project == "" {
 			sess.Project = projectdir.Root(cmp.Or(sess.Cwd, filepath.Dir(path)))
@@ -334,7 +341,7 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		if err != nil {
 			return rep, err
 		}
-		updateSession(&sess, entries, res, cur)
+		updateSession(&sess, entries, res, cur, red)
 		rawRes, err := raw.take(ctx, r.Offset())
 		if err != nil {
 			return rep, err
@@ -463,7 +470,7 @@ func agentDescription(path string) string {
 	return strings.Join(strings.Fields(meta.Description), " ")
 }
 
-func updateSession(s *carryover.Session, entries []transcript.Entry, res chunk.Result, cur chunk.Cursor) {
+func updateSession(s *carryover.Session, entries []transcript.Entry, res chunk.Result, cur chunk.Cursor, red *redact.Redactor) {
 	for _, e := range entries {
 		if e.Time.IsZero() {
 			continue
@@ -475,12 +482,17 @@ func updateSession(s *carryover.Session, entries []transcript.Entry, res chunk.R
 			s.Updated = e.Time
 		}
 	}
-	for _, e := range entries {
+	// The transcript's last word on them, masked as its texts are.
+	for _, e := range slices.Backward(entries) {
 		if e.Version != "" {
-			s.Version = e.Version
+			s.Version, _ = red.Redact(e.Version)
+			break
 		}
+	}
+	for _, e := range slices.Backward(entries) {
 		if e.GitBranch != "" {
-			s.Branch = e.GitBranch
+			s.Branch, _ = red.Redact(e.GitBranch)
+			break
 		}
 	}
 	if s.Title == "" {

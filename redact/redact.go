@@ -166,17 +166,19 @@ func WorkBudget(n int) int { return workPerByte*n + workBase }
 // Redact returns s with every secret found replaced by its label, and the
 // number of secrets masked by kind (nil when none).
 func (r *Redactor) Redact(s string) (string, map[string]int) {
-	out, counts, _ := r.redact(s, nil)
+	out, counts, _ := r.redact(s, nil, "")
 	return out, counts
 }
 
 // redact masks s and returns the work it cost; c, when not nil, is the
-// state a Stream carries from one text to the next.
-func (r *Redactor) redact(s string, c *Carry) (string, map[string]int, int) {
-	return r.redactBudget(s, c, WorkBudget(len(s)))
+// state a Stream carries from one text to the next, and field is where s
+// is for it: the JSON key of a string, "" for a plain text, keyField for a
+// key itself.
+func (r *Redactor) redact(s string, c *Carry, field string) (string, map[string]int, int) {
+	return r.redactBudget(s, c, field, WorkBudget(len(s)))
 }
 
-func (r *Redactor) redactBudget(s string, c *Carry, budget int) (string, map[string]int, int) {
+func (r *Redactor) redactBudget(s string, c *Carry, field string, budget int) (string, map[string]int, int) {
 	var counts map[string]int
 	n := len(s)
 	sc := scans.Get().(*scan)
@@ -200,8 +202,12 @@ func (r *Redactor) redactBudget(s string, c *Carry, budget int) (string, map[str
 			}
 		}
 		r.findExtra(sc)
-		if pass == 0 && c != nil && sc.openPEM != "" {
-			*c = Carry{PEM: sc.openPEM, Left: carryTexts}
+		if pass == 0 && c != nil {
+			if sc.openPEM != "" {
+				c.PEM, c.Left = sc.openPEM, carryTexts
+			}
+			sc.continueToken(c, field)
+			sc.noteCut(c, field)
 		}
 		if len(sc.spans) == 0 {
 			break
@@ -298,7 +304,7 @@ func (r *Redactor) redactJSON(raw []byte, c *Carry) ([]byte, map[string]int) {
 		return raw, nil
 	}
 	if !validJSON(raw) {
-		out, counts, _ := r.redact(string(raw), c)
+		out, counts, _ := r.redact(string(raw), c, "")
 		if counts == nil {
 			return raw, nil
 		}
@@ -310,6 +316,9 @@ func (r *Redactor) redactJSON(raw []byte, c *Carry) ([]byte, map[string]int) {
 	var out []byte
 	var counts map[string]int
 	last := 0
+	// field is the key of the strings that follow it, for a Stream's
+	// tails; a key is a name.
+	field := ""
 	for i := 0; i < len(s); i++ {
 		if s[i] != '"' {
 			continue
@@ -328,7 +337,11 @@ func (r *Redactor) redactJSON(raw []byte, c *Carry) ([]byte, map[string]int) {
 		if esc {
 			text = unquoteJSON(raw[i+1 : j])
 		}
-		masked, cnt, _ := r.redact(text, c)
+		f := field
+		if k := skipJSONSpace(raw, j+1); k < len(raw) && raw[k] == ':' {
+			f, field = keyField, text
+		}
+		masked, cnt, _ := r.redact(text, c, f)
 		if cnt != nil {
 			if counts == nil {
 				counts = map[string]int{}
@@ -391,15 +404,29 @@ const hexDigits = "0123456789abcdef"
 
 // Carry is what a Stream passes from one text to the next: a private key
 // block that a text left open (a cat output cut in two, a file read in
-// parts), which the texts after it may continue. It is small and plain,
-// to be saved between runs (ingest keeps it with its cursor).
+// parts), which the texts after it may continue, and a token a text ended
+// with, which may go on at the start of a later one. It is small and
+// plain, holding no part of a secret, to be saved between runs (ingest
+// keeps it with its cursor).
 type Carry struct {
 	PEM  string `json:"pem,omitempty"`  // the open block's kind; "" when none
 	Left int    `json:"left,omitempty"` // further texts that may still continue it
+	// Tails are the secrets texts ended with, whose tails later texts of
+	// the same fields may start with.
+	Tails []Tail `json:"tails,omitempty"`
+}
+
+// Tail is a secret that ran to the end of a text: its kind, where the
+// text was (its JSON key, "" for a plain text), and how many more texts
+// of that field may come before the one its tail starts.
+type Tail struct {
+	Field string `json:"field"`
+	Kind  string `json:"kind"`
+	Left  int    `json:"left"`
 }
 
 // IsZero reports whether c carries nothing.
-func (c Carry) IsZero() bool { return c.PEM == "" }
+func (c Carry) IsZero() bool { return c.PEM == "" && len(c.Tails) == 0 }
 
 // carryTexts is how many texts (of 16 bytes or more) after the one that
 // left a key open may continue it: enough for the tool call, the
@@ -408,8 +435,8 @@ const carryTexts = 64
 
 // Stream masks a sequence of texts that may continue one another, such as
 // the fields of a transcript's entries in order: a private key begun in
-// one text and continued in the next is masked in both. A Stream is not
-// safe for concurrent use.
+// one text and continued in the next is masked in both, and so is a token
+// cut in two. A Stream is not safe for concurrent use.
 type Stream struct {
 	r *Redactor
 	c Carry
@@ -422,7 +449,7 @@ func (r *Redactor) Stream(c Carry) *Stream { return &Stream{r: r, c: c} }
 // Redact masks the next text of the stream, as Redactor.Redact does, and
 // also the continuation of a key an earlier text left open.
 func (st *Stream) Redact(s string) (string, map[string]int) {
-	out, counts, _ := st.r.redact(s, &st.c)
+	out, counts, _ := st.r.redact(s, &st.c, "")
 	return out, counts
 }
 

@@ -154,7 +154,10 @@ func matchToken(sc *scan, i int, ru *rule) int {
 	// suffix of it: shorter, failing the same checks (which are monotone),
 	// or after a letter or digit (every strict rule is bounded). So the
 	// rule skips to the run's end: repeated prefixes stay linear.
-	if n < ru.min || ru.strictMax && ru.max > 0 && n > ru.max {
+	// A body the end of the text cuts short is the first part of a token
+	// cut in two, whose rest a Stream masks in the next text.
+	cut := e == len(s) && n >= cutBody
+	if n < ru.min && !cut || ru.strictMax && ru.max > 0 && n > ru.max {
 		return e
 	}
 	if ru.rightBound && e < len(s) && isAlnum(s[e]) {

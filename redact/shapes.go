@@ -86,12 +86,19 @@ func matchJWT(sc *scan, i int, ru *rule) int {
 		return 0
 	}
 	e1 := sc.run(i, csURLSafe, 4096)
-	if e1-i < 10 || e1 >= len(s) || s[e1] != '.' {
+	// A token cut in two ends a text: in its header, or before its
+	// third part.
+	cut := e1 == len(s)
+	if e1-i < 10 || !cut && s[e1] != '.' {
 		return 0
 	}
 	sc.work += judgeCost + e1 - i
-	hdr, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s[i:e1], "="))
-	if err != nil || !strings.Contains(string(hdr), `"alg"`) {
+	h := strings.TrimRight(s[i:e1], "=")
+	if cut {
+		h = h[:len(h)-len(h)%4]
+	}
+	hdr, err := base64.RawURLEncoding.DecodeString(h)
+	if err != nil || !strings.Contains(string(hdr), `"alg"`) && !(cut && strings.Contains(string(hdr), `"typ"`)) {
 		return e1
 	}
 	end, dots := e1, 0
@@ -106,7 +113,7 @@ func matchJWT(sc *scan, i int, ru *rule) int {
 		}
 		end = e
 	}
-	if dots < 2 {
+	if dots < 2 && end < len(s) {
 		return e1 // not three parts
 	}
 	sc.emit(span{start: i, end: end, kind: ru.kind, prio: ru.prio})
