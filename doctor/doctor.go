@@ -227,8 +227,12 @@ func (d *doctor) checkMCP(project string) error {
 
 // corruptHint says how to recover from a damaged store at path.
 func corruptHint(path string) string {
-	return fmt.Sprintf("move it aside (mv %s %s.corrupt-%s; a hook that runs into the damage does so itself),"+
-		" then 'carryover ingest --all' rebuilds the archive from the transcripts in ~/.claude/projects", path, path, time.Now().UTC().Format("20060102T150405"))
+	// The log and index move with the store, first: left behind, SQLite
+	// would take them for the fresh store's, or delete them.
+	dst := path + ".corrupt-" + time.Now().UTC().Format("20060102T150405")
+	return fmt.Sprintf("move it aside with its -wal and -shm files, those first (for s in -wal -shm ''; do [ -e '%[1]s'\"$s\" ] && mv '%[1]s'\"$s\" '%[2]s'\"$s\"; done;"+
+		" a hook that runs into the damage does so itself), then 'carryover ingest --all' rebuilds the archive from the transcripts"+
+		" in ~/.claude/projects", path, dst)
 }
 
 func (d *doctor) checkStore(ctx context.Context, cfg conf.Config) {

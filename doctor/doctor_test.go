@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,5 +129,41 @@ func TestDescribeConfig(t *testing.T) {
 	}
 	if !found || len(r.Settings) != len(cfg.Settings()) {
 		t.Errorf("settings: %+v", r.Settings)
+	}
+}
+
+// TestCorruptHintMovesSideFiles runs the shell command the damaged-store
+// hint gives: the log and index must move with the store, beside it.
+func TestCorruptHintMovesSideFiles(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skipf("no sh to run the hint with: %v", err)
+	}
+	db := filepath.Join(t.TempDir(), "my store", "carryover.db")
+	if err := os.MkdirAll(filepath.Dir(db), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"", "-wal", "-shm"} {
+		if err := os.WriteFile(db+s, []byte("x"+s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hint := corruptHint(db)
+	_, cmd, ok := strings.Cut(hint, "(")
+	cmd, _, ok2 := strings.Cut(cmd, "; a hook")
+	if !ok || !ok2 {
+		t.Fatalf("no command in the hint: %s", hint)
+	}
+	if out, err := exec.Command(sh, "-c", cmd).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cmd, err, out)
+	}
+	moved, err := filepath.Glob(filepath.Join(filepath.Dir(db), "carryover.db.corrupt-*"))
+	if err != nil || len(moved) != 3 {
+		t.Fatalf("moved aside: %v (%v), want the store, its -wal and its -shm", moved, err)
+	}
+	for _, s := range []string{"", "-wal", "-shm"} {
+		if _, err := os.Stat(db + s); !os.IsNotExist(err) {
+			t.Errorf("%s is still there (%v)", db+s, err)
+		}
 	}
 }

@@ -210,7 +210,7 @@ func (a *app) fail(err error) int {
 	if errors.As(err, &he) && he.hint != "" {
 		fmt.Fprintf(a.stderr, "carryover: hint: %s\n", termsafe.String(he.hint))
 	} else if errors.Is(err, sqlite.ErrCorrupt) {
-		fmt.Fprintf(a.stderr, "carryover: hint: the store is damaged; move it aside and rebuild it with 'carryover ingest --all' (transcripts are the source of truth)\n")
+		fmt.Fprintf(a.stderr, "carryover: hint: the store is damaged; move it aside with its -wal and -shm files ('carryover doctor' shows how) and rebuild it with 'carryover ingest --all' (transcripts are the source of truth)\n")
 	} else if sqlite.IsBusy(err) {
 		fmt.Fprintf(a.stderr, "carryover: hint: another program held the store's write lock for too long (a hook archiving a large session, or another carryover command); what is stored is intact: run the command again (it resumes)\n")
 	} else if errors.Is(err, sqlite.ErrFull) {
