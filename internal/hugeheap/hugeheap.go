@@ -23,9 +23,10 @@ const minBytes = 8 << 20
 // follow. It runs a garbage collection (a few milliseconds) and takes the
 // memory for the process's life: only a short-lived process about to
 // allocate some n bytes calls it. It does nothing for n below a few
-// megabytes, elsewhere than on Linux, and where the kernel's huge pages
-// are not given on advice only (with "always" the heap has them already,
-// with "never" not at all); errors are ignored (the advice is a hint).
+// megabytes, elsewhere than on Linux, where the kernel's huge pages are
+// not given on advice only (with "always" the heap has them already, with
+// "never" not at all), and where it accounts memory strictly (the mapping
+// would count whole); errors are ignored (the advice is a hint).
 func Prepare(n int64) {
 	if n < minBytes {
 		return

@@ -15,6 +15,10 @@ const hugePage = 2 << 20
 // thpSetting is where Linux says when it gives transparent huge pages.
 const thpSetting = "/sys/kernel/mm/transparent_hugepage/enabled"
 
+// overcommitSetting is where Linux says whether it counts memory mapped
+// but never touched against a limit ("2": strict accounting).
+const overcommitSetting = "/proc/sys/vm/overcommit_memory"
+
 // onAdvice reports whether the kernel gives huge pages only to memory
 // advised for them (the setting "madvise", shown in brackets).
 func onAdvice() bool {
@@ -22,8 +26,16 @@ func onAdvice() bool {
 	return err == nil && bytes.Contains(b, []byte("[madvise]"))
 }
 
+// strictCommit reports whether the kernel accounts every mapping strictly:
+// there the memory prepared counts whole against the limit, and a failed
+// allocation ends a Go process (a hook must exit 0), so none is made.
+func strictCommit() bool {
+	b, err := os.ReadFile(overcommitSetting)
+	return err == nil && string(bytes.TrimSpace(b)) == "2"
+}
+
 func prepare(n int) {
-	if !onAdvice() {
+	if !onAdvice() || strictCommit() {
 		return
 	}
 	// No collection while the heap grows (the allocation would start one):
