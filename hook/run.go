@@ -114,13 +114,14 @@ func (r *run) inject(ctx context.Context, event, project string, window int, blk
 // prepareHeap readies the heap of a hook about to archive n bytes of
 // transcript, which allocates some 16n in all and keeps about 4n live (a
 // 3.4 MB session: 54 and 13 MB): huge pages spare it most of its page
-// faults (hugeheap), and collecting at 5 rather than 2 times the live heap
-// runs half as many collections (it then peaks at some 45 MB). Together
-// they take about a sixth off a cold PreCompact.
+// faults (hugeheap), and collecting at 9 rather than 2 times the live heap
+// runs a few collections instead of six (it then peaks at some 50 MB; the
+// live heap is bounded by a batch, so a 15 MB transcript peaks at 90 MB
+// either way). Together they take about a sixth off a cold PreCompact.
 func prepareHeap(n int64) {
 	if n >= 1<<20 {
 		hugeheap.Prepare(16 * n)
-		debug.SetGCPercent(400)
+		debug.SetGCPercent(800)
 	}
 }
 
