@@ -115,7 +115,7 @@ func (r *run) inject(ctx context.Context, event, project string, window int, blk
 // transcript, which allocates some 16n in all and keeps about 4n live (a
 // 3.4 MB session: 54 and 13 MB): huge pages spare it most of its page
 // faults (hugeheap), and collecting at 9 rather than 2 times the live heap
-// runs a few collections instead of six (it then peaks at some 50 MB; the
+// runs one or two collections instead of six (it then peaks at some 50 MB; the
 // live heap is bounded by a batch, so a 15 MB transcript peaks at 90 MB
 // either way). Together they take about a sixth off a cold PreCompact.
 func prepareHeap(n int64) {
