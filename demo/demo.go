@@ -148,11 +148,18 @@ func Run(ctx context.Context, out io.Writer, opt Options) error {
 }
 
 // restoreAdds lists the specific identifiers (paths, names, ids, values)
-// of the restore that the summary does not hold.
+// of the restore that the summary does not hold. The restore's headings
+// are left out: they name the session and the project's root, no detail.
 func restoreAdds(restore, summary string) []string {
 	low := strings.ToLower(summary)
+	var body strings.Builder
+	for l := range strings.Lines(restore) {
+		if !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "Details the summary does not state") {
+			body.WriteString(l)
+		}
+	}
 	var out []string
-	for _, id := range ident.Specifics(restore) {
+	for _, id := range ident.Specifics(body.String()) {
 		if !strings.Contains(low, strings.ToLower(id)) && !strings.HasPrefix(id, "carryover") {
 			out = append(out, id)
 		}

@@ -45,6 +45,13 @@ func TestRunRestoresWhatTheSummaryLost(t *testing.T) {
 	if m == nil || m[1] == "0" {
 		t.Errorf("no details the summary lacks:\n%s", text)
 	}
+	// The project's root is the restore's heading, not a detail it adds.
+	_, _, cwd := CompactionPoint(lines)
+	_, details, _ := strings.Cut(text, "exact details, e.g. ")
+	details, _, _ = strings.Cut(details, "\n")
+	if root := strings.TrimPrefix(cwd, "/"); cwd == "" || strings.Contains(details, root) {
+		t.Errorf("the project root %q is listed as a detail: %s", cwd, details)
+	}
 }
 
 func TestRunKeepsItsFilesOnlyWhenAsked(t *testing.T) {
