@@ -320,17 +320,15 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 			rep.Window = cur.Window
 			return rep, nil
 		}
-		if sess.Cwd == "" {
-			// The project is the directory's own (hooks look sessions up
-			// by it); the cwd kept is masked, as the branch and version.
-			cwd := cmp.Or(cwdOf(entries), opt.Cwd)
-			if sess.Project == "" {
-				sess.Project = projectdir.Root(cmp.Or(cwd, filepath.Dir(path)))
-			}
+		// The project is the directory's own (hooks look sessions up by
+		// it); the cwd kept is masked, as the branch and version.
+		cwd := sess.Cwd
+		if cwd == "" {
+			cwd = cmp.Or(cwdOf(entries), opt.Cwd)
 			sess.Cwd, _ = red.Redact(cwd)
 		}
 		if sess.Project == "" {
-			sess.Project = projectdir.Root(cmp.Or(sess.Cwd, filepath.Dir(path)))
+			sess.Project = projectdir.Root(cmp.Or(cwd, filepath.Dir(path)))
 		}
 		// Masked before chunking: chunks, items, summaries, titles and
 		// content hashes are all built from the masked text.
