@@ -192,7 +192,8 @@ type estimator struct {
 	of          map[string][]int // by family: the footprints it holds
 }
 
-// goesWith names the candidate session whose removal removes a session.
+// newEstimator reads the rows' bytes; goesWith names the candidate session
+// whose removal removes a session (itself, or the parent it goes with).
 func newEstimator(ctx context.Context, st carryover.Store, all []carryover.Session, goesWith func(string) string, live int64) (*estimator, error) {
 	var fps []carryover.Footprint
 	if f, ok := st.(carryover.Footprinter); ok {

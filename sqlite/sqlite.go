@@ -339,7 +339,9 @@ func (s *Store) init(ctx context.Context, abs string, readOnly bool, busy time.D
 		return nil
 	}
 	// The file is carryover's (or empty): it may be written and repaired.
-	if repairSideFiles(abs) {
+	// A store its header marks had its side files repaired before SQLite
+	// opened it (see open); an older one's are repaired now, and reopened.
+	if !o.marked && repairSideFiles(abs) {
 		return errReopen
 	}
 	makePrivate(abs)
