@@ -166,6 +166,7 @@ func openLocal(ctx context.Context, db string, busy time.Duration, readsMostly b
 func (h *Handler) serveLocal(ctx context.Context, ev Event, in Input, out io.Writer, busy time.Duration, project *string) (carryover.Store, error) {
 	db := h.Config.DB
 	opened, _ := os.Lstat(db)
+	h.warmStore(ev, in)
 	st, err := openLocal(ctx, db, busy, h.readsMostly(ev))
 	corrupt := false
 	if err == nil {
