@@ -55,7 +55,10 @@ func (r *run) archive(ctx context.Context) (ingest.Report, error) {
 	}
 	a := ingest.Archiver{Store: r.st, Redactor: r.h.Redactor}
 	if r.h.OneShot {
-		a.Prepare = prepareHeap
+		a.Prepare = func(n int64) {
+			r.warmStore(n)
+			prepareHeap(n)
+		}
 	}
 	// The payload's cwd names the project of a session not archived yet
 	// only: it follows the model's cd, the session's project does not.
@@ -127,19 +130,29 @@ func prepareHeap(n int64) {
 	}
 }
 
-// warmStore faults in SQLite's memory on the other core while the store
-// opens, when a one-event process is about to archive a transcript of a
-// megabyte or more at a compaction: the hook that archives most at once,
-// in an autonomous session nearly all of it (see sqlite.WarmAllocator; it
-// took a tenth off a cold PreCompact). A smaller ingest would not use the
-// memory, and a single core would only interleave the work.
-func (h *Handler) warmStore(ev Event, in Input) {
-	if !h.OneShot || ev != PreCompact || runtime.GOMAXPROCS(0) < 2 || ingest.ValidPath(in.TranscriptPath) != nil {
+// warmStore starts faulting in SQLite's memory on the other core (see
+// sqlite.WarmAllocator; it takes about a tenth off a cold ingest of a few
+// megabytes) when the one-event process is about to archive a megabyte or
+// more. It does so once, and not with a single core, which would only
+// interleave the work.
+func (r *run) warmStore(n int64) {
+	if r.warmed || !r.h.OneShot || n < 1<<20 || runtime.GOMAXPROCS(0) < 2 {
 		return
 	}
-	if fi, err := os.Stat(in.TranscriptPath); err == nil && fi.Mode().IsRegular() && fi.Size() >= 1<<20 {
-		go sqlite.WarmAllocator()
+	r.warmed = true
+	go sqlite.WarmAllocator()
+}
+
+// transcriptSize is the size of the payload's transcript, 0 when it is not
+// a regular file.
+func transcriptSize(in Input) int64 {
+	if ingest.ValidPath(in.TranscriptPath) != nil {
+		return 0
 	}
+	if fi, err := os.Stat(in.TranscriptPath); err == nil && fi.Mode().IsRegular() {
+		return fi.Size()
+	}
+	return 0
 }
 
 func hashText(s string) string {

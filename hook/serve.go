@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -53,6 +54,8 @@ type run struct {
 	// event carried on (an ingest or an audit row that failed): the store
 	// is then moved aside and the event served again on a fresh one.
 	corrupt bool
+	// warmed records that SQLite's memory is being faulted in (warmStore).
+	warmed bool
 }
 
 // serve decodes the payload and does the event's work on the configured
@@ -165,13 +168,20 @@ func openLocal(ctx context.Context, db string, busy time.Duration, readsMostly b
 // sessions come back with 'carryover ingest --all'.
 func (h *Handler) serveLocal(ctx context.Context, ev Event, in Input, out io.Writer, busy time.Duration, project *string) (carryover.Store, error) {
 	db := h.Config.DB
-	opened, _ := os.Lstat(db)
-	h.warmStore(ev, in)
+	opened, err := os.Lstat(db)
+	first := &run{h: h, ev: ev, in: in, project: project}
+	if errors.Is(err, fs.ErrNotExist) {
+		// A new store: the whole transcript is new. The memory is faulted
+		// in while the store is created, rather than once the ingest knows
+		// what is new, when reading keeps both cores busy.
+		first.warmStore(transcriptSize(in))
+	}
 	st, err := openLocal(ctx, db, busy, h.readsMostly(ev))
 	corrupt := false
 	if err == nil {
 		var buf bytes.Buffer
-		r := &run{h: h, ev: ev, in: in, st: st, out: &buf, project: project}
+		r := first
+		r.st, r.out = st, &buf
 		err = r.do(ctx)
 		if !errors.Is(err, sqlite.ErrCorrupt) && !r.corrupt {
 			if _, werr := out.Write(buf.Bytes()); err == nil {
