@@ -26,10 +26,12 @@ const minBytes = 8 << 20
 // megabytes, elsewhere than on Linux, where the kernel's huge pages are
 // not given on advice only (with "always" the heap has them already, with
 // "never" not at all), and where it accounts memory strictly (the mapping
-// would count whole); errors are ignored (the advice is a hint).
-func Prepare(n int64) {
+// would count whole); errors are ignored (the advice is a hint). It
+// reports whether the heap's new memory has huge pages: prepared, or
+// given them by the kernel's "always".
+func Prepare(n int64) (huge bool) {
 	if n < minBytes {
-		return
+		return false
 	}
-	prepare(int(min(n, MaxBytes)))
+	return prepare(int(min(n, MaxBytes)))
 }

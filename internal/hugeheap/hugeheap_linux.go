@@ -19,12 +19,24 @@ const thpSetting = "/sys/kernel/mm/transparent_hugepage/enabled"
 // but never touched against a limit ("2": strict accounting).
 const overcommitSetting = "/proc/sys/vm/overcommit_memory"
 
-// onAdvice reports whether the kernel gives huge pages only to memory
-// advised for them (the setting "madvise", shown in brackets).
-func onAdvice() bool {
+// thp is the kernel's setting for transparent huge pages: "always",
+// "madvise" (only to memory advised for them), "never", or "" when unknown.
+func thp() string {
 	b, err := os.ReadFile(thpSetting)
-	return err == nil && bytes.Contains(b, []byte("[madvise]"))
+	if err != nil {
+		return ""
+	}
+	for _, s := range []string{"always", "madvise", "never"} {
+		if bytes.Contains(b, []byte("["+s+"]")) {
+			return s
+		}
+	}
+	return ""
 }
+
+// onAdvice reports whether the kernel gives huge pages only to memory
+// advised for them.
+func onAdvice() bool { return thp() == "madvise" }
 
 // strictCommit reports whether the kernel accounts every mapping strictly:
 // there the memory prepared counts whole against the limit, and a failed
@@ -34,9 +46,16 @@ func strictCommit() bool {
 	return err == nil && string(bytes.TrimSpace(b)) == "2"
 }
 
-func prepare(n int) {
-	if !onAdvice() || strictCommit() {
-		return
+func prepare(n int) bool {
+	switch thp() {
+	case "always":
+		return true
+	case "madvise":
+		if strictCommit() {
+			return false
+		}
+	default:
+		return false
 	}
 	// No collection while the heap grows (the allocation would start one):
 	// one collection, below, frees the memory.
@@ -55,4 +74,5 @@ func prepare(n int) {
 	// Freed by the collection, the mapping's pages go back to the heap's
 	// free pages, which the allocations that follow take.
 	runtime.GC()
+	return true
 }

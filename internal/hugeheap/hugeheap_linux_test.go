@@ -43,3 +43,15 @@ func TestPrepareAdvisesHeap(t *testing.T) {
 		t.Fatalf("after Prepare(16 MB): %d mappings advised for huge pages, want more than %d", got, before)
 	}
 }
+
+// TestPrepareReportsHuge: Prepare says the heap has huge pages exactly
+// when the kernel gives them to it: always, or on the advice it gives.
+func TestPrepareReportsHuge(t *testing.T) {
+	want := thp() == "always" || (thp() == "madvise" && !strictCommit())
+	if got := Prepare(minBytes - 1); got {
+		t.Errorf("Prepare below the minimum reported huge pages")
+	}
+	if got := Prepare(16 << 20); got != want {
+		t.Errorf("Prepare(16 MB) with the setting %q: reported huge pages %v, want %v", thp(), got, want)
+	}
+}
