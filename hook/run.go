@@ -117,12 +117,12 @@ func (r *run) inject(ctx context.Context, event, project string, window int, blk
 }
 
 // prepareHeap readies the heap of a hook about to archive n bytes of
-// transcript, which allocates some 16n in all and keeps about 4n live (a
-// 3.4 MB session: 54 and 13 MB): huge pages spare it most of its page
+// transcript, which allocates some 7n in all (a 3.3 MB session: 22 MB;
+// 16n prepared leaves room to spare): huge pages spare it most of its page
 // faults (hugeheap), and on huge pages collecting at 9 rather than 2 times
-// the live heap runs one or two collections instead of six (it then peaks
-// at some 50 MB; the live heap is bounded by a batch, so a 15 MB transcript
-// peaks at 90 MB either way). Together they take about a sixth off a cold
+// the live heap runs one or two collections instead of six (the process
+// then peaks at some 50 MB; the live heap is bounded by a batch, so a
+// 15 MB transcript peaks at 90 MB either way). Together they take about a sixth off a cold
 // PreCompact. On 4 KB pages the larger heap costs more in page faults than
 // the collections it saves (165 against 172 ms with huge pages off).
 func prepareHeap(n int64) {
