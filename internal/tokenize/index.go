@@ -29,7 +29,10 @@ func IndexTerms(fields ...string) string {
 	}
 	seenRun := make(map[string]bool)
 	for _, f := range fields {
-		normal := norm.NFKC.IsNormalString(f)
+		// ASCII is its own NFKC form and holds no CJK: the checks below
+		// cost more than the rest for the common text.
+		ascii := isASCII(f)
+		normal := ascii || norm.NFKC.IsNormalString(f)
 		if !normal {
 			f = norm.NFKC.String(f)
 		}
@@ -44,6 +47,9 @@ func IndexTerms(fields ...string) string {
 						add(p)
 					}
 				}
+			}
+			if ascii {
+				return
 			}
 			CJKRuns(w, func(bigrams []string) {
 				if run := strings.Join(bigrams, " "); !seenRun[run] {

@@ -3,13 +3,17 @@ package tokenize
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // IsWordRune reports whether r belongs to a token, as the FTS tokenizer sees
 // it (marks included, so scripts with combining signs stay whole; the
 // tokenizer drops them itself).
 func IsWordRune(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || unicode.IsNumber(r)
+	if r < utf8.RuneSelf { // most text; IsMark has no fast path for it
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || unicode.IsNumber(r)
 }
 
 // IsConnector reports whether r joins words into a IsCompound worth matching
@@ -24,6 +28,9 @@ func IsConnector(r rune) bool {
 func SplitIdent(w string) []string {
 	if !IsCompound(w) {
 		return []string{w}
+	}
+	if isASCII(w) {
+		return splitIdentASCII(w)
 	}
 	var parts []string
 	for _, seg := range strings.Split(w, "_") {
@@ -40,6 +47,30 @@ func SplitIdent(w string) []string {
 		}
 		if start < len(rs) {
 			parts = append(parts, string(rs[start:]))
+		}
+	}
+	return parts
+}
+
+// splitIdentASCII is SplitIdent for an ASCII w, with parts sliced out of
+// it rather than copied: a chunk's index terms split thousands of them.
+func splitIdentASCII(w string) []string {
+	lower := func(c byte) bool { return 'a' <= c && c <= 'z' }
+	upper := func(c byte) bool { return 'A' <= c && c <= 'Z' }
+	var parts []string
+	for seg := range strings.SplitSeq(w, "_") {
+		start := 0
+		for i := 1; i < len(seg); i++ {
+			prev, cur := seg[i-1], seg[i]
+			lowerToUpper := (lower(prev) || '0' <= prev && prev <= '9') && upper(cur)
+			acronymEnd := upper(prev) && upper(cur) && i+1 < len(seg) && lower(seg[i+1])
+			if lowerToUpper || acronymEnd {
+				parts = append(parts, seg[start:i])
+				start = i
+			}
+		}
+		if start < len(seg) {
+			parts = append(parts, seg[start:])
 		}
 	}
 	return parts
@@ -118,4 +149,14 @@ func EachWord(s string, fn func(w string)) {
 	if start >= 0 {
 		fn(s[start:])
 	}
+}
+
+// isASCII reports whether s holds only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
