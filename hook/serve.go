@@ -169,19 +169,15 @@ func openLocal(ctx context.Context, db string, busy time.Duration, readsMostly b
 func (h *Handler) serveLocal(ctx context.Context, ev Event, in Input, out io.Writer, busy time.Duration, project *string) (carryover.Store, error) {
 	db := h.Config.DB
 	opened, err := os.Lstat(db)
-	first := &run{h: h, ev: ev, in: in, project: project}
-	if errors.Is(err, fs.ErrNotExist) {
-		// A new store: the whole transcript is new. The memory is faulted
-		// in while the store is created, rather than once the ingest knows
-		// what is new, when reading keeps both cores busy.
-		first.warmStore(transcriptSize(in))
-	}
+	// A new store: the whole transcript is new. The memory is faulted in
+	// while the store is created, rather than once the ingest knows what
+	// is new, when reading keeps both cores busy.
+	warmed := errors.Is(err, fs.ErrNotExist) && h.warmStore(transcriptSize(in))
 	st, err := openLocal(ctx, db, busy, h.readsMostly(ev))
 	corrupt := false
 	if err == nil {
 		var buf bytes.Buffer
-		r := first
-		r.st, r.out = st, &buf
+		r := &run{h: h, ev: ev, in: in, st: st, out: &buf, project: project, warmed: warmed}
 		err = r.do(ctx)
 		if !errors.Is(err, sqlite.ErrCorrupt) && !r.corrupt {
 			if _, werr := out.Write(buf.Bytes()); err == nil {
