@@ -12,9 +12,9 @@ const WarmPool = 4 << 20
 // that a large write that follows (a cold ingest, which grows SQLite's page
 // cache and full-text buffers by some 5 MB) takes pages already mapped
 // instead of a page fault per 4 KiB (some 800, about 10 ms where a fault
-// costs 12 µs, as on a VM). It is meant to run in a goroutine
-// on an otherwise idle core while the caller opens the store and reads.
-// Should the allocator stop pooling, it only costs its own time.
+// costs 12 µs, as on a VM). It is meant to run in a goroutine on an
+// otherwise idle core while the caller opens the store and reads. Should
+// the allocator stop pooling, it only costs its own time.
 func WarmAllocator() {
 	// Larger than the allocator's slot sizes and, with its header, one
 	// 64 KiB region each.
