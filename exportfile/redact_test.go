@@ -3,7 +3,6 @@ package exportfile_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/carryover-dev/carryover/exportfile"
 	"github.com/carryover-dev/carryover/redact"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 // TestImportMasksAcrossRecords imports a file written by no carryover
@@ -165,12 +165,7 @@ func TestImportMasksAcrossChunks(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(dbPath + "*")
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, data := range storetest.Files(t, dbPath) {
 		stored.Write(data)
 	}
 	all := stored.String()

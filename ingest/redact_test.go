@@ -17,6 +17,7 @@ import (
 	"github.com/carryover-dev/carryover/retrieve"
 	"github.com/carryover-dev/carryover/sqlite"
 	"github.com/carryover-dev/carryover/stats"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 // secretTranscript is a session whose prompt, commands, tool results,
@@ -177,19 +178,14 @@ func TestNoSecretStored(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(dbPath + "*")
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for file, data := range storetest.Files(t, dbPath) {
 		for name, s := range sec {
 			probe := s
 			if name == "pem" {
 				probe = pemBody
 			}
 			if strings.Contains(string(data), probe) {
-				t.Errorf("%s: the %s secret is in the file", filepath.Base(f), name)
+				t.Errorf("%s: the %s secret is in the file", file, name)
 			}
 		}
 	}
@@ -462,15 +458,10 @@ func TestProbeShapesNotStored(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(dbPath + "*")
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for file, data := range storetest.Files(t, dbPath) {
 		for _, p := range probes {
 			if strings.Contains(string(data), p) {
-				t.Errorf("%s: %q is in the file", filepath.Base(f), p)
+				t.Errorf("%s: %q is in the file", file, p)
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 // storedText is everything a store holds of the session, read back: its
@@ -76,12 +77,7 @@ func storedText(t *testing.T, dbPath, id string) string {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(dbPath + "*")
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, data := range storetest.Files(t, dbPath) {
 		b.Write(data)
 	}
 	return b.String()
