@@ -15,6 +15,21 @@ import (
 	"github.com/carryover-dev/carryover/storetest"
 )
 
+// privateKey returns the lines of a made-up private key of the kind: its
+// BEGIN line, nine lines of base64 (from the two multipliers) and its END
+// line.
+func privateKey(kind string, a, b int) []string {
+	key := []string{"-----BEGIN " + kind + " PRIVATE KEY-----"}
+	for k := range 9 {
+		var line strings.Builder
+		for c := range 64 {
+			line.WriteByte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[(k*a+c*b+c*c)%64])
+		}
+		key = append(key, line.String())
+	}
+	return append(key, "-----END "+kind+" PRIVATE KEY-----")
+}
+
 // TestImportMasksAcrossRecords imports a file written by no carryover
 // (not redacted) whose private key is cut across three raw transcript
 // lines (three tool results), and whose raw line holds a secret only its
@@ -24,15 +39,7 @@ import (
 // with neither its BEGIN nor its END line, stayed, and so did what an
 // escape hid.
 func TestImportMasksAcrossRecords(t *testing.T) {
-	key := []string{"-----BEGIN OPENSSH PRIVATE KEY-----"}
-	for k := range 9 {
-		var b strings.Builder
-		for c := range 64 {
-			b.WriteByte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[(k*7+c*13+c*c)%64])
-		}
-		key = append(key, b.String())
-	}
-	key = append(key, "-----END OPENSSH PRIVATE KEY-----")
+	key := privateKey("OPENSSH", 7, 13)
 	parts := []string{strings.Join(key[:4], "\n"), strings.Join(key[4:7], "\n"), strings.Join(key[7:], "\n")}
 	const secret = "Zq8xW3rT5yU7import"
 	line := func(text string) string {
@@ -94,15 +101,7 @@ func TestImportMasksAcrossRecords(t *testing.T) {
 // in chunks, items, compactions, the session row or the full-text index.
 // Each record was masked on its own: the middle lines stayed.
 func TestImportMasksAcrossChunks(t *testing.T) {
-	key := []string{"-----BEGIN RSA PRIVATE KEY-----"}
-	for k := range 9 {
-		var b strings.Builder
-		for c := range 64 {
-			b.WriteByte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[(k*11+c*7+c*c)%64])
-		}
-		key = append(key, b.String())
-	}
-	key = append(key, "-----END RSA PRIVATE KEY-----")
+	key := privateKey("RSA", 11, 7)
 	parts := []string{"$ cat deploy_key\n" + strings.Join(key[:4], "\n"), strings.Join(key[4:7], "\n"), strings.Join(key[7:], "\n") + "\n$ echo done"}
 	token := "sk-ant-api03-" + strings.Repeat("Zq8xW3rT5yU7-_pL", 6) + "AA"
 	cut := len(token) / 2
