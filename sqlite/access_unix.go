@@ -58,3 +58,12 @@ func lockDir(dir string) (func(), error) {
 	// Closing the last descriptor of the open file releases the lock.
 	return func() { f.Close() }, nil
 }
+
+// makePrivate takes the group's and others' permissions off a carryover
+// store readable by them (best effort: it may belong to someone else). The
+// owner's stay as they are: a store made read-only stays read-only.
+func makePrivate(path string) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
+		_ = os.Chmod(path, fi.Mode().Perm()&0o700)
+	}
+}

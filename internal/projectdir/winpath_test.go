@@ -1,0 +1,120 @@
+package projectdir_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/carryover-dev/carryover/internal/projectdir"
+)
+
+// TestCleanWindows: a Windows project is one project whatever its drive
+// letter's case and separators, on every system.
+func TestCleanWindows(t *testing.T) {
+	for in, want := range map[string]string{
+		`C:\Users\me\shop`:         `C:\Users\me\shop`,
+		`c:\Users\me\shop`:         `C:\Users\me\shop`,
+		`c:/Users/me/shop/`:        `C:\Users\me\shop`,
+		`C:\Users\\me\.\x\..\shop`: `C:\Users\me\shop`,
+		`x:\03_ACG\Odoo_Docs`:      `X:\03_ACG\Odoo_Docs`,
+		`c:\`:                      `C:\`,
+		`c:/`:                      `C:\`,
+		`C:\..\..`:                 `C:\`,
+		`\\?\c:\long\path`:         `C:\long\path`,
+		`\\server\share\dir\`:      `\\server\share\dir`,
+		`//server/share/dir`:       `\\server\share\dir`,
+		`relative\dir`:             `relative\dir`,
+		`C:relative`:               `C:relative`,
+		``:                         ``,
+	} {
+		if got := projectdir.Clean(in); got != want {
+			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
+		}
+		if got := projectdir.Root(in); got != want && !strings.HasPrefix(in, `\\`) {
+			t.Errorf("Root(%q) = %q, want %q (no such directory here)", in, got, want)
+		}
+	}
+	if got := projectdir.Clean("/home/me/app/"); got != filepath.Clean("/home/me/app/") {
+		t.Errorf("a POSIX path: %q", got)
+	}
+}
+
+func TestIsWindows(t *testing.T) {
+	for p, want := range map[string]bool{
+		`C:\x`: true, `c:/x`: true, `\\srv\share`: true, `C:x`: false, `C:`: false,
+		`/home/me`: false, `relative`: false, `1:\x`: false, `//`: false,
+	} {
+		if got := projectdir.IsWindows(p); got != want {
+			t.Errorf("IsWindows(%q) = %v", p, got)
+		}
+	}
+}
+
+// TestParentWindows walks a Windows path up to its volume's root, on
+// every system, and stops there.
+func TestParentWindows(t *testing.T) {
+	for _, chain := range [][]string{
+		{`C:\a\b\c`, `C:\a\b`, `C:\a`, `C:\`, `C:\`},
+		{`\\srv\share\a\b`, `\\srv\share\a`, `\\srv\share\`, `\\srv\share\`},
+	} {
+		for i := 0; i+1 < len(chain); i++ {
+			if got := projectdir.Parent(chain[i]); got != chain[i+1] {
+				t.Errorf("Parent(%q) = %q, want %q", chain[i], got, chain[i+1])
+			}
+		}
+	}
+	// Clean's form of a share's root is its own parent.
+	if root := projectdir.Clean(`\\srv\share`); projectdir.Parent(root) != root {
+		t.Errorf("Parent(%q) = %q", root, projectdir.Parent(root))
+	}
+}
+
+func TestAbsWindows(t *testing.T) {
+	for in, want := range map[string]string{
+		`X:\03_ACG\Odoo_Docs`:  `X:\03_ACG\Odoo_Docs`,
+		`x:/03_ACG/Odoo_Docs/`: `X:\03_ACG\Odoo_Docs`,
+	} {
+		if got, err := projectdir.Abs(in); err != nil || got != want {
+			t.Errorf("Abs(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	wd, _ := filepath.Abs(".")
+	if got, err := projectdir.Abs("."); err != nil || got != projectdir.Clean(wd) {
+		t.Errorf(`Abs(".") = %q, %v; want %q`, got, err, wd)
+	}
+}
+
+func TestClaudeFolder(t *testing.T) {
+	for dir, want := range map[string]string{
+		`C:\Users\me\shop`:       "C--Users-me-shop",
+		`/home/me/app`:           "-home-me-app",
+		`/Users/dain/me.next_v2`: "-Users-dain-me-next-v2",
+		`X:\03_ACG\Odoo Docs`:    "X--03-ACG-Odoo-Docs",
+		`/home/me/ünïcode`:       "-home-me--n-code",
+	} {
+		if got := projectdir.ClaudeFolder(dir); got != want {
+			t.Errorf("ClaudeFolder(%q) = %q, want %q", dir, got, want)
+		}
+		if !projectdir.IsClaudeFolder(want) {
+			t.Errorf("IsClaudeFolder(%q) = false", want)
+		}
+	}
+	for _, name := range []string{"shop", "C:-x", "-", "--", "a/b", `C--x\y`, ""} {
+		if projectdir.IsClaudeFolder(name) {
+			t.Errorf("IsClaudeFolder(%q) = true", name)
+		}
+	}
+}
+
+func TestBase(t *testing.T) {
+	for p, want := range map[string]string{
+		`C:\Users\me\.claude\projects\C--Users-me-shop\`: "C--Users-me-shop",
+		`/home/me/.claude/projects/-home-me-app`:         "-home-me-app",
+		`C:/Users/me/.claude/projects/C--x`:              "C--x",
+		`name`:                                           "name",
+	} {
+		if got := projectdir.Base(p); got != want {
+			t.Errorf("Base(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
