@@ -68,8 +68,9 @@ func folderProject(ctx context.Context, st carryover.Store, name string) (string
 	found := map[string]bool{}
 	for _, s := range all {
 		tp := s.TranscriptPath
-		if i := strings.LastIndexAny(tp, `/\`); i >= 0 && projectdir.Base(tp[:i]) == name ||
-			s.Cwd != "" && projectdir.ClaudeFolder(s.Cwd) == name || projectdir.ClaudeFolder(s.Project) == name {
+		if i := strings.LastIndexAny(tp, `/\`); i >= 0 && projectdir.SameClaudeFolder(projectdir.Base(tp[:i]), name) ||
+			s.Cwd != "" && projectdir.SameClaudeFolder(projectdir.ClaudeFolder(s.Cwd), name) ||
+			projectdir.SameClaudeFolder(projectdir.ClaudeFolder(s.Project), name) {
 			found[s.Project] = true
 		}
 	}

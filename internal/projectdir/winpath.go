@@ -125,6 +125,16 @@ func IsClaudeFolder(name string) bool {
 	return name[0] == '-' || len(name) >= 3 && isLetter(name[0]) && name[1] == '-' && name[2] == '-'
 }
 
+// SameClaudeFolder reports whether two ClaudeFolder names name one
+// folder: a Windows directory's (C--x) whatever the case, as Windows
+// compares names, any other exactly.
+func SameClaudeFolder(a, b string) bool {
+	if a == "" || a[0] == '-' {
+		return a == b
+	}
+	return strings.EqualFold(a, b)
+}
+
 // Base is the last element of a path written with either separator: the
 // folder of a transcript path archived on another system.
 func Base(p string) string {

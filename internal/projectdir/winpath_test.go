@@ -118,3 +118,17 @@ func TestBase(t *testing.T) {
 		}
 	}
 }
+
+func TestSameClaudeFolder(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"C--Users-me", "c--users-ME", true}, {"-home-me", "-home-me", true}, {"-home-me", "-Home-me", false},
+		{"C--x", "D--x", false}, {"", "", true},
+	} {
+		if got := projectdir.SameClaudeFolder(c.a, c.b); got != c.want {
+			t.Errorf("SameClaudeFolder(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}
