@@ -67,3 +67,12 @@ func makePrivate(path string) {
 		_ = os.Chmod(path, fi.Mode().Perm()&0o700)
 	}
 }
+
+// allowWrite is the command that lets this user write path.
+func allowWrite(path string) string { return "chmod u+w " + shellQuote(path) }
+
+// allowReadWrite is the command that lets this user read and write path.
+func allowReadWrite(path string) string { return "chmod u+rw " + shellQuote(path) }
+
+// removeCmd is the command that removes the file at path.
+func removeCmd(path string) string { return "rm " + shellQuote(path) }

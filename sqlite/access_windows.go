@@ -71,3 +71,19 @@ func lockDir(dir string) (func(), error) {
 		f.Close()
 	}, nil
 }
+
+// allowWrite is the command that lets this user write the file at path:
+// clearing its read-only attribute.
+func allowWrite(path string) string { return "attrib -R " + cmdQuote(path) }
+
+// allowReadWrite is the command that gives the file at path the access
+// its folder gives (in a user's profile: that user's), in cmd.exe and
+// PowerShell alike; a file another user made may need an administrator.
+func allowReadWrite(path string) string { return "icacls " + cmdQuote(path) + " /reset" }
+
+// removeCmd is the command that removes the file at path.
+func removeCmd(path string) string { return "del " + cmdQuote(path) }
+
+// cmdQuote quotes a path for cmd.exe and PowerShell: in double quotes,
+// which a Windows file name cannot hold.
+func cmdQuote(path string) string { return `"` + path + `"` }
