@@ -125,6 +125,28 @@ func IsClaudeFolder(name string) bool {
 	return name[0] == '-' || len(name) >= 3 && isLetter(name[0]) && name[1] == '-' && name[2] == '-'
 }
 
+// Rel returns p relative to the directory root when p lies inside it. A
+// Windows root is compared without regard to case and with either
+// separator after it (Claude Code's tools write C:/x/y and c:\x\y alike),
+// on any system; any other root exactly, with a "/" after it.
+func Rel(root, p string) (string, bool) {
+	if root == "" {
+		return "", false
+	}
+	if !IsWindows(root) {
+		if n := len(root); len(p) > n+1 && strings.HasPrefix(p, root) && p[n] == '/' {
+			return p[n+1:], true
+		}
+		return "", false
+	}
+	root = strings.TrimSuffix(Clean(root), `\`) // a drive's root, C:\, is C: here
+	n := len(root)
+	if len(p) > n+1 && isSep(p[n]) && strings.EqualFold(strings.ReplaceAll(p[:n], "/", `\`), root) {
+		return p[n+1:], true
+	}
+	return "", false
+}
+
 // SameClaudeFolder reports whether two ClaudeFolder names name one
 // folder: a Windows directory's (C--x) whatever the case, as Windows
 // compares names, any other exactly.

@@ -132,3 +132,27 @@ func TestSameClaudeFolder(t *testing.T) {
 		}
 	}
 }
+
+func TestRel(t *testing.T) {
+	for _, c := range []struct {
+		root, p, want string
+		ok            bool
+	}{
+		{`C:\Users\me\shop`, `C:\Users\me\shop\internal\pdf.go`, `internal\pdf.go`, true},
+		{`C:\Users\me\shop`, `c:\users\ME\shop\main.go`, `main.go`, true},
+		{`C:\Users\me\shop`, `C:/Users/me/shop/web/app.ts`, `web/app.ts`, true},
+		{`c:/Users/me/shop/`, `C:\Users\me\shop\main.go`, `main.go`, true},
+		{`C:\`, `c:\boot.ini`, `boot.ini`, true},
+		{`C:\Users\me\shop`, `C:\Users\me\shopping\x.go`, "", false},
+		{`C:\Users\me\shop`, `D:\Users\me\shop\x.go`, "", false},
+		{`C:\Users\me\shop`, `C:\Users\me\shop`, "", false},
+		{"/home/me/app", "/home/me/app/main.go", "main.go", true},
+		{"/home/me/app", "/home/me/App/main.go", "", false},
+		{"/home/me/app", "/home/me/apple/x", "", false},
+		{"", "/x/y", "", false},
+	} {
+		if got, ok := projectdir.Rel(c.root, c.p); got != c.want || ok != c.ok {
+			t.Errorf("Rel(%q, %q) = %q, %v; want %q, %v", c.root, c.p, got, ok, c.want, c.ok)
+		}
+	}
+}
