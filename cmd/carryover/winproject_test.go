@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,5 +47,35 @@ func TestProjectWindowsPaths(t *testing.T) {
 		if _, errOut, code := h.runCLI(t, "sessions", "--project", arg); code != 1 || !strings.Contains(errOut, "no archived sessions") {
 			t.Errorf("--project %s: exit %d, stderr %q; want none archived", arg, code, errOut)
 		}
+	}
+}
+
+// TestHookWindowsProject: sessions that Claude Code started in one Windows
+// directory, reported with either drive letter case and separator, are
+// archived by the hooks as one project, on any system.
+func TestHookWindowsProject(t *testing.T) {
+	h := newHookEnv(t)
+	const other = "cccccccc-3333-4333-8333-333333333333"
+	second := filepath.Join(h.dir, other+".jsonl")
+	if err := os.WriteFile(second, bytes.ReplaceAll(demoSession, []byte(demoID), []byte(other)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.run(t, "stop", h.payload("Stop", map[string]any{"cwd": `c:\src\shop`}))
+	h.run(t, "stop", h.payload("Stop", map[string]any{"cwd": `C:/src/shop/`, "session_id": other, "transcript_path": second}))
+	st, err := sqlite.Open(context.Background(), h.db, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	all, err := st.Sessions(context.Background(), carryover.SessionFilter{TopLevel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects := map[string]int{}
+	for _, s := range all {
+		projects[s.Project]++
+	}
+	if want := map[string]int{`C:\src\shop`: 2}; !maps.Equal(projects, want) {
+		t.Errorf("projects %v, want %v", projects, want)
 	}
 }
