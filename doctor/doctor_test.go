@@ -30,7 +30,7 @@ func TestCheckHooks(t *testing.T) {
 		return ""
 	}
 	h := func(scope, event, command string, timeout int) installedHook {
-		return installedHook{claudesettings.Hook{Event: event, Command: command, Timeout: timeout}, scope}
+		return installedHook{Hook: claudesettings.Hook{Event: event, Command: command, Timeout: timeout}, scope: scope}
 	}
 	cases := []struct {
 		hook   installedHook
@@ -44,7 +44,7 @@ func TestCheckHooks(t *testing.T) {
 		{h("user", "UserPromptSubmit", plain+" hook user-prompt-submit", 30), Fail, "not executable"},
 		{h("user", "PostToolUse", exe+" hook stop", 30), Fail, "does not run 'hook post-tool-use'"},
 		{h("user", "SessionStart", exe+" hook session-start; exit 2", 30), Fail, "shell operators"},
-		{installedHook{claudesettings.Hook{Event: "PostToolUse", Matcher: "Read", Command: exe + " hook post-tool-use || exit 2", Timeout: 30}, "user"}, Fail, "shell operators"},
+		{installedHook{Hook: claudesettings.Hook{Event: "PostToolUse", Matcher: "Read", Command: exe + " hook post-tool-use || exit 2", Timeout: 30}, scope: "user"}, Fail, "shell operators"},
 		{h("user", "PostToolUseFailure", exe+" hook post-tool-use-failure", 0), Warn, "no timeout"},
 		{h("local", "PreCompact", exe+" hook pre-compact", 30), Fail, "installed twice (user and local settings)"},
 	}
