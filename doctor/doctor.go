@@ -232,8 +232,9 @@ func hookArgs(ev hook.Event, args []string) bool {
 
 // resolveOwn finds the binary a hook's program names and checks that it is
 // carryover's own: a program called carryover, found on PATH or at an
-// absolute path, outside the project; for project and local settings,
-// which come with a repository, also one of d.own. It returns the path, or
+// absolute path, outside the project (or the running carryover itself);
+// for project and local settings, which come with a repository, also one
+// of d.own. It returns the path, or
 // why doctor does not run it and what to do.
 func (d *doctor) resolveOwn(scope, prog string) (path, msg, fix string) {
 	const notRun = "; doctor did not run it"
@@ -258,7 +259,7 @@ func (d *doctor) resolveOwn(scope, prog string) (path, msg, fix string) {
 		return "", path + " is not executable", "chmod +x it, or reinstall"
 	case !claudesettings.IsCarryoverProgram(prog):
 		return "", fmt.Sprintf("%s is not carryover"+notRun, prog), "reinstall: carryover install"
-	case install.Inside(d.project, path):
+	case install.Inside(d.project, path) && !d.isSelf(path):
 		return "", fmt.Sprintf("%s is inside the project %s: a repository's file, not carryover's own binary"+notRun, path, d.project),
 			"install carryover outside the project and reinstall (carryover install)"
 	}
@@ -267,6 +268,13 @@ func (d *doctor) resolveOwn(scope, prog string) (path, msg, fix string) {
 			"reinstall with the binary you use: carryover install --scope " + scope
 	}
 	return path, "", ""
+}
+
+// isSelf reports whether path is the running carryover: running it again
+// runs nothing new, wherever it is.
+func (d *doctor) isSelf(path string) bool {
+	exe, err := os.Executable()
+	return err == nil && sameFile(exe, path)
 }
 
 // ownBinaries lists the carryover binaries doctor trusts for project and
@@ -280,7 +288,7 @@ func (d *doctor) ownBinaries(found []installedHook) []string {
 		}
 	}
 	if exe, err := os.Executable(); err == nil {
-		add(exe)
+		own = append(own, exe)
 	}
 	if p, ok := install.LookPath(d.in.Getenv, "carryover"); ok {
 		add(p)
@@ -374,7 +382,7 @@ func (d *doctor) checkOnPath(plugin bool) {
 		} else {
 			d.warnf(name, msg, fix)
 		}
-	case install.Inside(d.project, path):
+	case install.Inside(d.project, path) && !d.isSelf(path):
 		d.warnf(name, fmt.Sprintf("%s is inside the project: hooks that run carryover from PATH would run the repository's file; doctor does not run it", path),
 			"take the project's directory off PATH")
 	default:
