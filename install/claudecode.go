@@ -66,7 +66,7 @@ type ClaudeCode struct {
 func (c ClaudeCode) ExecForm() bool { return !c.Version.Less(ExecFormSince) }
 
 // ErrNoClaudeCode means no claude binary was found.
-var ErrNoClaudeCode = errors.New("Claude Code (claude) is not on PATH, in ~/.local/bin or in ~/.claude/local")
+var ErrNoClaudeCode = errors.New("no Claude Code: claude is not on PATH, in ~/.local/bin or in ~/.claude/local")
 
 // FindClaudeCode finds the claude binary (on PATH, else where Claude Code's
 // own installers put it) and asks it its version. A claude inside the
