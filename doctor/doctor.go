@@ -55,7 +55,7 @@ type Check struct {
 
 type doctor struct {
 	in      *install.Installer
-	project string // absolute; nothing in it is run
+	project string // absolute, or "" run from ~ or /; nothing in it is run
 	checks  []Check
 	// own are carryover binaries doctor may run for project and local
 	// settings: itself, the carryover on PATH and those the user's own
@@ -107,7 +107,7 @@ func Run(ctx context.Context, opt Options) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.project = proj
+		d.project = d.in.RepoDir(proj)
 		f, err := claudesettings.Load(path)
 		name := "settings " + scope
 		switch {

@@ -116,6 +116,18 @@ func (c *capped) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// RepoDir is the directory whose files a repository chose, for Inside:
+// project, unless it is the home directory or holds it (doctor or install
+// run from ~ or /), which no clone brings: then "", and nothing counts as
+// inside.
+func (in *Installer) RepoDir(project string) string {
+	home := in.home()
+	if project == "" || home == "" || Inside(project, home) {
+		return ""
+	}
+	return project
+}
+
 // Inside reports whether path, symlinks resolved, is dir or in it. A path
 // that cannot be resolved counts as inside: it cannot be shown to be out.
 func Inside(dir, path string) bool {

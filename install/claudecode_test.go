@@ -202,3 +202,18 @@ func TestInside(t *testing.T) {
 		}
 	}
 }
+
+// TestRepoDir: run from the home directory or above it, no directory is a
+// repository's; from a project, the project is.
+func TestRepoDir(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	proj := filepath.Join(home, "src", "proj")
+	os.MkdirAll(proj, 0o755)
+	in := &install.Installer{Getenv: func(k string) string { return map[string]string{"HOME": home}[k] }}
+	for project, want := range map[string]string{home: "", dir: "", proj: proj, "": ""} {
+		if got := in.RepoDir(project); got != want {
+			t.Errorf("RepoDir(%q) = %q, want %q", project, got, want)
+		}
+	}
+}

@@ -282,7 +282,7 @@ func (in *Installer) hookForm(scope, project string) (bool, string) {
 	if scope == "project" {
 		return false, shell + ": project settings run on every teammate's Claude Code, old ones too"
 	}
-	cc, err := FindClaudeCode(context.Background(), in.Getenv, project)
+	cc, err := FindClaudeCode(context.Background(), in.Getenv, in.RepoDir(project))
 	switch {
 	case err != nil:
 		return false, fmt.Sprintf("%s: %v (exec form needs Claude Code %s or later)", shell, err, ExecFormSince)

@@ -175,3 +175,36 @@ func TestDoctorWithoutClaudeCode(t *testing.T) {
 		t.Errorf("doctor with the plugin and no carryover on PATH:\n%s", out)
 	}
 }
+
+// TestDoctorFromHome: run from the home directory, the carryover installed
+// under it (~/go/bin) is the user's, not a repository's: doctor runs its
+// hooks.
+func TestDoctorFromHome(t *testing.T) {
+	bin := carryoverBinary(t)
+	home := t.TempDir()
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := filepath.Join(home, "go", "bin", "carryover")
+	os.MkdirAll(filepath.Dir(own), 0o755)
+	if err := os.WriteFile(own, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "PATH=" + filepath.Dir(own), "CARRYOVER_DB=" + filepath.Join(home, "store.db"), "CARRYOVER_LOG=" + filepath.Join(home, "carryover.log")}
+	install := exec.Command(own, "install", "--no-mcp")
+	install.Dir, install.Env = home, env
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	// Another copy of carryover runs doctor, so that only "not a
+	// repository's file" lets it run the hooks under ~.
+	doctor := exec.Command(bin, "doctor")
+	doctor.Dir, doctor.Env = home, env
+	out, _ := doctor.CombinedOutput()
+	for _, want := range []string{"PASS  run Stop", "PASS  run PreCompact", "PASS  carryover on PATH"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("doctor from ~ does not say %q:\n%s", want, out)
+		}
+	}
+}
