@@ -189,11 +189,11 @@ func (d *doctor) checkHooks(found []installedHook) {
 			d.fail(name, msg, fix)
 			continue
 		}
-		h.argv = append([]string{path}, argv[1:]...)
 		if h.Exec() && d.ccErr == nil && !d.cc.ExecForm() {
 			d.fail(name, fmt.Sprintf("exec form (command and args), which Claude Code %s does not run: %s or later does", d.cc.Version, install.ExecFormSince), "reinstall to get the shell form: carryover install")
 			continue
 		}
+		h.argv = append([]string{path}, argv[1:]...)
 		if h.Async {
 			why := "Claude Code does not use its output"
 			if h.Event == string(hook.Stop) || h.Event == string(hook.SessionEnd) {

@@ -167,3 +167,56 @@ func TestCorruptHintMovesSideFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestHookArgs(t *testing.T) {
+	cases := []struct {
+		ev   hook.Event
+		args []string
+		want bool
+	}{
+		{hook.Stop, []string{"hook", "stop"}, true},
+		{hook.PostToolUse, []string{"hook", "post-tool-use", "--archive"}, true},
+		{hook.Stop, []string{"hook", "stop", "--archive"}, false},
+		{hook.Stop, []string{"hook", "session-end"}, false},
+		{hook.Stop, []string{"hook"}, false},
+		{hook.Stop, []string{"mcp"}, false},
+		{hook.PostToolUseFailure, []string{"hook", "post-tool-use-failure", "--db", "/x"}, false},
+	}
+	for _, c := range cases {
+		if got := hookArgs(c.ev, c.args); got != c.want {
+			t.Errorf("hookArgs(%s, %q) = %v, want %v", c.ev, c.args, got, c.want)
+		}
+	}
+}
+
+// TestCheckExecForm: an exec-form entry passes with a Claude Code that runs
+// it, fails with an older one; an async entry warns; each gets an argv
+// only when it passes the checks doctor runs by.
+func TestCheckExecForm(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "carryover")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string { return map[string]string{"PATH": dir}[k] }
+	for _, c := range []struct {
+		version install.Version
+		async   bool
+		status  Status
+		detail  string
+	}{
+		{install.Version{2, 1, 197}, false, Pass, "exec form"},
+		{install.Version{2, 1, 100}, false, Fail, "does not run"},
+		{install.Version{2, 1, 197}, true, Warn, "async"},
+	} {
+		d := &doctor{in: &install.Installer{Getenv: getenv}, cc: install.ClaudeCode{Version: c.version}}
+		found := []installedHook{{Hook: claudesettings.Hook{Event: "Stop", Command: exe, Args: []string{"hook", "stop"}, Timeout: 15, Async: c.async}, scope: "user"}}
+		d.checkHooks(found)
+		if len(d.checks) != 1 || d.checks[0].Status != c.status || !strings.Contains(d.checks[0].Detail, c.detail) {
+			t.Errorf("Claude Code %s, async %v: %+v, want %s with %q", c.version, c.async, d.checks, c.status, c.detail)
+		}
+		if (found[0].argv != nil) != (c.status != Fail) {
+			t.Errorf("Claude Code %s, async %v: argv %q", c.version, c.async, found[0].argv)
+		}
+	}
+}
