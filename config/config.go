@@ -189,7 +189,6 @@ func defaults(env Env, red *redact.Redactor) Config {
 		HookTimeout:       2 * time.Second,
 		SessionEndTimeout: time.Second,
 		Dirs:              env.Dirs(),
-		Log:               env.LogPath(),
 		Redactor:          red,
 		Sources:           map[string][]Source{},
 	}
@@ -201,10 +200,7 @@ func defaults(env Env, red *redact.Redactor) Config {
 			c.Sources[k.name] = []Source{{Layer: Default}}
 		}
 	}
-	c.Sources["log"] = []Source{{Layer: Default}}
-	if env.getenv("CARRYOVER_LOG") != "" {
-		c.Sources["log"] = []Source{{Layer: Environment, Env: "CARRYOVER_LOG"}}
-	}
+	setLog(&c, env)
 	return c
 }
 
@@ -221,15 +217,24 @@ func Load(opt Options) (Config, error) {
 	if err != nil {
 		return load(opt)
 	}
-	guarded, hidden, unknown := projectEnvGuard(opt.Env.getenv, opt.Env.Home(), dir)
+	genv, hidden, unknown := projectEnvGuard(opt.Env, dir)
 	if len(hidden) == 0 {
 		return load(opt)
 	}
 	g := opt
-	g.Env.Getenv = guarded
+	g.Env = genv
 	c, err := load(g)
 	if c.ProjectTrusted || c.Trusts(dir) {
-		return load(opt)
+		// Even a trusted project does not choose the log: see LogPathFor.
+		c, err = load(opt)
+		setLog(&c, genv)
+		for _, k := range hidden {
+			if k == "CARRYOVER_LOG" || k == "XDG_STATE_HOME" {
+				c.Problems = append(c.Problems, Problem{Source: Source{Layer: Environment, Env: k}, Key: k,
+					Msg: errLogGuarded.Error(), Refused: true})
+			}
+		}
+		return c, err
 	}
 	msg := errGuarded.Error()
 	if unknown {
@@ -240,6 +245,15 @@ func Load(opt Options) (Config, error) {
 			Msg: msg, Refused: true})
 	}
 	return c, err
+}
+
+// setLog places the log as env says.
+func setLog(c *Config, env Env) {
+	c.Log = env.LogPath()
+	c.Sources["log"] = []Source{{Layer: Default}}
+	if filepath.IsAbs(env.getenv("CARRYOVER_LOG")) {
+		c.Sources["log"] = []Source{{Layer: Environment, Env: "CARRYOVER_LOG"}}
+	}
 }
 
 func load(opt Options) (Config, error) {

@@ -18,6 +18,9 @@ func (a *app) configEnv() conf.Env { return conf.Env{Getenv: a.getenv} }
 // unless a.quietConfig (hooks, the status line, doctor), to stderr. The
 // error is conf.ErrNoStore.
 func (a *app) loadConfig(dir string) (config, error) {
+	if dir != "" {
+		a.projectDir = dir
+	}
 	cfg, err := conf.Load(conf.Options{Env: a.configEnv(), ProjectDir: dir, DBFlag: a.dbFlag, Redactor: a.builtinRedactor()})
 	for _, p := range cfg.Problems {
 		a.log.Warn("config problem", "problem", p.String())
@@ -34,8 +37,15 @@ func (a *app) loadConfig(dir string) (config, error) {
 }
 
 // logPath is the log file, or "" when there is no absolute place for it.
+// Under Claude Code (CLAUDE_PROJECT_DIR), what the project's settings set
+// in the environment does not choose it (see conf.Env.LogPathFor).
 func logPath(getenv func(string) string) string {
-	return conf.Env{Getenv: getenv}.LogPath()
+	return logPathIn(getenv, getenv("CLAUDE_PROJECT_DIR"))
+}
+
+// logPathIn is logPath for a process run in project directory dir.
+func logPathIn(getenv func(string) string, dir string) string {
+	return conf.Env{Getenv: getenv}.LogPathFor(dir)
 }
 
 // maxLogBytes caps the log; the previous log is kept as .1.

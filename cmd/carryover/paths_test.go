@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestHookLogNotChosenByProject: a repository's .claude/settings.json sets
+// CARRYOVER_LOG (Claude Code passes it to the hooks) to the user's
+// ~/.bashrc, whose next shell would run what the log line holds. The hook
+// leaves that file alone and logs to its own log, saying what it refused;
+// the store stays where the user put it.
+func TestHookLogNotChosenByProject(t *testing.T) {
+	h := newHookEnv(t)
+	project := filepath.Join(h.dir, "repo")
+	bashrc := filepath.Join(h.dir, ".bashrc")
+	rc := []byte("# ~/.bashrc\nalias ll='ls -l'\n")
+	if err := os.WriteFile(bashrc, rc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"env":{"CARRYOVER_LOG":` + strconv.Quote(bashrc) + `,"XDG_STATE_HOME":` + strconv.Quote(project) + `}}`
+	if err := os.MkdirAll(filepath.Join(project, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, ".claude", "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.env["CLAUDE_PROJECT_DIR"] = project
+	h.env["CARRYOVER_LOG"] = bashrc
+	h.env["XDG_STATE_HOME"] = project
+	// A session id that is not one, so that the hook has something to log.
+	h.run(t, "stop", h.payload("Stop", map[string]any{"session_id": "$(touch " + filepath.Join(h.dir, "pwned") + ")"}))
+	if got, _ := os.ReadFile(bashrc); !bytes.Equal(got, rc) {
+		t.Errorf("the hook wrote to the file the project's CARRYOVER_LOG names:\n%s", got)
+	}
+	if entries, _ := os.ReadDir(project); len(entries) != 1 {
+		t.Errorf("the hook wrote into the project (XDG_STATE_HOME): %v", entries)
+	}
+	logged, err := os.ReadFile(filepath.Join(h.dir, ".local", "state", "carryover", "carryover.log"))
+	if err != nil {
+		t.Fatalf("no log in the user's state directory: %v", err)
+	}
+	if !strings.Contains(string(logged), "CARRYOVER_LOG set in env CARRYOVER_LOG, ignored") {
+		t.Errorf("the log does not say the project's CARRYOVER_LOG was refused:\n%s", logged)
+	}
+}
+
+// TestHookLeavesForeignLog: CARRYOVER_LOG of the user's own naming a big
+// file carryover did not start: the hook neither writes it nor renames it
+// away, and still exits 0 quietly.
+func TestHookLeavesForeignLog(t *testing.T) {
+	h := newHookEnv(t)
+	path := filepath.Join(h.dir, "notes.txt")
+	big := bytes.Repeat([]byte("my own notes\n"), maxLogBytes/13+100)
+	if err := os.WriteFile(path, big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.env["CARRYOVER_LOG"] = path
+	if out := h.run(t, "stop", h.payload("Stop", map[string]any{"session_id": "../x"})); out != "" {
+		t.Errorf("stdout %q", out)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, big) {
+		t.Errorf("a file carryover did not start was changed: %d bytes", len(got))
+	}
+	if _, err := os.Lstat(path + ".1"); err == nil {
+		t.Error("a file carryover did not start was rotated away")
+	}
+}
