@@ -70,3 +70,22 @@ func TestHookLeavesForeignLog(t *testing.T) {
 		t.Error("a file carryover did not start was rotated away")
 	}
 }
+
+// TestHookHugeSessionID: a payload whose session id is 1 MB is refused
+// quietly, and the log says so in a short line, not with the id whole.
+func TestHookHugeSessionID(t *testing.T) {
+	h := newHookEnv(t)
+	id := strings.Repeat("a", 1<<20)
+	for _, ev := range []string{"stop", "pre-compact", "user-prompt-submit"} {
+		if out := h.run(t, ev, h.payload("Stop", map[string]any{"session_id": id})); out != "" {
+			t.Errorf("%s: stdout %q", ev, out)
+		}
+	}
+	logged, err := os.ReadFile(h.env["CARRYOVER_LOG"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logged) > 4<<10 || strings.Count(string(logged), "(1048576 bytes)") != 3 {
+		t.Errorf("log of %d bytes:\n%.2000s", len(logged), logged)
+	}
+}
