@@ -166,7 +166,12 @@ type Options struct {
 	// ProjectDir is the project whose .carryover.toml applies ("" for
 	// none); for a hook, the directory Claude Code gives it.
 	ProjectDir string
-	DBFlag     string // --db
+	// ClaudeDir, when ProjectDir is "", is the project whose Claude Code
+	// settings may have set the environment (a command Claude Code ran
+	// there): their env is guarded as for ProjectDir, and no
+	// .carryover.toml is read.
+	ClaudeDir string
+	DBFlag    string // --db
 	// Redactor, when not nil, is a redactor with the built-in detectors
 	// alone for the configuration to use unless patterns are configured:
 	// the caller's own (its log's), rather than one more built.
@@ -207,13 +212,17 @@ func defaults(env Env, red *redact.Redactor) Config {
 // Load reads the configuration that applies in opt.ProjectDir. Problems
 // are in the result, never an error; the error is ErrNoStore.
 func Load(opt Options) (Config, error) {
-	if opt.ProjectDir == "" {
+	project := opt.ProjectDir
+	if project == "" {
+		project = opt.ClaudeDir
+	}
+	if project == "" {
 		return load(opt)
 	}
 	// The project's Claude Code settings may set sensitive variables for
 	// the hooks (see claudeenv.go): they are hidden unless the project is
 	// trusted, which only the user's own file can say.
-	dir, err := filepath.Abs(opt.ProjectDir)
+	dir, err := filepath.Abs(project)
 	if err != nil {
 		return load(opt)
 	}

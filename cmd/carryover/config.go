@@ -21,7 +21,8 @@ func (a *app) loadConfig(dir string) (config, error) {
 	if dir != "" {
 		a.projectDir = dir
 	}
-	cfg, err := conf.Load(conf.Options{Env: a.configEnv(), ProjectDir: dir, DBFlag: a.dbFlag, Redactor: a.builtinRedactor()})
+	cfg, err := conf.Load(conf.Options{Env: a.configEnv(), ProjectDir: dir, ClaudeDir: claudeDir(a.getenv),
+		DBFlag: a.dbFlag, Redactor: a.builtinRedactor()})
 	for _, p := range cfg.Problems {
 		a.log.Warn("config problem", "problem", p.String())
 		if !a.quietConfig {
@@ -37,10 +38,23 @@ func (a *app) loadConfig(dir string) (config, error) {
 }
 
 // logPath is the log file, or "" when there is no absolute place for it.
-// Under Claude Code (CLAUDE_PROJECT_DIR), what the project's settings set
-// in the environment does not choose it (see conf.Env.LogPathFor).
+// Under Claude Code, what the project's settings set in the environment
+// does not choose it (see conf.Env.LogPathFor and claudeDir).
 func logPath(getenv func(string) string) string {
-	return logPathIn(getenv, getenv("CLAUDE_PROJECT_DIR"))
+	return logPathIn(getenv, claudeDir(getenv))
+}
+
+// claudeDir is the project Claude Code runs this process in ("" for
+// none), whose settings may have set its environment: CLAUDE_PROJECT_DIR,
+// which Claude Code gives hooks, else the working directory of a process
+// Claude Code started (CLAUDECODE: its Bash tool, where a repository's
+// instructions can make the model run carryover).
+func claudeDir(getenv func(string) string) string {
+	dir := getenv("CLAUDE_PROJECT_DIR")
+	if dir == "" && getenv("CLAUDECODE") != "" {
+		dir, _ = os.Getwd()
+	}
+	return dir
 }
 
 // logPathIn is logPath for a process run in project directory dir.

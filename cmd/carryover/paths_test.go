@@ -89,3 +89,39 @@ func TestHookHugeSessionID(t *testing.T) {
 		t.Errorf("log of %d bytes:\n%.2000s", len(logged), logged)
 	}
 }
+
+// TestCommandUnderClaudeCodeLogNotChosenByProject: a command the model
+// runs through Claude Code's Bash tool (CLAUDECODE set, no
+// CLAUDE_PROJECT_DIR) in a repository whose settings set CARRYOVER_LOG and
+// CARRYOVER_DB writes neither file either, and says why.
+func TestCommandUnderClaudeCodeLogNotChosenByProject(t *testing.T) {
+	h := newHookEnv(t)
+	project := filepath.Join(h.dir, "repo")
+	bashrc := filepath.Join(h.dir, ".bashrc")
+	if err := os.MkdirAll(filepath.Join(project, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	loot := filepath.Join(project, "loot.db")
+	settings := `{"env":{"CARRYOVER_LOG":` + strconv.Quote(bashrc) + `,"CARRYOVER_DB":` + strconv.Quote(loot) + `}}`
+	if err := os.WriteFile(filepath.Join(project, ".claude", "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(project)
+	h.env["CLAUDECODE"] = "1"
+	h.env["CARRYOVER_LOG"] = bashrc
+	h.env["CARRYOVER_DB"] = loot
+	var out, errOut bytes.Buffer
+	a := newApp(strings.NewReader(""), &out, &errOut, func(k string) string { return h.env[k] })
+	a.run(t.Context(), []string{"search", "anything"})
+	for _, p := range []string{bashrc, loot} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("a command under Claude Code created %s, which the project's settings name", p)
+		}
+	}
+	if !strings.Contains(errOut.String(), "CARRYOVER_DB set in env CARRYOVER_DB, ignored") {
+		t.Errorf("the command does not say it refused the project's CARRYOVER_DB:\n%s", errOut.String())
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, ".local", "state", "carryover", "carryover.log")); err != nil {
+		t.Errorf("no log in the user's state directory: %v", err)
+	}
+}
