@@ -106,9 +106,10 @@ const maxInspectCopy = 64 << 20
 // and -shm, and write the -shm. With no log to read, the file is opened
 // immutable (no side files, no locks); a read that fails (a checkpoint
 // writing the file meanwhile) is made again through SQLite's locks. With a
-// log, a private copy of the file and its log is read instead (the log
-// first: a checkpoint between the two copies leaves the copy consistent),
-// in place only past maxInspectCopy.
+// log, a private copy of the file and its log, in a directory beside them,
+// is read instead (the log first: a checkpoint between the two copies
+// leaves the copy consistent); in place only past maxInspectCopy or when
+// that directory cannot be made.
 func inspectUnmarked(ctx context.Context, abs string, busy time.Duration, want int) (owner, error) {
 	wal, err := os.Lstat(abs + "-wal")
 	if err != nil || wal.Size() == 0 {
@@ -122,7 +123,9 @@ func inspectUnmarked(ctx context.Context, abs string, busy time.Duration, want i
 	if err != nil || fi.Size()+wal.Size() > maxInspectCopy {
 		return readOwnerAt(ctx, abs, busy, want, "")
 	}
-	dir, err := os.MkdirTemp("", "carryover-inspect-")
+	// Beside the file, not in $TMPDIR, which a project's settings can set:
+	// the copy may be the user's archive.
+	dir, err := os.MkdirTemp(filepath.Dir(abs), ".carryover-inspect-")
 	if err != nil {
 		return readOwnerAt(ctx, abs, busy, want, "")
 	}
