@@ -14,6 +14,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
+	"github.com/carryover-dev/carryover/logfile"
 	"github.com/carryover-dev/carryover/spool"
 )
 
@@ -180,6 +181,9 @@ func scrubLog(path, needle string) (int, error) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return total, err
+		}
+		if !logfile.Own(data) {
+			continue // CARRYOVER_LOG may name any file: only carryover's log is rewritten
 		}
 		var kept bytes.Buffer
 		n := 0
