@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -462,10 +463,26 @@ func (b Batch) Validate() error {
 // be used to escape a directory (session ids name files: pending marks,
 // status line state).
 func ValidSessionID(id string) error {
-	if id == "" || len(id) > 200 || strings.ContainsAny(id, "/\\\x00") || strings.Contains(id, "..") {
-		return fmt.Errorf("invalid session_id %q", id)
+	if id == "" || len(id) > maxSessionID || strings.ContainsAny(id, "/\\\x00") || strings.Contains(id, "..") {
+		return fmt.Errorf("invalid session_id %s", quoteID(id))
 	}
 	return nil
+}
+
+// maxSessionID bounds a session id, in bytes; Claude Code's are UUIDs.
+const maxSessionID = 200
+
+// quoteID quotes an id for an error, the start of one that is too long
+// to be an id: errors are logged, and a payload's id can be megabytes.
+func quoteID(id string) string {
+	if len(id) <= maxSessionID {
+		return strconv.Quote(id)
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q… (%d bytes)", id[:cut], len(id))
 }
 
 // ValidArchivedID is ValidSessionID for the ids the archive holds, which
@@ -476,7 +493,7 @@ func ValidArchivedID(id string) error {
 		return ValidSessionID(id)
 	}
 	if ValidSessionID(parent) != nil || ValidSessionID(agent) != nil || !strings.HasPrefix(agent, "agent-") {
-		return fmt.Errorf("invalid session_id %q", id)
+		return fmt.Errorf("invalid session_id %s", quoteID(id))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -201,6 +202,31 @@ type ref struct {
 	hi      int
 	hook    *node
 	command string
+	args    []string // exec form's arguments; nil in shell form
+	badArgs bool     // "args" is there but not an array of strings
+}
+
+// asHook is the entry as a Hook, without its event's details.
+func (r ref) asHook() Hook { return Hook{Command: r.command, Args: r.args} }
+
+// readArgs reads a hook entry's "args": nil when there is none.
+func readArgs(src []byte, h *node) (args []string, bad bool) {
+	a, _ := h.last("args")
+	if a == nil {
+		return nil, false
+	}
+	if a.kind != kindArray {
+		return nil, true
+	}
+	args = []string{}
+	for _, e := range a.elems {
+		s, ok := e.str(src)
+		if !ok {
+			return nil, true
+		}
+		args = append(args, s)
+	}
+	return args, false
 }
 
 func (r ref) key() string { return r.event + "\x00" + normMatcher(r.matcher) }
@@ -246,6 +272,7 @@ func (f *File) entries() []ref {
 				r.hi, r.hook = hi, h
 				cmd, _ := h.last("command")
 				r.command, _ = cmd.str(f.src)
+				r.args, r.badArgs = readArgs(f.src, h)
 				refs = append(refs, r)
 			}
 		}
@@ -257,7 +284,7 @@ func (f *File) entries() []ref {
 func (f *File) ours() []ref {
 	var refs []ref
 	for _, r := range f.entries() {
-		if IsOurs(r.command) {
+		if !r.badArgs && r.asHook().isOurs() {
 			refs = append(refs, r)
 		}
 	}
@@ -268,15 +295,39 @@ func (f *File) ours() []ref {
 func (f *File) Ours() []Hook {
 	var hooks []Hook
 	for _, r := range f.ours() {
-		h := Hook{Event: r.event, Matcher: r.matcher, Command: r.command}
-		if t, _ := r.hook.last("timeout"); t != nil && t.kind == kindScalar {
-			if v, err := strconv.ParseFloat(string(f.src[t.start:t.end]), 64); err == nil {
-				h.Timeout = int(v)
-			}
-		}
-		hooks = append(hooks, h)
+		hooks = append(hooks, f.hookOf(r))
 	}
 	return hooks
+}
+
+// Others lists the command hooks that are not carryover's, in file order.
+func (f *File) Others() []Hook {
+	var hooks []Hook
+	for _, r := range f.entries() {
+		if t, _ := r.hook.last("type"); t != nil {
+			if s, _ := t.str(f.src); s != "command" {
+				continue
+			}
+		}
+		if r.badArgs || !r.asHook().isOurs() {
+			hooks = append(hooks, f.hookOf(r))
+		}
+	}
+	return hooks
+}
+
+// hookOf reads entry r.
+func (f *File) hookOf(r ref) Hook {
+	h := Hook{Event: r.event, Matcher: r.matcher, Command: r.command, Args: r.args}
+	if t, _ := r.hook.last("timeout"); t != nil && t.kind == kindScalar {
+		if v, err := strconv.ParseFloat(string(f.src[t.start:t.end]), 64); err == nil {
+			h.Timeout = int(v)
+		}
+	}
+	if a, _ := r.hook.last("async"); a != nil && a.kind == kindScalar {
+		h.Async = string(f.src[a.start:a.end]) == "true"
+	}
+	return h
 }
 
 // maxSteps bounds the edit loops; each step is one splice, and no real
@@ -291,7 +342,7 @@ const maxSteps = 10000
 func (f *File) Install(hooks []Hook) (changed bool, err error) {
 	want := map[string]bool{}
 	for _, h := range hooks {
-		if h.Event == "" || !IsOurs(h.Command) {
+		if h.Event == "" || !h.isOurs() {
 			return false, fmt.Errorf("install: %q for %q is not a carryover hook command", h.Command, h.Event)
 		}
 		k := h.Event + "\x00" + normMatcher(h.Matcher)
@@ -378,8 +429,14 @@ func (f *File) ensure(h Hook) (bool, error) {
 		group = append(group, field{"matcher", h.Matcher})
 	}
 	entry := object{{"type", "command"}, {"command", h.Command}}
+	if h.Exec() {
+		entry = append(entry, field{"args", inlineArgs(h.Args)})
+	}
 	if h.Timeout > 0 {
 		entry = append(entry, field{"timeout", h.Timeout})
+	}
+	if h.Async {
+		entry = append(entry, field{"async", true})
 	}
 	group = append(group, field{"hooks", []any{entry}})
 
@@ -395,10 +452,35 @@ func (f *File) ensure(h Hook) (bool, error) {
 		if r.event != h.Event || r.odd || normMatcher(r.matcher) != normMatcher(h.Matcher) {
 			continue
 		}
-		// An entry from an older install: bring it up to date in place.
+		// An entry in the other form is replaced whole: changed a member
+		// at a time, it would stop being carryover's halfway.
+		if r.asHook().Exec() != h.Exec() {
+			multiline := bytes.ContainsRune(f.src[r.hook.start:r.hook.end], '\n')
+			return true, f.splice(r.hook.start, r.hook.end, f.style.format(entry, lineIndent(f.src, r.hook.start), multiline))
+		}
+		// An entry from an older install: bring it up to date in place,
+		// one member at a time.
 		if r.command != h.Command {
 			cmd, _ := r.hook.last("command")
 			return true, f.splice(cmd.start, cmd.end, quote(h.Command))
+		}
+		args, ai := r.hook.last("args")
+		switch {
+		case !h.Exec() && args != nil:
+			return true, f.removeItem(r.hook, ai)
+		case h.Exec() && args == nil:
+			return true, f.insert(r.hook, untracked, "args", inlineArgs(h.Args))
+		case h.Exec() && !slices.Equal(r.args, h.Args):
+			return true, f.splice(args.start, args.end, f.style.format(inlineArgs(h.Args), "", false))
+		}
+		async, asi := r.hook.last("async")
+		switch {
+		case !h.Async && async != nil:
+			return true, f.removeItem(r.hook, asi)
+		case h.Async && async == nil:
+			return true, f.insert(r.hook, untracked, "async", true)
+		case h.Async && string(f.src[async.start:async.end]) != "true":
+			return true, f.splice(async.start, async.end, "true")
 		}
 		t, _ := r.hook.last("timeout")
 		switch {
@@ -411,6 +493,15 @@ func (f *File) ensure(h Hook) (bool, error) {
 		return false, nil
 	}
 	return true, f.insert(ev, pointer("/hooks", h.Event), "", group)
+}
+
+// inlineArgs is args as a JSON array kept on one line.
+func inlineArgs(args []string) inline {
+	a := inline{}
+	for _, s := range args {
+		a = append(a, s)
+	}
+	return a
 }
 
 func numberIs(text []byte, n int) bool {

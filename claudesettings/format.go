@@ -13,9 +13,10 @@ type (
 	object []field
 	field  struct {
 		key string
-		val any // object, []any, string, int or raw
+		val any // object, []any, inline, string, int, bool or raw
 	}
-	raw string // JSON text copied verbatim (a scalar from another file)
+	raw    string // JSON text copied verbatim (a scalar from another file)
+	inline []any  // an array written on one line, whatever the layout
 )
 
 // style is how a file lays out its JSON, detected from its bytes.
@@ -145,6 +146,10 @@ func (s style) write(b *strings.Builder, v any, indent string, pretty bool) {
 			s.write(b, e, inner, pretty)
 		}
 		closing(']', len(v))
+	case inline:
+		s.write(b, []any(v), indent, false)
+	case bool:
+		b.WriteString(strconv.FormatBool(v))
 	case string:
 		b.WriteString(quote(v))
 	case int:

@@ -88,7 +88,9 @@ func (f *File) legacyGroup(src []byte, event string, g *node) (object, bool) {
 			continue
 		}
 		cmd, _ := h.last("command")
-		if s, _ := cmd.str(src); IsOurs(s) || have[hookKey(src, h)] {
+		s, _ := cmd.str(src)
+		args, bad := readArgs(src, h)
+		if ours := !bad && (Hook{Command: s, Args: args}).isOurs(); ours || have[hookKey(src, h)] {
 			continue
 		}
 		have[hookKey(src, h)] = true
@@ -110,11 +112,18 @@ func (f *File) legacyGroup(src []byte, event string, g *node) (object, bool) {
 	return group, true
 }
 
-// hookKey identifies a hook for deduplication: its command, or for hooks
-// without one, its JSON without whitespace.
+// hookKey identifies a hook for deduplication: its command (and exec
+// form's arguments), or for hooks without one, its JSON without
+// whitespace.
 func hookKey(src []byte, h *node) string {
 	cmd, _ := h.last("command")
 	if s, ok := cmd.str(src); ok {
+		if args, bad := readArgs(src, h); args != nil || bad {
+			a, _ := h.last("args")
+			var b bytes.Buffer
+			_ = json.Compact(&b, src[a.start:a.end]) // valid: parsed already
+			return "command\x00" + s + "\x00args\x00" + b.String()
+		}
 		return "command\x00" + s
 	}
 	var b bytes.Buffer

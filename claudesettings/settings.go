@@ -68,8 +68,40 @@ var (
 type Hook struct {
 	Event   string // Claude Code's spelling: PreCompact
 	Matcher string // "" matches everything
+	// Command is a shell command line, or in exec form (Args not nil) the
+	// program, which Claude Code spawns with Args and no shell.
 	Command string
-	Timeout int // seconds; 0 when the entry has none
+	Args    []string
+	Timeout int  // seconds; 0 when the entry has none
+	Async   bool // Claude Code runs it in the background, output unused
+}
+
+// Exec reports whether h is in exec form.
+func (h Hook) Exec() bool { return h.Args != nil }
+
+// Argv is the program and arguments h runs when it is in exec form, or
+// when its command line is made of plain words only (see PlainWords); ok
+// is false otherwise.
+func (h Hook) Argv() (argv []string, ok bool) {
+	if h.Exec() {
+		return append([]string{h.Command}, h.Args...), true
+	}
+	return PlainWords(h.Command)
+}
+
+// isOurs reports whether h runs carryover's hook subcommand.
+func (h Hook) isOurs() bool {
+	if !h.Exec() {
+		return IsOurs(h.Command)
+	}
+	return len(h.Args) > 0 && h.Args[0] == "hook" && IsCarryoverProgram(h.Command)
+}
+
+// IsCarryoverProgram reports whether prog names a carryover binary: its
+// base name, after / or \, is carryover or carryover.exe.
+func IsCarryoverProgram(prog string) bool {
+	base := prog[strings.LastIndexAny(prog, `/\`)+1:]
+	return base == "carryover" || base == "carryover.exe"
 }
 
 // HookOptions selects optional hooks.
@@ -83,6 +115,9 @@ type HookOptions struct {
 	// it, so this only buys freshness at the cost of one process per call.
 	// Without it PostToolUse runs for the file tools only, to recall.
 	PostToolUse bool
+	// Exec writes the hooks in exec form: the binary and its arguments,
+	// which Claude Code 2.1.139 and later spawn without a shell.
+	Exec bool
 }
 
 // FileToolsMatcher selects the tool calls PostToolUse's file recall
@@ -94,6 +129,9 @@ const FileToolsMatcher = "Read|Edit|Write|MultiEdit"
 // resolves on PATH ("carryover").
 func DefaultHooks(exe string, opt HookOptions) []Hook {
 	h := func(e hook.Event, matcher string, timeout int) Hook {
+		if opt.Exec {
+			return Hook{Event: string(e), Matcher: matcher, Command: exe, Args: []string{"hook", e.Arg()}, Timeout: timeout}
+		}
 		return Hook{Event: string(e), Matcher: matcher, Command: Command(exe, e), Timeout: timeout}
 	}
 	// PreCompact and SessionStart match exact trigger and source names; the
@@ -121,7 +159,11 @@ func DefaultHooks(exe string, opt HookOptions) []Hook {
 	hooks = append(hooks, h(hook.PostToolUseFailure, "*", 5))
 	if opt.PostToolUse {
 		archive := h(hook.PostToolUse, "", 5)
-		archive.Command += " --archive"
+		if archive.Exec() {
+			archive.Args = append(archive.Args, "--archive")
+		} else {
+			archive.Command += " --archive"
+		}
 		hooks = append(hooks, archive)
 	} else {
 		hooks = append(hooks, h(hook.PostToolUse, FileToolsMatcher, 5))
@@ -151,8 +193,60 @@ func IsOurs(command string) bool {
 	if len(words) < 2 || words[1] != "hook" {
 		return false
 	}
-	base := filepath.Base(words[0])
-	return base == "carryover" || base == "carryover.exe"
+	return IsCarryoverProgram(words[0])
+}
+
+// PlainWords splits a shell command line that a POSIX shell would run as
+// one simple command with no expansion at all: words of plain characters,
+// single-quoted text, double-quoted text without $, ` or \, and
+// backslash-escaped characters. Anything else (operators, redirections,
+// variables, command substitution, globs, ~, comments, control
+// characters, an unterminated quote) gives ok false: what a shell would
+// make of it is not a list of words to spawn.
+func PlainWords(s string) (words []string, ok bool) {
+	var w strings.Builder
+	inWord := false
+	end := func() {
+		if inWord {
+			words = append(words, w.String())
+			w.Reset()
+			inWord = false
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			end()
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			j := strings.IndexByte(s[i+1:], '"')
+			if j < 0 || strings.ContainsAny(s[i+1:i+1+j], "$`\\") {
+				return nil, false
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '\\' && i+1 < len(s) && s[i+1] >= ' ' && s[i+1] != 0x7f:
+			i++
+			w.WriteByte(s[i])
+			inWord = true
+		case c < ' ' || c == 0x7f || strings.IndexByte(";&|<>()$`\\*?[]{}~#!", c) >= 0:
+			return nil, false
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	end()
+	return words, len(words) > 0
 }
 
 // shellWords splits the first n words of a POSIX shell command line,

@@ -38,7 +38,19 @@ type decodedHook struct {
 	Event, Matcher string
 	MatcherOK      bool // absent or a string
 	Command        string
+	Args           []string // nil in shell form
 	Timeout        float64
+	Async          bool
+}
+
+// hook is d as a Hook.
+func (d decodedHook) hook() Hook {
+	return Hook{Event: d.Event, Matcher: d.Matcher, Command: d.Command, Args: d.Args, Timeout: int(d.Timeout), Async: d.Async}
+}
+
+// testKey identifies a Hook in tests: Hook holds a slice, so it is no map key.
+func testKey(h Hook) string {
+	return fmt.Sprintf("%s\x00%s\x00%q\x00%q\x00%v\x00%d\x00%v", h.Event, normMatcher(h.Matcher), h.Command, h.Args, h.Exec(), h.Timeout, h.Async)
 }
 
 func decodeHooks(t testing.TB, data []byte) []decodedHook {
@@ -60,7 +72,16 @@ func decodeHooks(t testing.TB, data []byte) []decodedHook {
 				h, _ := h.(map[string]any)
 				cmd, _ := h["command"].(string)
 				timeout, _ := h["timeout"].(float64)
-				out = append(out, decodedHook{event, ms, !hasM || isString, cmd, timeout})
+				async, _ := h["async"].(bool)
+				var args []string
+				if a, ok := h["args"].([]any); ok {
+					args = []string{}
+					for _, e := range a {
+						s, _ := e.(string)
+						args = append(args, s)
+					}
+				}
+				out = append(out, decodedHook{event, ms, !hasM || isString, cmd, args, timeout, async})
 			}
 		}
 	}
@@ -71,20 +92,19 @@ func decodeHooks(t testing.TB, data []byte) []decodedHook {
 // its event and matcher, and that no other carryover entry is.
 func checkInstalled(t testing.TB, data []byte, want []Hook) {
 	t.Helper()
-	count := map[Hook]int{}
+	count := map[string]int{}
 	total := 0
 	for _, h := range decodeHooks(t, data) {
-		if IsOurs(h.Command) {
+		if h.hook().isOurs() {
 			total++
 			if h.MatcherOK {
-				count[Hook{h.Event, normMatcher(h.Matcher), h.Command, int(h.Timeout)}]++
+				count[testKey(h.hook())]++
 			}
 		}
 	}
 	for _, h := range want {
-		h.Matcher = normMatcher(h.Matcher)
-		if count[h] != 1 {
-			t.Errorf("%s %q %q timeout %d: found %d times, want 1\n%s", h.Event, h.Matcher, h.Command, h.Timeout, count[h], data)
+		if n := count[testKey(h)]; n != 1 {
+			t.Errorf("%s %q %q %q timeout %d async %v: found %d times, want 1\n%s", h.Event, h.Matcher, h.Command, h.Args, h.Timeout, h.Async, n, data)
 		}
 	}
 	if total != len(want) {
@@ -139,7 +159,14 @@ func uninstall(t testing.TB, path string) bool {
 }
 
 func TestInstallUninstallRoundTrip(t *testing.T) {
-	hooks := DefaultHooks(testExe, HookOptions{})
+	for _, exec := range []bool{false, true} {
+		t.Run(map[bool]string{false: "shell", true: "exec"}[exec], func(t *testing.T) {
+			testRoundTrips(t, DefaultHooks(testExe, HookOptions{Exec: exec}))
+		})
+	}
+}
+
+func testRoundTrips(t *testing.T, hooks []Hook) {
 	for _, tc := range roundTrips {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -329,7 +356,7 @@ func TestInstallOptions(t *testing.T) {
 	}
 	got, _ = os.ReadFile(path)
 	checkInstalled(t, got, def)
-	if hs := mustLoad(t, path).Ours(); !slices.Equal(hs, def) {
+	if hs := mustLoad(t, path).Ours(); !slices.EqualFunc(hs, def, func(a, b Hook) bool { return testKey(a) == testKey(b) }) {
 		t.Errorf("Ours() = %v\nwant %v", hs, def)
 	}
 }

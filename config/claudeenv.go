@@ -7,9 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/user"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 )
 
 // A repository's .claude/settings.json (and settings.local.json) can set
@@ -20,12 +21,25 @@ import (
 // project's own settings do not set them to the value they have, or when
 // the user's settings set the same value, or the project is trusted.
 
-// sensitiveEnv lists the variables that choose where the archive and the
-// log go, who rows belong to, and what is masked or how long hooks wait.
+// sensitiveEnv lists the variables that choose where the archive, the
+// config and the log are, who rows belong to, and what is masked or how
+// long hooks wait. HOME, the XDG directories, CLAUDE_CONFIG_DIR (where the
+// user's own Claude Code settings are read) and their Windows
+// counterparts all place files.
 var sensitiveEnv = []string{
 	"CARRYOVER_DB", "CARRYOVER_DATABASE_URL", "CARRYOVER_OWNER", "CARRYOVER_TEAM",
 	"CARRYOVER_REDACT_PATTERNS", "CARRYOVER_LOG", "CARRYOVER_HOOK_TIMEOUT", "CARRYOVER_SESSION_END_TIMEOUT",
-	"HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME",
+	"HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "CLAUDE_CONFIG_DIR",
+	"USERPROFILE", "LOCALAPPDATA", "APPDATA",
+}
+
+// envName is how the environment compares a variable's name: Windows
+// ignores case (LocalAppData is LOCALAPPDATA).
+func envName(k string) string {
+	if runtime.GOOS == "windows" {
+		return strings.ToUpper(k)
+	}
+	return k
 }
 
 // maxSettingsBytes caps a Claude Code settings file read for its env.
@@ -60,24 +74,24 @@ func settingsEnv(path string) (env map[string]string, ok bool) {
 	out := map[string]string{}
 	for k, v := range s.Env {
 		if str, ok := v.(string); ok {
-			out[k] = str
+			out[envName(k)] = str
 		} else if v != nil {
-			out[k] = fmt.Sprint(v)
+			out[envName(k)] = fmt.Sprint(v)
 		}
 	}
 	return out, true
 }
 
-// projectEnvGuard returns a getenv that hides the sensitive variables the
+// projectEnvGuard returns e with the sensitive variables hidden that the
 // project's Claude Code settings set to their current value (unless the
 // user's own settings set the same value), and the names it hid. When a
 // project settings file cannot be read (unknown), every set sensitive
 // variable the user's settings do not give is hidden: HOME too, unless it
-// is the one the system records for the user (else hooks then find no
-// store and do nothing until the file is fixed).
-func projectEnvGuard(getenv func(string) string, home, projectDir string) (guarded func(string) string, hidden []string, unknown bool) {
+// is the account's home (AccountHome). A hidden HOME falls back to the
+// account's home, never to another variable.
+func projectEnvGuard(e Env, projectDir string) (guarded Env, hidden []string, unknown bool) {
 	if projectDir == "" {
-		return getenv, nil, false
+		return e, nil, false
 	}
 	project := map[string]string{}
 	// unknown: a project file exists whose env carryover cannot see.
@@ -89,54 +103,78 @@ func projectEnvGuard(getenv func(string) string, home, projectDir string) (guard
 		}
 	}
 	if len(project) == 0 && !unknown {
-		return getenv, nil, false
+		return e, nil, false
 	}
-	userDir := getenv("CLAUDE_CONFIG_DIR")
-	if !filepath.IsAbs(userDir) && home != "" {
-		userDir = filepath.Join(home, ".claude")
+	getenv := e.getenv
+	var candidates []string
+	for _, k := range sensitiveEnv {
+		cur := getenv(k)
+		home := k == "HOME" || k == "USERPROFILE" && runtime.GOOS == "windows"
+		if cur == "" && !home {
+			continue // nothing to hide; an empty HOME set by the project is, for the account's
+		}
+		if unknown {
+			// Any value may be the project's, but for a HOME that is the
+			// account's own: hooks keep their store.
+			if home && cur != "" && filepath.Clean(cur) == e.accountHome() {
+				continue
+			}
+			candidates = append(candidates, k)
+		} else if v, ok := project[k]; ok && v == cur {
+			candidates = append(candidates, k)
+		}
+	}
+	if len(candidates) == 0 {
+		return e, nil, unknown
+	}
+	// The user's own settings may give the same values: they are found
+	// through what the project did not set (its CLAUDE_CONFIG_DIR or HOME
+	// could point at a settings file of its own).
+	pre := e
+	pre.Getenv = hide(getenv, candidates)
+	pre.homeHidden = e.homeHidden || slices.Contains(candidates, "HOME") || slices.Contains(candidates, "USERPROFILE")
+	userDir := pre.getenv("CLAUDE_CONFIG_DIR")
+	if !filepath.IsAbs(userDir) {
+		userDir = ""
+		if h := pre.Home(); h != "" {
+			userDir = filepath.Join(h, ".claude")
+		}
 	}
 	var user map[string]string
 	if userDir != "" {
 		user, _ = settingsEnv(filepath.Join(userDir, "settings.json"))
 	}
-	for _, k := range sensitiveEnv {
-		v, ok := project[k]
-		if unknown {
-			// Any value may be the project's, but for a HOME that is the
-			// one the system records for the user: hooks keep their store.
-			v, ok = getenv(k), true
-			if k == "HOME" && v == systemHome() {
-				continue
-			}
+	for _, k := range candidates {
+		if v, ok := user[k]; !ok || v != getenv(k) {
+			hidden = append(hidden, k)
 		}
-		if !ok || v == "" || getenv(k) != v || user[k] == v {
-			continue
-		}
-		hidden = append(hidden, k)
 	}
 	if len(hidden) == 0 {
-		return getenv, nil, false
+		return e, nil, unknown
 	}
+	guarded = e
+	guarded.Getenv = hide(getenv, hidden)
+	guarded.homeHidden = e.homeHidden || slices.Contains(hidden, "HOME") || slices.Contains(hidden, "USERPROFILE")
+	return guarded, hidden, unknown
+}
+
+// hide returns getenv with the variables in names read as unset.
+func hide(getenv func(string) string, names []string) func(string) string {
 	return func(k string) string {
-		if slices.Contains(hidden, k) {
+		if slices.Contains(names, envName(k)) {
 			return ""
 		}
 		return getenv(k)
-	}, hidden, unknown
-}
-
-// systemHome is the home directory the system records for the user ("" when
-// it cannot be read).
-func systemHome() string {
-	u, err := user.Current()
-	if err != nil {
-		return ""
 	}
-	return u.HomeDir
 }
 
 // errGuarded marks the problem of a hidden variable.
 var errGuarded = errors.New("set by the project's .claude settings (env), ignored: only your own environment or settings may set it; add the project to trusted_projects to allow it")
+
+// errLogGuarded marks a variable of the log that a trusted project's
+// settings set.
+var errLogGuarded = errors.New("set by the project's .claude settings (env), ignored for the log even in a trusted project:" +
+	" carryover appends to its log, and only your own environment or settings choose that file")
 
 // errUnchecked marks the problem of a variable hidden because the
 // project's settings could not be read to see whether they set it.

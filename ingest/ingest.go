@@ -7,6 +7,7 @@
 package ingest
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -90,6 +91,45 @@ type Report struct {
 // ErrNotRegular means the path is not a regular file (a directory, FIFO,
 // device...): reading it could block or make no sense.
 var ErrNotRegular = errors.New("not a regular file")
+
+// ErrNotTranscript means a file that does not read as a transcript: none
+// of its first lines is a JSON object.
+var ErrNotTranscript = errors.New("not a transcript: no JSON lines")
+
+// transcriptPeek is how much of a file checkTranscript reads.
+const transcriptPeek = 64 << 10
+
+// checkTranscript accepts an empty file, or one whose first lines
+// (transcriptPeek bytes) hold a JSON object on a line of its own, or whose
+// last line there, cut by the peek or still being written, starts as one.
+// Claude Code writes a JSON object a line; a damaged line or two among
+// them is skipped later.
+func checkTranscript(f *os.File) error {
+	buf := make([]byte, transcriptPeek)
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("read transcript: %w", err)
+	}
+	buf = buf[:n]
+	if len(bytes.TrimSpace(buf)) == 0 {
+		return nil
+	}
+	for rest := buf; len(rest) > 0; {
+		line, after, complete := bytes.Cut(rest, []byte("\n"))
+		line = bytes.TrimSpace(line)
+		if !complete {
+			if bytes.HasPrefix(line, []byte("{")) {
+				return nil // a line longer than the rest of the peek, or still being written
+			}
+			break
+		}
+		if bytes.HasPrefix(line, []byte("{")) && json.Valid(line) {
+			return nil
+		}
+		rest = after
+	}
+	return ErrNotTranscript
+}
 
 // SessionIDFromPath derives a session id from a transcript path: the file
 // stem, qualified by the parent session for subagent transcripts
@@ -245,6 +285,14 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		batchBytes = DefaultBatchBytes
 	}
 
+	if state.Offset == 0 {
+		// Read from the start: a file that holds no transcript (a link to
+		// a system file passed as transcript_path) is not archived, raw
+		// lines included.
+		if err := checkTranscript(f); err != nil {
+			return rep, fmt.Errorf("transcript %s: %w", path, err)
+		}
+	}
 	if _, err := f.Seek(state.Offset, io.SeekStart); err != nil {
 		return rep, fmt.Errorf("seek transcript: %w", err)
 	}

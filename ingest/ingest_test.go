@@ -455,3 +455,36 @@ func TestPrepareToldNewBytes(t *testing.T) {
 		t.Fatalf("Prepare told %v, want %v", told, want)
 	}
 }
+
+// TestNotATranscript: a transcript_path that holds no JSON lines (a link
+// to a system file) is refused before anything is stored, its raw lines
+// included; a transcript whose first line is damaged is still one.
+func TestNotATranscript(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	system := filepath.Join(dir, "passwd")
+	if err := os.WriteFile(system, []byte("root:x:0:0:root:/root:/bin/bash\ndev:x:1000:1000::/home/dev:/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, sid+".jsonl")
+	if err := os.Symlink(system, path); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	st := openStore(t)
+	if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{SessionID: sid}); !errors.Is(err, ingest.ErrNotTranscript) {
+		t.Fatalf("err %v, want ErrNotTranscript", err)
+	}
+	if _, err := st.Session(ctx, sid); !errors.Is(err, carryover.ErrNotFound) {
+		t.Errorf("a session was stored: %v", err)
+	}
+	if raw, err := st.RawLines(ctx, sid, 1, 10); err != nil || len(raw) > 0 {
+		t.Errorf("raw lines stored: %d, %v", len(raw), err)
+	}
+
+	torn := filepath.Join(dir, "torn", sid+".jsonl")
+	os.MkdirAll(filepath.Dir(torn), 0o700)
+	writeLines(t, torn, append([]string{`{"type":"user","mess`}, synth(1)...), 0)
+	if rep, err := (&ingest.Archiver{Store: st}).File(ctx, torn, ingest.Options{}); err != nil || rep.Chunks == 0 {
+		t.Errorf("a transcript with a damaged first line: %+v, %v", rep, err)
+	}
+}

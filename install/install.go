@@ -273,6 +273,25 @@ func checkWritable(path string, f *claudesettings.File, changed bool, mcp *mcpEd
 	return nil
 }
 
+// hookForm says whether the hooks of scope are written in exec form (no
+// shell) and why: only for the Claude Code found here, and only when it
+// runs them; project settings run on teammates' machines, whose Claude
+// Code may be older, so they keep the shell form every release runs.
+func (in *Installer) hookForm(scope, project string) (bool, string) {
+	const shell = "hooks run through a shell"
+	if scope == "project" {
+		return false, shell + ": project settings run on every teammate's Claude Code, old ones too"
+	}
+	cc, err := FindClaudeCode(context.Background(), in.Getenv, in.RepoDir(project))
+	switch {
+	case err != nil:
+		return false, fmt.Sprintf("%s: %v (exec form needs Claude Code %s or later)", shell, err, ExecFormSince)
+	case !cc.ExecForm():
+		return false, fmt.Sprintf("%s: Claude Code %s (%s) predates exec form (%s)", shell, cc.Version, cc.Path, ExecFormSince)
+	}
+	return true, fmt.Sprintf("hooks in exec form, run without a shell: Claude Code %s (%s) supports it", cc.Version, cc.Path)
+}
+
 // Options are what 'carryover install' asks for.
 type Options struct {
 	Scope   string // user, project or local
@@ -335,7 +354,8 @@ func (in *Installer) Install(opt Options) error {
 			return fmt.Errorf("migrate %s: %w", legacy, err)
 		}
 	}
-	hooks := claudesettings.DefaultHooks(cmd, claudesettings.HookOptions{Startup: opt.Startup, PostToolUse: opt.PostToolUse})
+	execForm, formNote := in.hookForm(opt.Scope, proj)
+	hooks := claudesettings.DefaultHooks(cmd, claudesettings.HookOptions{Startup: opt.Startup, PostToolUse: opt.PostToolUse, Exec: execForm})
 	changed, err := f.Install(hooks)
 	if err != nil {
 		return fmt.Errorf("install into %s: %w", path, err)
@@ -363,6 +383,7 @@ func (in *Installer) Install(opt Options) error {
 		}
 	}
 	out := in.Stdout
+	fmt.Fprintln(out, formNote)
 	if opt.DryRun {
 		printDiffs(out, "install", writable, path, f, mcp,
 			"carryover's hooks are already installed", "carryover's MCP server is already registered")

@@ -15,6 +15,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/internal/replace"
+	"github.com/carryover-dev/carryover/logfile"
 	"github.com/carryover-dev/carryover/spool"
 )
 
@@ -181,6 +182,9 @@ func scrubLog(path, needle string) (int, error) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return total, err
+		}
+		if !logfile.Own(data) {
+			continue // CARRYOVER_LOG may name any file: only carryover's log is rewritten
 		}
 		var kept bytes.Buffer
 		n := 0

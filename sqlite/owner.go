@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -55,6 +56,12 @@ func checkHeader(path string) (unmarked bool, err error) {
 	head = head[:n]
 	switch {
 	case n == 0:
+		// SQLite writes a file's header before its first log; an empty
+		// file beside a log is not one carryover made, and SQLite would
+		// take it for a new database and write over that log.
+		if wal, err := os.Lstat(path + "-wal"); err == nil && wal.Size() > 0 {
+			return false, notStore("an empty file beside a database log (-wal)")
+		}
 		return false, nil
 	case strings.HasPrefix(string(head), sqliteMagic):
 		if n < 72 {
@@ -74,24 +81,94 @@ func checkHeader(path string) (unmarked bool, err error) {
 	return false, notStore("not a SQLite database", ErrCorrupt)
 }
 
-// refuseForeign reads who made an unmarked database on a read-only
-// connection, before a read-write one opens it: closing the last
-// read-write connection to a database in WAL mode checkpoints its log
-// into the file and deletes the log and index, which would rewrite another
-// application's database, or a damaged store's. And by name: once a
-// damaged store is moved aside (MoveAside), those are a fresh store's. It
-// returns only a refusal (ErrNotStore) or ErrCorrupt; any other failure
-// is the read-write open's to report.
+// refuseForeign reads who made an unmarked database before a connection
+// of the store's opens it: closing the last read-write connection to a
+// database in WAL mode checkpoints its log into the file and deletes the
+// log and index, which would rewrite another application's database, or a
+// damaged store's; and a read-only connection creates or writes the index
+// (-shm). See inspectUnmarked. And by name: once a damaged store is moved
+// aside (MoveAside), those are a fresh store's. It returns only a refusal
+// (ErrNotStore) or ErrCorrupt; any other failure is the open's to report.
 func refuseForeign(ctx context.Context, abs string, busy time.Duration, want int) error {
-	db, err := sql.Open("sqlite", dsn(abs, Options{ReadOnly: true, BusyTimeout: busy}, ""))
-	if err != nil {
-		return nil
-	}
-	defer db.Close()
-	if _, err := readOwner(ctx, db, want); errors.Is(err, ErrNotStore) || errors.Is(err, ErrCorrupt) {
+	if _, err := inspectUnmarked(ctx, abs, busy, want); errors.Is(err, ErrNotStore) || errors.Is(err, ErrCorrupt) {
 		return err
 	}
 	return nil
+}
+
+// maxInspectCopy bounds the file and log inspectUnmarked copies; a larger
+// pair is read in place.
+const maxInspectCopy = 64 << 20
+
+// inspectUnmarked reads who made the unmarked database at abs (readOwner)
+// without SQLite creating or writing its side files, which may be another
+// application's: SQLite's readers of a WAL-mode database create its -wal
+// and -shm, and write the -shm. With no log to read, the file is opened
+// immutable (no side files, no locks); a read that fails (a checkpoint
+// writing the file meanwhile) is made again through SQLite's locks. With a
+// log, a private copy of the file and its log, in a directory beside them,
+// is read instead (the log first: a checkpoint between the two copies
+// leaves the copy consistent); in place only past maxInspectCopy or when
+// that directory cannot be made.
+func inspectUnmarked(ctx context.Context, abs string, busy time.Duration, want int) (owner, error) {
+	wal, err := os.Lstat(abs + "-wal")
+	if err != nil || wal.Size() == 0 {
+		o, err := readOwnerAt(ctx, abs, busy, want, "immutable")
+		if err == nil || errors.Is(err, ErrNotStore) && !errors.Is(err, ErrCorrupt) {
+			return o, err
+		}
+		return readOwnerAt(ctx, abs, busy, want, "")
+	}
+	fi, err := os.Lstat(abs)
+	if err != nil || fi.Size()+wal.Size() > maxInspectCopy {
+		return readOwnerAt(ctx, abs, busy, want, "")
+	}
+	// Beside the file, not in $TMPDIR, which a project's settings can set:
+	// the copy may be the user's archive.
+	dir, err := os.MkdirTemp(filepath.Dir(abs), ".carryover-inspect-")
+	if err != nil {
+		return readOwnerAt(ctx, abs, busy, want, "")
+	}
+	defer os.RemoveAll(dir)
+	cp := filepath.Join(dir, "db")
+	if copyFile(abs+"-wal", cp+"-wal") != nil || copyFile(abs, cp) != nil {
+		return readOwnerAt(ctx, abs, busy, want, "")
+	}
+	o, err := readOwnerAt(ctx, cp, busy, want, "")
+	if err != nil && !errors.Is(err, ErrNotStore) {
+		return readOwnerAt(ctx, abs, busy, want, "") // the copy may be torn; SQLite's locks decide
+	}
+	return o, err
+}
+
+// readOwnerAt runs readOwner on a read-only connection to path opened in
+// mode (see dsn).
+func readOwnerAt(ctx context.Context, path string, busy time.Duration, want int, mode string) (owner, error) {
+	db, err := sql.Open("sqlite", dsn(path, Options{ReadOnly: true, BusyTimeout: busy}, mode))
+	if err != nil {
+		return owner{}, err
+	}
+	defer db.Close()
+	return readOwner(ctx, db, want)
+}
+
+// copyFile copies src to a new private file dst, at most maxInspectCopy
+// bytes.
+func copyFile(src, dst string) error {
+	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, io.LimitReader(in, maxInspectCopy))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // refusal is an error wrapping ErrNotStore (and maybe ErrCorrupt) with its
@@ -210,19 +287,20 @@ func Owned(ctx context.Context, path string) error {
 	if fi.Size() == 0 {
 		return notStore("an empty file")
 	}
-	if _, err := checkHeader(abs); err != nil {
-		return err
-	}
-	db, err := sql.Open("sqlite", dsn(abs, Options{ReadOnly: true, BusyTimeout: 2 * time.Second}, readMode(abs)))
+	unmarked, err := checkHeader(abs)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
 	ms, err := migrations()
 	if err != nil {
 		return err
 	}
-	o, err := readOwner(ctx, db, ms[len(ms)-1].version)
+	var o owner
+	if unmarked {
+		o, err = inspectUnmarked(ctx, abs, 2*time.Second, ms[len(ms)-1].version)
+	} else {
+		o, err = readOwnerAt(ctx, abs, 2*time.Second, ms[len(ms)-1].version, readMode(abs))
+	}
 	if err != nil {
 		return err
 	}

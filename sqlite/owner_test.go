@@ -220,8 +220,8 @@ func crashedWALDB(t *testing.T, path string) (db, wal []byte) {
 
 // TestForeignWALLeftAlone: another application's database in WAL mode with
 // rows still in its -wal is refused, read-write or read-only, without being
-// checkpointed: the file and its log keep their bytes. (The -shm index a
-// reader of such a database makes, any SQLite reader makes too.)
+// checkpointed: the file and its log keep their bytes (and its -shm: see
+// TestForeignWALSideFilesLeftAlone).
 func TestForeignWALLeftAlone(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "places.sqlite")

@@ -148,7 +148,7 @@ func open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if !unmarked && !opt.ReadOnly {
 		repairSideFiles(abs)
 	}
-	if unmarked && !opt.ReadOnly {
+	if unmarked {
 		ms, err := migrations()
 		if err != nil {
 			return nil, err

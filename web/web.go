@@ -26,6 +26,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/stats"
@@ -233,7 +234,38 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(visibleControls(buf.Bytes()))
+}
+
+// visibleControls shows as escapes, anywhere on a page, the characters
+// html/template leaves raw that change what a page shows: bidirectional
+// overrides and isolates (which reorder text: "exe.txt" for "txt.exe"),
+// C1 controls, DEL and C0 controls but tab, newline and carriage return.
+// Every piece of archived text gets it, in the body and in <title>, even
+// where a template forgets "plain"; the templates themselves hold none.
+func visibleControls(page []byte) []byte {
+	var out []byte // nil until a character needs escaping
+	last := 0
+	for i := 0; i < len(page); {
+		c := page[i]
+		if c >= 0x20 && c < 0x7f || c == '\t' || c == '\n' || c == '\r' {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(page[i:])
+		if !(r < 0x20 || r >= 0x7f && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069) || size == 1 && r == utf8.RuneError {
+			i += size
+			continue
+		}
+		out = append(out, page[last:i]...)
+		out = append(out, termsafe.Line(string(page[i:i+size]))...)
+		i += size
+		last = i
+	}
+	if out == nil {
+		return page
+	}
+	return append(out, page[last:]...)
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request, msg string) {

@@ -377,3 +377,46 @@ func TestIndexCountsSharedChunksOnce(t *testing.T) {
 		t.Errorf("project row %q: want 2 sessions and 5 chunks\n%s", row, body)
 	}
 }
+
+// TestPagesEscapeBidiAndC1: archived text with bidirectional controls
+// (which reorder what a page shows: "txt.exe" shown as "exe.txt") and C1
+// controls (U+009B is a terminal's CSI) is shown with those escaped, in
+// the page and in its <title>.
+func TestPagesEscapeBidiAndC1(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	const id = "1b7e4c1a-9d2f-4e6b-8a3c-5f1d2e3c4b5a"
+	odd := "a\u202egnp.exe b\u2066c\u2069 d\u0085e \u009b31m f\u200fg"
+	proj := "/home/dev/p" + "\u202e" + "x"
+	b := carryover.Batch{
+		Session: carryover.Session{ID: id, Project: proj, Title: "title " + odd, Started: base, Updated: base, Windows: 1, Turns: 1},
+		State:   carryover.IngestState{SessionID: id, Path: "/x/s.jsonl", FileID: "f", Offset: 1, Line: 10},
+		Chunks: []carryover.Chunk{{SessionID: id, Project: proj, FirstLine: 1, LastLine: 9, Start: base, End: base,
+			Prompt: "prompt " + odd, Summary: "summary " + odd, Text: "User: words " + odd, Hash: "h1"}},
+		Compactions: []carryover.Compaction{{SessionID: id, Window: 1, Trigger: "auto", Line: 5, Time: base, Summary: "compacted " + odd}},
+	}
+	if err := st.Apply(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	ts, c := serve(t, st)
+	login(t, ts, c)
+	for _, p := range []string{"/", "/project?p=" + url.QueryEscape(proj), "/session/" + id, "/search?q=words",
+		"/search?q=" + url.QueryEscape(odd)} {
+		code, body := get(t, c, ts.URL+p)
+		if code != http.StatusOK {
+			t.Fatalf("%s: %d", p, code)
+		}
+		for _, r := range []rune{0x202e, 0x2066, 0x2069, 0x0085, 0x009b} {
+			if i := strings.IndexRune(body, r); i >= 0 {
+				t.Errorf("%s: U+%04X raw at %q", p, r, body[max(i-60, 0):i])
+			}
+		}
+		if p == "/session/"+id && !strings.Contains(body, `\u{202e}`) {
+			t.Errorf("%s: the override is not shown escaped", p)
+		}
+	}
+}

@@ -50,6 +50,9 @@ type app struct {
 	// quietConfig keeps config problems off stderr (they are logged):
 	// hooks and the status line print only what Claude Code expects.
 	quietConfig bool
+	// projectDir is the project the configuration was last loaded for
+	// ("" for none): its Claude Code settings do not choose the log.
+	projectDir string
 	// cmd is the command run, flags the flag set it parses: help and
 	// usage errors name them.
 	cmd   string
@@ -354,6 +357,9 @@ func (a *app) builtinRedactor() *redact.Redactor {
 // openLog opens the size-capped log file; logging is best effort.
 func (a *app) openLog() {
 	path := logPath(a.getenv)
+	if a.projectDir != "" {
+		path = logPathIn(a.getenv, a.projectDir) // the status line's, from its input
+	}
 	f, err := openLogFile(path)
 	if err != nil {
 		return

@@ -18,7 +18,11 @@ func (a *app) configEnv() conf.Env { return conf.Env{Getenv: a.getenv} }
 // unless a.quietConfig (hooks, the status line, doctor), to stderr. The
 // error is conf.ErrNoStore.
 func (a *app) loadConfig(dir string) (config, error) {
-	cfg, err := conf.Load(conf.Options{Env: a.configEnv(), ProjectDir: dir, DBFlag: a.dbFlag, Redactor: a.builtinRedactor()})
+	if dir != "" {
+		a.projectDir = dir
+	}
+	cfg, err := conf.Load(conf.Options{Env: a.configEnv(), ProjectDir: dir, ClaudeDir: claudeDir(a.getenv),
+		DBFlag: a.dbFlag, Redactor: a.builtinRedactor()})
 	for _, p := range cfg.Problems {
 		a.log.Warn("config problem", "problem", p.String())
 		if !a.quietConfig {
@@ -34,8 +38,28 @@ func (a *app) loadConfig(dir string) (config, error) {
 }
 
 // logPath is the log file, or "" when there is no absolute place for it.
+// Under Claude Code, what the project's settings set in the environment
+// does not choose it (see conf.Env.LogPathFor and claudeDir).
 func logPath(getenv func(string) string) string {
-	return conf.Env{Getenv: getenv}.LogPath()
+	return logPathIn(getenv, claudeDir(getenv))
+}
+
+// claudeDir is the project Claude Code runs this process in ("" for
+// none), whose settings may have set its environment: CLAUDE_PROJECT_DIR,
+// which Claude Code gives hooks, else the working directory of a process
+// Claude Code started (CLAUDECODE: its Bash tool, where a repository's
+// instructions can make the model run carryover).
+func claudeDir(getenv func(string) string) string {
+	dir := getenv("CLAUDE_PROJECT_DIR")
+	if dir == "" && getenv("CLAUDECODE") != "" {
+		dir, _ = os.Getwd()
+	}
+	return dir
+}
+
+// logPathIn is logPath for a process run in project directory dir.
+func logPathIn(getenv func(string) string, dir string) string {
+	return conf.Env{Getenv: getenv}.LogPathFor(dir)
 }
 
 // maxLogBytes caps the log; the previous log is kept as .1.

@@ -703,7 +703,7 @@ func TestLogFile(t *testing.T) {
 	}
 
 	// Past the cap: the old log becomes .1, the new one starts small.
-	big := bytes.Repeat([]byte("old line\n"), maxLogBytes/9+10)
+	big := bytes.Repeat([]byte("time=2026-01-02T03:04:05Z level=INFO msg=\"old line\"\n"), maxLogBytes/40+10)
 	os.WriteFile(logPath, big, 0o600)
 	h.run(t, "stop", h.payload("Stop", nil))
 	if rotated, _ := os.ReadFile(logPath + ".1"); !bytes.Equal(rotated, big) {
