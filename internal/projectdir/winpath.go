@@ -147,6 +147,58 @@ func Rel(root, p string) (string, bool) {
 	return "", false
 }
 
+// TrimRoot removes root and the separator after it wherever it starts a
+// path in the text s, making the paths under root relative. A Windows
+// root matches whatever the case and separators (see Rel); any other
+// exactly, with a "/" after it. The file system's root is left alone.
+func TrimRoot(s, root string) string {
+	if root == "" || root == "/" {
+		return s
+	}
+	if !IsWindows(root) {
+		return strings.ReplaceAll(s, strings.TrimSuffix(root, "/")+"/", "")
+	}
+	r := strings.TrimSuffix(Clean(root), `\`)
+	if len(r) <= 2 {
+		return s // a drive's root
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i+len(r) < len(s); i++ {
+		if isSep(s[i+len(r)]) && sameWin(s[i:i+len(r)], r) {
+			b.WriteString(s[last:i])
+			i += len(r)
+			last = i + 1
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// sameWin reports whether a and b, of one length, are one Windows path:
+// ASCII letters without regard to case, either separator.
+func sameWin(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if x == y || isSep(x) && isSep(y) {
+			continue
+		}
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
 // SameClaudeFolder reports whether two ClaudeFolder names name one
 // folder: a Windows directory's (C--x) whatever the case, as Windows
 // compares names, any other exactly.

@@ -156,3 +156,20 @@ func TestRel(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimRoot(t *testing.T) {
+	for _, c := range []struct{ s, root, want string }{
+		{`Edit C:\src\shop\main.go and c:/src/shop/web/app.ts`, `C:\src\shop`, `Edit main.go and web/app.ts`},
+		{`cd C:\src\shopping\x`, `C:\src\shop`, `cd C:\src\shopping\x`},
+		{`C:\src\shop`, `C:\src\shop`, `C:\src\shop`},
+		{`a C:\x`, `C:\`, `a C:\x`},
+		{"Edit /home/me/app/main.go", "/home/me/app", "Edit main.go"},
+		{"Edit /home/me/app/main.go", "/home/me/app/", "Edit main.go"},
+		{"/etc/x", "/", "/etc/x"},
+		{"text", "", "text"},
+	} {
+		if got := projectdir.TrimRoot(c.s, c.root); got != c.want {
+			t.Errorf("TrimRoot(%q, %q) = %q, want %q", c.s, c.root, got, c.want)
+		}
+	}
+}
