@@ -7,6 +7,7 @@
 package ingest
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -103,6 +104,28 @@ func SessionIDFromPath(path string) string {
 	return stem
 }
 
+// SessionIDOf is the id a transcript is archived under: SessionIDFromPath,
+// or for a file not named by its session (a renamed copy), the session id
+// its first lines give. "" when neither gives one.
+func SessionIDOf(path string) string {
+	id := SessionIDFromPath(path)
+	if looksLikeSessionID(id) {
+		return id
+	}
+	f, err := openRegular(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	return peekSessionID(f)
+}
+
+// SessionIDInData is the session id the first lines of a transcript's
+// data give, or "".
+func SessionIDInData(data []byte) string {
+	return peekSessionIDFrom(bytes.NewReader(data[:min(len(data), 1<<20)]))
+}
+
 // looksLikeSessionID reports whether a file stem is a Claude Code session
 // id (a UUID) or a subagent transcript name.
 func looksLikeSessionID(stem string) bool {
@@ -129,7 +152,11 @@ func looksLikeSessionID(stem string) bool {
 // peekSessionID reads the session id from the first lines of a transcript
 // whose file was renamed.
 func peekSessionID(f *os.File) string {
-	r := transcript.NewReader(io.NewSectionReader(f, 0, 1<<20), 0, 0)
+	return peekSessionIDFrom(io.NewSectionReader(f, 0, 1<<20))
+}
+
+func peekSessionIDFrom(rd io.Reader) string {
+	r := transcript.NewReader(rd, 0, 0)
 	for range 50 {
 		e, err := r.Next()
 		if err != nil {
