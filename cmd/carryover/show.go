@@ -89,6 +89,7 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 	var b bytes.Buffer
 	width := a.termWidth(*wide)
 	if text {
+		writeHeader(&b, s, "")
 		writeChunks(&b, chunks, comps)
 	} else {
 		a.writeOverview(&b, s, sh, chunks, comps, subs, width, *allSubs)
@@ -173,26 +174,11 @@ func (a *app) writeOverview(w io.Writer, s carryover.Session, sh *carryover.IDSh
 	if s.Parent != "" {
 		ref = subagentRef(sh, s.Parent, s.ID)
 	}
-	fmt.Fprintf(w, "session %s\n", s.ID)
-	if s.Parent != "" {
-		fmt.Fprintf(w, "subagent of %s\n", s.Parent)
-	}
-	if s.Title != "" {
-		fmt.Fprintf(w, "title %s\n", termsafe.Line(truncate(s.Title, 100)))
-	}
-	fmt.Fprintf(w, "project %s\n", termsafe.Line(s.Project))
-	if s.Cwd != "" && s.Cwd != s.Project {
-		fmt.Fprintf(w, "cwd %s\n", termsafe.Line(s.Cwd))
-	}
-	if s.Branch != "" {
-		fmt.Fprintf(w, "branch %s\n", termsafe.Line(s.Branch))
-	}
-	when := ""
+	size := stats.Bytes(int64(chars)) + " of text"
 	if !s.Started.IsZero() {
-		when = ", " + s.Started.Local().Format("2006-01-02 15:04") + " to " + s.Updated.Local().Format("2006-01-02 15:04")
+		size += ", " + s.Started.Local().Format("2006-01-02 15:04") + " to " + s.Updated.Local().Format("2006-01-02 15:04")
 	}
-	fmt.Fprintf(w, "transcript %s\n%s, %s, %s, %s of text%s\n", termsafe.Line(s.TranscriptPath),
-		plural(s.Turns, "turn"), plural(s.Windows, "compaction"), plural(s.Chunks, "chunk"), stats.Bytes(int64(chars)), when)
+	writeHeader(w, s, size)
 	if len(subs) > 0 {
 		fmt.Fprintf(w, "\n%s ('carryover show %s' shows one):\n", plural(len(subs), "subagent"), subagentRef(sh, s.ID, subs[0].ID))
 		t := newTable(column{}, column{}, column{Right: true}, column{Min: 10})
@@ -234,6 +220,29 @@ func (a *app) writeOverview(w io.Writer, s carryover.Session, sh *carryover.IDSh
 	}
 	_ = t.write(w, width)
 	fmt.Fprintf(w, "\n'carryover show %s --turn N' prints a turn, --lines A-B a part of the transcript, --full all of it.\n", ref)
+}
+
+// writeHeader prints where a session ran and its counts, extra after them.
+func writeHeader(w io.Writer, s carryover.Session, extra string) {
+	fmt.Fprintf(w, "session %s\n", s.ID)
+	if s.Parent != "" {
+		fmt.Fprintf(w, "subagent of %s\n", s.Parent)
+	}
+	if s.Title != "" {
+		fmt.Fprintf(w, "title %s\n", termsafe.Line(truncate(s.Title, 100)))
+	}
+	fmt.Fprintf(w, "project %s\n", termsafe.Line(s.Project))
+	if s.Cwd != "" && s.Cwd != s.Project {
+		fmt.Fprintf(w, "cwd %s\n", termsafe.Line(s.Cwd))
+	}
+	if s.Branch != "" {
+		fmt.Fprintf(w, "branch %s\n", termsafe.Line(s.Branch))
+	}
+	counts := plural(s.Turns, "turn") + ", " + plural(s.Windows, "compaction") + ", " + plural(s.Chunks, "chunk")
+	if extra != "" {
+		counts += ", " + extra
+	}
+	fmt.Fprintf(w, "transcript %s\n%s\n", termsafe.Line(s.TranscriptPath), counts)
 }
 
 // writeChunks prints chunks' text turn by turn, with the compactions

@@ -30,6 +30,9 @@ type column struct {
 	Min   int
 	Left  bool
 	Right bool // right-aligned (counts)
+	// Drop leaves the column out when the table does not fit (a detail
+	// the wide table and --json keep).
+	Drop bool
 }
 
 func newTable(cols ...column) *table { return &table{cols: cols} }
@@ -52,6 +55,11 @@ const gap = 2
 // write prints the table within width cells (0: no limit). The header is
 // skipped when every column name is empty.
 func (t *table) write(w io.Writer, width int) error {
+	if width > 0 && t.natural() > width {
+		if keep := t.dropped(); keep != nil {
+			return keep.write(w, width)
+		}
+	}
 	n := len(t.cols)
 	widths := make([]int, n)
 	header := false
@@ -135,6 +143,52 @@ func (t *table) write(w io.Writer, width int) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// natural is the table's width uncut.
+func (t *table) natural() int {
+	total := gap * (len(t.cols) - 1)
+	for i, c := range t.cols {
+		x := ansi.StringWidth(c.Name)
+		for j, r := range t.rows {
+			if !t.notes[j] && i < len(r) {
+				x = max(x, ansi.StringWidth(r[i]))
+			}
+		}
+		total += x
+	}
+	return total
+}
+
+// dropped is the table without its Drop columns, or nil when it has none.
+func (t *table) dropped() *table {
+	var keep []int
+	for i, c := range t.cols {
+		if !c.Drop {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == len(t.cols) {
+		return nil
+	}
+	d := &table{notes: t.notes}
+	for _, i := range keep {
+		d.cols = append(d.cols, t.cols[i])
+	}
+	for j, r := range t.rows {
+		if t.notes[j] {
+			d.rows = append(d.rows, r)
+			continue
+		}
+		row := make([]string, 0, len(keep))
+		for _, i := range keep {
+			if i < len(r) {
+				row = append(row, r[i])
+			}
+		}
+		d.rows = append(d.rows, row)
+	}
+	return d
 }
 
 // fitCell cuts s to at most width cells with "…", at its start when left.
