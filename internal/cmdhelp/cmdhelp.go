@@ -274,3 +274,13 @@ func Bold(text, query string) string {
 	}
 	return b.String()
 }
+
+// Confirmed reports whether an answer to a yes/no prompt is yes: y or yes
+// in any case, with spaces around. Anything else (n, no, nothing) is no.
+func Confirmed(answer string) bool {
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return true
+	}
+	return false
+}

@@ -69,3 +69,12 @@ Examples:
 		t.Errorf("wrap: %q", got)
 	}
 }
+
+func TestConfirmed(t *testing.T) {
+	for answer, want := range map[string]bool{"y\n": true, "Y": true, " yes \n": true, "YES": true, "Yes\r\n": true,
+		"n": false, "no\n": false, "": false, "yess": false, "ye": false, "sure": false} {
+		if got := Confirmed(answer); got != want {
+			t.Errorf("Confirmed(%q) = %v, want %v", answer, got, want)
+		}
+	}
+}
