@@ -59,8 +59,9 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("import %s: %w", pos[0], err)
 	}
-	fmt.Fprintf(a.stdout, "imported %s: %d chunks, %d items, %d compactions read; %d injections and %d notes added (%d already present)\n",
-		plural(rep.Read.Sessions, "session"), rep.Read.Chunks, rep.Read.Items, rep.Read.Compactions, rep.NewInjections, rep.NewNotes, rep.Present)
+	fmt.Fprintf(a.stdout, "imported %s: %s, %s, %s read; %s and %s added (%d already present)\n",
+		plural(rep.Read.Sessions, "session"), plural(rep.Read.Chunks, "chunk"), plural(rep.Read.Items, "item"),
+		plural(rep.Read.Compactions, "compaction"), plural(rep.NewInjections, "injection"), plural(rep.NewNotes, "note"), rep.Present)
 	if rep.Skipped > 0 {
 		fmt.Fprintf(a.stdout, "skipped %s forgotten in this store (see 'carryover forget --undo')\n", plural(rep.Skipped, "session"))
 	}

@@ -73,15 +73,15 @@ func (a *app) cmdPrune(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(plan.Sessions) == 0 {
-		fmt.Fprintf(a.stdout, "nothing to prune (store %s, %d sessions)\n", retention.FormatSize(plan.Size), plan.Total)
+		fmt.Fprintf(a.stdout, "nothing to prune (store %s, %s)\n", retention.FormatSize(plan.Size), plural(plan.Total, "session"))
 		return nil
 	}
 	text := a.archivedText(a.stdout)
 	bar := progress.New(a.stderr, int64(len(plan.Sessions)), "prune")
 	out := bar.Writer(a.stdout)
 	total, err := plan.Prune(ctx, st, !*yes, func(s carryover.Session, rep carryover.PruneReport) {
-		fmt.Fprintf(out, "  %s  %s  %d chunks  ~%s  %s  %s\n", sh.Short(s.ID), s.Updated.Local().Format("2006-01-02"),
-			rep.Chunks, retention.FormatSize(plan.Bytes(s)), text(s.Project), text(truncate(s.Title, 50)))
+		fmt.Fprintf(out, "  %s  %s  %s  ~%s  %s  %s\n", sh.Short(s.ID), s.Updated.Local().Format("2006-01-02"),
+			plural(rep.Chunks, "chunk"), retention.FormatSize(plan.Bytes(s)), text(s.Project), text(truncate(s.Title, 50)))
 		bar.Add(1)
 	})
 	bar.Done()
