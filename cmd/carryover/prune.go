@@ -19,6 +19,7 @@ func (a *app) cmdPrune(ctx context.Context, args []string) error {
 	project := fl.String("project", "", "only sessions of this project: its directory, or any path inside it (\".\" for the current one)")
 	session := fl.String("session", "", "only this session, with its subagents (id or unique prefix)")
 	yes := fl.Bool("yes", false, "remove them (without it, only show what would go)")
+	dryRun := fl.Bool("dry-run", false, "only show what would go (what prune does without --yes)")
 	noCompact := fl.Bool("no-compact", false, "do not rebuild the store afterwards: freed space is reused, the file does not shrink")
 	pos, err := parseInterspersed(fl, args)
 	if err != nil {
@@ -26,6 +27,9 @@ func (a *app) cmdPrune(ctx context.Context, args []string) error {
 	}
 	if len(pos) > 0 {
 		return usageErr{fmt.Sprintf("prune: unexpected argument %q (give --older-than, --max-size, --project or --session)", pos[0])}
+	}
+	if *dryRun && *yes {
+		return usageErr{"prune: --dry-run and --yes contradict each other: give one"}
 	}
 	if *olderThan == "" && *maxSize == "" && *project == "" && *session == "" {
 		return usageErr{"prune: say what to remove: --older-than AGE, --max-size SIZE, --project DIR or --session ID"}
