@@ -7,7 +7,6 @@
 package ingest
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -120,12 +119,6 @@ func SessionIDOf(path string) string {
 	return peekSessionID(f)
 }
 
-// SessionIDInData is the session id the first lines of a transcript's
-// data give, or "".
-func SessionIDInData(data []byte) string {
-	return peekSessionIDFrom(bytes.NewReader(data[:min(len(data), 1<<20)]))
-}
-
 // looksLikeSessionID reports whether a file stem is a Claude Code session
 // id (a UUID) or a subagent transcript name.
 func looksLikeSessionID(stem string) bool {
@@ -152,11 +145,7 @@ func looksLikeSessionID(stem string) bool {
 // peekSessionID reads the session id from the first lines of a transcript
 // whose file was renamed.
 func peekSessionID(f *os.File) string {
-	return peekSessionIDFrom(io.NewSectionReader(f, 0, 1<<20))
-}
-
-func peekSessionIDFrom(rd io.Reader) string {
-	r := transcript.NewReader(rd, 0, 0)
+	r := transcript.NewReader(io.NewSectionReader(f, 0, 1<<20), 0, 0)
 	for range 50 {
 		e, err := r.Next()
 		if err != nil {
