@@ -2,8 +2,8 @@ package cmdhelp
 
 import (
 	"bytes"
-	"io"
 	"flag"
+	"io"
 	"strings"
 	"testing"
 )
