@@ -244,7 +244,7 @@ func FlagHint(fs *flag.FlagSet, msg string) string {
 		name, why, _ = strings.Cut(rest, ": ")
 	} else if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
 		value, rest, _ = strings.Cut(rest, " for -")
-		name, why, _ = strings.Cut(rest, ": ")
+		name, _, _ = strings.Cut(rest, ": ")
 		return fmt.Sprintf("%s takes no value, or %s=true|false, not %s", Dashed(name), Dashed(name), value)
 	} else {
 		return msg
