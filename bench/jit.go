@@ -482,10 +482,15 @@ func jitScore(text string, call jitTool, nextCalls []jitTool, cwd, result string
 
 // JITCounts are one hook's figures over some calls.
 type JITCounts struct {
-	Calls, Fired, Useful, Echo, False, Silent int
+	Calls  int `json:"calls"`
+	Fired  int `json:"fired"`
+	Useful int `json:"useful"`
+	Echo   int `json:"echo"`
+	False  int `json:"false"`
+	Silent int `json:"silent"`
 	// InResult are the useful injections whose matched identifiers the
 	// call's own result showed too.
-	InResult int
+	InResult int `json:"in_result"`
 }
 
 func (c *JITCounts) add(outcome string, inResult bool) {
@@ -544,8 +549,12 @@ type JITChoice struct {
 	Held JITCounts `json:"held_out"`
 	// Mean and worst per-session rates (of fired) over the sessions where
 	// the hook fired, held out.
-	MeanUseful, MeanFalse, WorstUseful, WorstFalse float64
-	WorstUsefulSession, WorstFalseSession          string
+	MeanUseful         float64 `json:"mean_useful"`
+	MeanFalse          float64 `json:"mean_false"`
+	WorstUseful        float64 `json:"worst_useful"`
+	WorstFalse         float64 `json:"worst_false"`
+	WorstUsefulSession string  `json:"worst_useful_session"`
+	WorstFalseSession  string  `json:"worst_false_session"`
 }
 
 // choose picks a hook's setting on some sessions: the most useful

@@ -221,15 +221,20 @@ func lineTime(lines [][]byte, i int) time.Time {
 // NeededSummary aggregates rows of one kind (real or simulated): totals,
 // the mean of the sessions' rates and the worst session's.
 type NeededSummary struct {
-	Cases, Sessions    int
-	Needed, FromMemory int
-	Restore, Tail      Held
-	Recent             Held
+	Cases      int  `json:"cases"`
+	Sessions   int  `json:"sessions"`
+	Needed     int  `json:"needed"`
+	FromMemory int  `json:"from_memory"`
+	Restore    Held `json:"restore"`
+	Tail       Held `json:"last_chars"`
+	Recent     Held `json:"recent_identifiers"`
 	// Mean and Worst are per-session rates (held / needed) of the
 	// restore; WorstSession names the worst by from-memory rate.
-	MeanAll, MeanFromMemory   float64
-	WorstAll, WorstFromMemory float64
-	WorstSession              string
+	MeanAll         float64 `json:"mean_all"`
+	MeanFromMemory  float64 `json:"mean_from_memory"`
+	WorstAll        float64 `json:"worst_all"`
+	WorstFromMemory float64 `json:"worst_from_memory"`
+	WorstSession    string  `json:"worst_session"`
 }
 
 // Summary aggregates the real compactions (simulated false) or the cuts.

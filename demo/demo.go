@@ -46,8 +46,10 @@ func Run(ctx context.Context, out io.Writer, opt Options) error {
 			return fmt.Errorf("demo: %w", err)
 		}
 		name = opt.Transcript
-		sessionID = ingest.SessionIDFromPath(opt.Transcript)
-		if carryover.ValidSessionID(sessionID) != nil {
+		// A renamed copy is labelled by the session id inside it, as
+		// ingest would archive it, not by its file name.
+		sessionID = ingest.SessionIDOf(opt.Transcript)
+		if sessionID == "" || carryover.ValidSessionID(sessionID) != nil {
 			sessionID = "demo-session"
 		}
 	}

@@ -81,3 +81,23 @@ func TestCompactionPointWithoutBoundary(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestRunLabelsARenamedTranscriptByItsSession: a --transcript not named
+// <session id>.jsonl is labelled by the session id inside it.
+func TestRunLabelsARenamedTranscriptByItsSession(t *testing.T) {
+	sample, err := os.ReadFile(filepath.Join("..", "cmd", "carryover", "demodata", "session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "my copy.jsonl")
+	if err := os.WriteFile(path, sample, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Run(context.Background(), &out, Options{Transcript: path, Budget: 4000, Handler: &hook.Handler{}}); err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	if text := out.String(); !strings.Contains(text, "(session 7f3c2a9e") || strings.Contains(text, "session my copy") {
+		t.Errorf("the restore is not labelled by the session id inside the file:\n%s", text)
+	}
+}

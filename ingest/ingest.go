@@ -143,6 +143,22 @@ func SessionIDFromPath(path string) string {
 	return stem
 }
 
+// SessionIDOf is the id a transcript is archived under: SessionIDFromPath,
+// or for a file not named by its session (a renamed copy), the session id
+// its first lines give. "" when neither gives one.
+func SessionIDOf(path string) string {
+	id := SessionIDFromPath(path)
+	if looksLikeSessionID(id) {
+		return id
+	}
+	f, err := openRegular(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	return peekSessionID(f)
+}
+
 // looksLikeSessionID reports whether a file stem is a Claude Code session
 // id (a UUID) or a subagent transcript name.
 func looksLikeSessionID(stem string) bool {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
+	"github.com/carryover-dev/carryover/internal/cmdhelp"
 	"github.com/carryover-dev/carryover/spool"
 	"github.com/carryover-dev/carryover/sqlite"
 )
@@ -181,10 +182,11 @@ func (in *Installer) purge(l *purgeList, yes bool) error {
 		return nil
 	}
 	if !yes {
-		fmt.Fprintf(in.Stderr, "delete the archive and everything in it?\n  %s\ntype yes: ", strings.Join(paths, "\n  "))
+		fmt.Fprintf(in.Stderr, "this deletes the archive and everything in it:\n  %s\ndelete? [y/N] ", strings.Join(paths, "\n  "))
 		line, _ := bufio.NewReader(in.Stdin).ReadString('\n')
-		if strings.TrimSpace(line) != "yes" {
-			return errors.New("purge cancelled: the archive is kept")
+		if !cmdhelp.Confirmed(line) {
+			fmt.Fprintln(in.Stderr, "purge cancelled: the archive is kept")
+			return nil
 		}
 	}
 	var files []string
@@ -229,5 +231,6 @@ func (in *Installer) purge(l *purgeList, yes bool) error {
 	if len(l.foreign) > 0 {
 		fmt.Fprintf(in.Stdout, "kept %s: carryover did not write it\n", strings.Join(l.foreign, ", "))
 	}
+	in.reportKept()
 	return nil
 }

@@ -92,17 +92,23 @@ type Report struct {
 
 // Summary says what a copy copied, on one line.
 func (r Report) Summary() string {
-	s := fmt.Sprintf("%d sessions: %d new chunks, %d items, %d compactions, %d notes, %d injections, %d hook runs",
-		r.Sessions, r.Chunks, r.Items, r.Compactions, r.Notes, r.Injections, r.HookRuns)
-	if r.Forgotten == 1 {
-		s += " (1 session forgotten there skipped)"
-	} else if r.Forgotten > 0 {
-		s += fmt.Sprintf(" (%d sessions forgotten there skipped)", r.Forgotten)
+	s := fmt.Sprintf("%s: %s, %s, %s, %s, %s, %s", plural(r.Sessions, "session"), plural(r.Chunks, "new chunk"),
+		plural(r.Items, "item"), plural(r.Compactions, "compaction"), plural(r.Notes, "note"), plural(r.Injections, "injection"),
+		plural(r.HookRuns, "hook run"))
+	if r.Forgotten > 0 {
+		s += fmt.Sprintf(" (%s forgotten there skipped)", plural(r.Forgotten, "session"))
 	}
 	if r.Unmapped > 0 {
-		s += fmt.Sprintf(" (%d audit references without a counterpart left out)", r.Unmapped)
+		s += fmt.Sprintf(" (%s without a counterpart left out)", plural(r.Unmapped, "audit reference"))
 	}
 	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // Add returns the sum of two reports.

@@ -76,8 +76,9 @@ func (f *Forgetter) Forget(ctx context.Context, sess carryover.Session) error {
 	if n := len(rep.Sessions) - 1; n > 0 {
 		fmt.Fprintf(out, "with its %s\n", plural(n, "subagent"))
 	}
-	fmt.Fprintf(out, "removed %d chunks (with their full-text and vector rows), %d items, %d compactions, %d injections, %d notes, and its hook runs%s\n",
-		rep.Chunks, rep.Items, rep.Compactions, rep.Injections, rep.Notes, keptShared(rep))
+	fmt.Fprintf(out, "removed %s (with their full-text and vector rows), %s, %s, %s, %s, and its hook runs%s\n",
+		plural(rep.Chunks, "chunk"), plural(rep.Items, "item"), plural(rep.Compactions, "compaction"),
+		plural(rep.Injections, "injection"), plural(rep.Notes, "note"), keptShared(rep))
 	fmt.Fprintf(out, "it will not be archived again (its hooks, 'carryover ingest', import and sync skip it); "+
 		"undo with 'carryover forget --undo %s'\n", sess.ID)
 	// A mark left by a hook that wrote offline names the session.

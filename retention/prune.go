@@ -251,8 +251,8 @@ func addReport(t *carryover.PruneReport, r carryover.PruneReport) {
 // Describe says what a removal removed, and which chunks it left to the
 // other sessions that hold them too.
 func Describe(r carryover.PruneReport) string {
-	return fmt.Sprintf("%s (%d chunks, %d items, %d compactions, %d injections, %d notes)%s",
-		plural(len(r.Sessions), "session"), r.Chunks, r.Items, r.Compactions, r.Injections, r.Notes, keptShared(r))
+	return fmt.Sprintf("%s (%s, %s, %s, %s, %s)%s", plural(len(r.Sessions), "session"), plural(r.Chunks, "chunk"),
+		plural(r.Items, "item"), plural(r.Compactions, "compaction"), plural(r.Injections, "injection"), plural(r.Notes, "note"), keptShared(r))
 }
 
 // keptShared says how many chunks a removal left to other sessions.
@@ -260,7 +260,7 @@ func keptShared(r carryover.PruneReport) string {
 	if r.Shared == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %d shared chunks kept, for the sessions that hold them too", r.Shared)
+	return fmt.Sprintf("; %s kept, for the sessions that hold them too", plural(r.Shared, "shared chunk"))
 }
 
 func plural(n int, word string) string {

@@ -215,7 +215,11 @@ func (l *Line) own(ctx context.Context, data []byte) string {
 	if !st.Archived {
 		parts = append(parts, "not archived yet")
 	} else {
-		parts = append(parts, fmt.Sprintf("%d turns archived", st.Turns))
+		turns := "turns"
+		if st.Turns == 1 {
+			turns = "turn"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s archived", st.Turns, turns))
 		if !st.LastCompaction.IsZero() {
 			parts = append(parts, fmt.Sprintf("compacted %s (%s)", Ago(time.Since(st.LastCompaction)), cmp.Or(st.Trigger, "?")))
 		}

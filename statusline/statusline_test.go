@@ -92,7 +92,7 @@ func TestArchiveAtThreshold(t *testing.T) {
 	}
 
 	got := l.Render(ctx, payload(transcript, 14), "")
-	if !strings.Contains(got, "archived at 15% left") || !strings.Contains(got, "1 turns archived") {
+	if !strings.Contains(got, "archived at 15% left") || !strings.Contains(got, "1 turn archived") {
 		t.Fatalf("line at the threshold: %q", got)
 	}
 	st, err := sqlite.Open(ctx, db, sqlite.Options{})

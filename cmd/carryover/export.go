@@ -71,8 +71,8 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 	if *output != "" && *output != "-" {
 		w = a.stdout
 	}
-	fmt.Fprintf(w, "exported %s: %d chunks, %d items, %d compactions, %d injections, %d notes\n",
-		plural(n.Sessions, "session"), n.Chunks, n.Items, n.Compactions, n.Injections, n.Notes)
+	fmt.Fprintf(w, "exported %s: %s, %s, %s, %s, %s\n", plural(n.Sessions, "session"), plural(n.Chunks, "chunk"),
+		plural(n.Items, "item"), plural(n.Compactions, "compaction"), plural(n.Injections, "injection"), plural(n.Notes, "note"))
 	if total := sumCounts(n.Masked); total > 0 {
 		fmt.Fprintf(w, "masked %s\n", plural(total, "secret"))
 	}

@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"github.com/carryover-dev/carryover/internal/cmdhelp"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/retention"
@@ -43,7 +43,9 @@ func (a *app) cmdForget(ctx context.Context, args []string) error {
 
 	sess, err := a.forgetTarget(ctx, st, pos[0], *yes)
 	if errors.Is(err, retention.ErrCancelled) {
-		return err
+		// Answering no is no failure.
+		fmt.Fprintln(a.stderr, err)
+		return nil
 	}
 	if err != nil {
 		switch s, ok, uerr := f.Unarchived(ctx, pos[0]); {
@@ -73,9 +75,9 @@ func (a *app) forgetTarget(ctx context.Context, st carryover.Store, id string, y
 	if err != nil || yes {
 		return sess, err
 	}
-	fmt.Fprintf(a.stderr, "%q matches session %s.\nforget it everywhere, for good? type yes: ", id, retention.Label(sess, a.archivedText(a.stderr)))
+	fmt.Fprintf(a.stderr, "%q matches session %s.\nforget it everywhere, for good? [y/N] ", id, retention.Label(sess, a.archivedText(a.stderr)))
 	line, _ := bufio.NewReader(a.stdin).ReadString('\n')
-	if strings.TrimSpace(line) != "yes" {
+	if !cmdhelp.Confirmed(line) {
 		return carryover.Session{}, retention.ErrCancelled
 	}
 	return sess, nil

@@ -8,9 +8,25 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/exportfile"
 	"github.com/carryover-dev/carryover/internal/progress"
 )
+
+// tally is what a store holds, in brief: an import that changes none of
+// it added nothing.
+type tally struct{ sessions, turns, chunks int }
+
+func storeTally(ctx context.Context, st carryover.Store) (tally, error) {
+	ss, err := st.Sessions(ctx, carryover.SessionFilter{})
+	var t tally
+	for _, s := range ss {
+		t.sessions++
+		t.turns += s.Turns
+		t.chunks += s.Chunks
+	}
+	return t, err
+}
 
 func (a *app) cmdImport(ctx context.Context, args []string) error {
 	fl := a.newFlags("import")
@@ -50,6 +66,10 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 
+	before, err := storeTally(ctx, st)
+	if err != nil {
+		return err
+	}
 	bar := progress.New(a.stderr, size, "import")
 	rep, err := exportfile.Read(ctx, bar.Reader(in), st, exportfile.ReadOptions{Redactor: a.redactor})
 	bar.Done()
@@ -59,8 +79,18 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("import %s: %w", pos[0], err)
 	}
-	fmt.Fprintf(a.stdout, "imported %s: %d chunks, %d items, %d compactions read; %d injections and %d notes added (%d already present)\n",
-		plural(rep.Read.Sessions, "session"), rep.Read.Chunks, rep.Read.Items, rep.Read.Compactions, rep.NewInjections, rep.NewNotes, rep.Present)
+	after, err := storeTally(ctx, st)
+	if err != nil {
+		return err
+	}
+	if after == before && rep.NewInjections == 0 && rep.NewNotes == 0 && rep.Read.Sessions > 0 {
+		fmt.Fprintf(a.stdout, "already imported, nothing new: this store holds all of %s (%s, %s)\n", pos[0],
+			plural(rep.Read.Sessions, "session"), plural(rep.Read.Chunks, "chunk"))
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "imported %s: %s, %s, %s read; %s and %s added (%d already present)\n",
+		plural(rep.Read.Sessions, "session"), plural(rep.Read.Chunks, "chunk"), plural(rep.Read.Items, "item"),
+		plural(rep.Read.Compactions, "compaction"), plural(rep.NewInjections, "injection"), plural(rep.NewNotes, "note"), rep.Present)
 	if rep.Skipped > 0 {
 		fmt.Fprintf(a.stdout, "skipped %s forgotten in this store (see 'carryover forget --undo')\n", plural(rep.Skipped, "session"))
 	}

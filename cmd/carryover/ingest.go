@@ -82,10 +82,10 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 				note = " (file was rewritten: read again)"
 			}
 			if rep.Skipped > 0 {
-				note += fmt.Sprintf(" (%d bad lines skipped)", rep.Skipped)
+				note += fmt.Sprintf(" (%s skipped)", plural(rep.Skipped, "bad line"))
 			}
-			fmt.Fprintf(stdout, "%s  %d new lines, %d chunks, %d items, %d compactions%s\n",
-				rep.SessionID, rep.Lines, rep.Chunks, rep.Items, rep.Compactions, note)
+			fmt.Fprintf(stdout, "%s  %s, %s, %s, %s%s\n", rep.SessionID, plural(rep.Lines, "new line"),
+				plural(rep.Chunks, "chunk"), plural(rep.Items, "item"), plural(rep.Compactions, "compaction"), note)
 		}
 		bar.Add(1)
 	}
@@ -97,9 +97,10 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 		return err
 	}
 	if vectors > 0 && !*quiet {
-		fmt.Fprintf(a.stdout, "embedded %d chunks archived before vectors were stored\n", vectors)
+		fmt.Fprintf(a.stdout, "embedded %s archived before vectors were stored\n", plural(vectors, "chunk"))
 	}
-	fmt.Fprintf(a.stdout, "ingested %d transcript(s): %d new lines, %d chunks into %s\n", len(files)-failed-forgotten, lines, chunks, cfg.DB)
+	fmt.Fprintf(a.stdout, "ingested %s: %s, %s into %s\n", plural(len(files)-failed-forgotten, "transcript"),
+		plural(lines, "new line"), plural(chunks, "chunk"), cfg.DB)
 	if forgotten > 0 {
 		fmt.Fprintf(a.stdout, "skipped %s of forgotten sessions (see 'carryover forget --undo')\n", plural(forgotten, "transcript"))
 	}

@@ -158,15 +158,27 @@ func TestPurgeDeletesOnlyCarryover(t *testing.T) {
 	if _, err := os.Stat(h.env["CARRYOVER_LOG"]); err != nil {
 		t.Fatalf("no log to purge: %v", err)
 	}
-	if _, _, code := runCLI(t, h.env, "no\n", "uninstall", "--purge"); code == 0 {
-		t.Error("purge went ahead without a yes")
+	// Answering no cancels, and is no error.
+	if _, errOut, code := runCLI(t, h.env, "No\n", "uninstall", "--purge"); code != 0 || !strings.Contains(errOut, "purge cancelled: the archive is kept") {
+		t.Errorf("purge answered no: exit %d, %s", code, errOut)
 	}
 	if _, err := os.Stat(h.db); err != nil {
 		t.Fatalf("the store went without a yes: %v", err)
 	}
-	out, errOut, code := runCLI(t, h.env, "yes\n", "uninstall", "--purge")
+	// What purge leaves in the state directory, it names.
+	state := filepath.Join(h.dir, ".local", "state", "carryover")
+	for _, d := range []string{"backups", "statusline"} {
+		os.MkdirAll(filepath.Join(state, d), 0o700)
+		os.WriteFile(filepath.Join(state, d, "x.json"), []byte("{}"), 0o600)
+	}
+	out, errOut, code := runCLI(t, h.env, " y\n", "uninstall", "--purge")
 	if code != 0 {
 		t.Fatalf("uninstall --purge: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, d := range []string{"backups", "statusline"} {
+		if _, err := os.Stat(filepath.Join(state, d, "x.json")); err != nil || !strings.Contains(out, "kept "+filepath.Join(state, d)+": ") {
+			t.Errorf("purge of %s: %v\n%s", d, err, out)
+		}
 	}
 	for _, p := range []string{h.db, moved, moved + "-wal", moved + "-shm", spool.Dir(h.db), hook.RecallIndexDir(h.db), h.env["CARRYOVER_LOG"]} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {

@@ -37,7 +37,8 @@ func TestPluginHooks(t *testing.T) {
 			t.Errorf(".claude-plugin/%s: %v, %v", f, err, v["name"])
 		}
 	}
-	const exe = "${CLAUDE_PLUGIN_ROOT}/bin/carryover"
+	// The plugin ships no binary: its hooks run carryover from PATH.
+	const exe = "carryover"
 	want := claudesettings.DefaultHooks("/x/carryover", claudesettings.HookOptions{})
 	seen := 0
 	for _, h := range want {
@@ -56,7 +57,7 @@ func TestPluginHooks(t *testing.T) {
 			}
 			for _, ph := range g.Hooks {
 				arg := strings.TrimPrefix(h.Command, "/x/carryover ")
-				if ph.Type == "command" && ph.Command == `"`+exe+`" `+arg && ph.Timeout == h.Timeout {
+				if ph.Type == "command" && ph.Command == exe+" "+arg && ph.Timeout == h.Timeout {
 					found = true
 				}
 			}

@@ -19,6 +19,7 @@ func (a *app) cmdPrune(ctx context.Context, args []string) error {
 	project := fl.String("project", "", "only sessions of this project: its directory, or any path inside it (\".\" for the current one)")
 	session := fl.String("session", "", "only this session, with its subagents (id or unique prefix)")
 	yes := fl.Bool("yes", false, "remove them (without it, only show what would go)")
+	dryRun := fl.Bool("dry-run", false, "only show what would go (what prune does without --yes)")
 	noCompact := fl.Bool("no-compact", false, "do not rebuild the store afterwards: freed space is reused, the file does not shrink")
 	pos, err := parseInterspersed(fl, args)
 	if err != nil {
@@ -26,6 +27,9 @@ func (a *app) cmdPrune(ctx context.Context, args []string) error {
 	}
 	if len(pos) > 0 {
 		return usageErr{fmt.Sprintf("prune: unexpected argument %q (give --older-than, --max-size, --project or --session)", pos[0])}
+	}
+	if *dryRun && *yes {
+		return usageErr{"prune: --dry-run and --yes contradict each other: give one"}
 	}
 	if *olderThan == "" && *maxSize == "" && *project == "" && *session == "" {
 		return usageErr{"prune: say what to remove: --older-than AGE, --max-size SIZE, --project DIR or --session ID"}
@@ -73,15 +77,15 @@ func (a *app) cmdPrune(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(plan.Sessions) == 0 {
-		fmt.Fprintf(a.stdout, "nothing to prune (store %s, %d sessions)\n", retention.FormatSize(plan.Size), plan.Total)
+		fmt.Fprintf(a.stdout, "nothing to prune (store %s, %s)\n", retention.FormatSize(plan.Size), plural(plan.Total, "session"))
 		return nil
 	}
 	text := a.archivedText(a.stdout)
 	bar := progress.New(a.stderr, int64(len(plan.Sessions)), "prune")
 	out := bar.Writer(a.stdout)
 	total, err := plan.Prune(ctx, st, !*yes, func(s carryover.Session, rep carryover.PruneReport) {
-		fmt.Fprintf(out, "  %s  %s  %d chunks  ~%s  %s  %s\n", sh.Short(s.ID), s.Updated.Local().Format("2006-01-02"),
-			rep.Chunks, retention.FormatSize(plan.Bytes(s)), text(s.Project), text(truncate(s.Title, 50)))
+		fmt.Fprintf(out, "  %s  %s  %s  ~%s  %s  %s\n", sh.Short(s.ID), s.Updated.Local().Format("2006-01-02"),
+			plural(rep.Chunks, "chunk"), retention.FormatSize(plan.Bytes(s)), text(s.Project), text(truncate(s.Title, 50)))
 		bar.Add(1)
 	})
 	bar.Done()

@@ -240,7 +240,7 @@ func TestHooksSurviveServerOutage(t *testing.T) {
 	p.down()
 	p.up()
 	stdout, stderr, code = h.runCLI(t, "sync")
-	if code != 0 || !strings.Contains(stdout, "synced 1 sessions") {
+	if code != 0 || !strings.Contains(stdout, "synced 1 session") {
 		t.Errorf("sync: %d %q %q", code, stdout, stderr)
 	}
 	if marks, _ := spool.Pending(h.db); len(marks) != 0 {
@@ -339,14 +339,14 @@ func TestMigrateRoundTrip(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	stdout, stderr, code := h.runCLI(t, "migrate", "--to", dsn)
-	if code != 0 || !strings.Contains(stdout, "migrated 1 sessions: 13 new chunks") || !strings.Contains(stdout, "1 notes") {
+	if code != 0 || !strings.Contains(stdout, "migrated 1 session: 13 new chunks") || !strings.Contains(stdout, "1 note") {
 		t.Fatalf("migrate --to: %d %q %q", code, stdout, stderr)
 	}
 	if stderr != "" {
 		t.Errorf("progress written to a pipe: %q", stderr)
 	}
 	stdout, _, code = h.runCLI(t, "migrate", "--to", dsn)
-	if code != 0 || !strings.Contains(stdout, "1 sessions: 0 new chunks, 0 items, 0 compactions, 0 notes") {
+	if code != 0 || !strings.Contains(stdout, "1 session: 0 new chunks, 0 items, 0 compactions, 0 notes") {
 		t.Errorf("second migrate --to: %d %q", code, stdout)
 	}
 	back := h.dir + "/back.db"

@@ -70,10 +70,11 @@ func writeStats(w io.Writer, rep stats.Report, limit int) error {
 	}
 	fmt.Fprintf(w, "carryover stats: %s\n\n", scope)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "archived\t%d sessions, %d turns, %d chunks; store %s\n", rep.Sessions, rep.Turns, rep.Chunks, stats.Bytes(rep.StoreBytes))
+	fmt.Fprintf(tw, "archived\t%s, %s, %s; store %s\n", plural(rep.Sessions, "session"), plural(rep.Turns, "turn"),
+		plural(rep.Chunks, "chunk"), stats.Bytes(rep.StoreBytes))
 	fmt.Fprintf(tw, "compactions\t%d (%d auto, %d manual)\n", rep.Compactions.Total, rep.Compactions.Auto, rep.Compactions.Manual)
-	fmt.Fprintf(tw, "injected\t%d restores, %d recalls, %d compaction instructions: %d tokens (estimate)\n",
-		rep.Restores, rep.Recalls, rep.Instructions, rep.TokensInjected)
+	fmt.Fprintf(tw, "injected\t%s, %s, %s: %s (estimate)\n", plural(rep.Restores, "restore"), plural(rep.Recalls, "recall"),
+		plural(rep.Instructions, "compaction instruction"), plural(rep.TokensInjected, "token"))
 	fmt.Fprintf(tw, "redactions\t%s\n", statsNone(statsByName(rep.Redactions)))
 	files := make([]stats.Count, len(rep.TopFiles))
 	for i, c := range rep.TopFiles {

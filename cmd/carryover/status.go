@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/claudesettings"
@@ -18,11 +17,13 @@ import (
 func (a *app) cmdStatus(ctx context.Context, args []string) error {
 	fl := a.newFlags("status")
 	project := fl.String("project", "", "project directory whose settings are shown too (default: current directory)")
+	wide := fl.Bool("wide", false, "do not cut the tables to the terminal's width (COLUMNS)")
 	if _, err := parseInterspersed(fl, args); err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCOPE\tSETTINGS\tCARRYOVER HOOKS\tBINARY")
+	width := a.termWidth(*wide)
+	tw := newTable(column{Name: "SCOPE"}, column{Name: "SETTINGS", Min: 16, Left: true}, column{Name: "CARRYOVER HOOKS", Min: 16},
+		column{Name: "BINARY", Min: 12, Left: true})
 	for _, scope := range []string{"user", "project", "local"} {
 		path, _, err := a.installTarget(scope, *project)
 		if err != nil {
@@ -31,15 +32,15 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 		f, err := claudesettings.Load(path)
 		switch {
 		case err != nil:
-			fmt.Fprintf(tw, "%s\t%s\terror: %v\t\n", scope, path, err)
+			tw.add(scope, path, fmt.Sprintf("error: %v", err))
 			continue
 		case !f.Exists():
-			fmt.Fprintf(tw, "%s\t%s\t(no file)\t\n", scope, path)
+			tw.add(scope, path, "(no file)")
 			continue
 		}
 		ours := f.Ours()
 		if len(ours) == 0 {
-			fmt.Fprintf(tw, "%s\t%s\tnone\t\n", scope, path)
+			tw.add(scope, path, "none")
 			continue
 		}
 		var events []string
@@ -61,10 +62,12 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 				binInfo = append(binInfo, b)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", scope, path, strings.Join(events, " "), strings.Join(binInfo, ", "))
+		tw.add(scope, path, fmt.Sprintf("%d: %s", len(events), strings.Join(events, " ")), strings.Join(binInfo, ", "))
 	}
-	tw.Flush()
-	if err := a.statusMCP(*project); err != nil {
+	if err := tw.write(a.stdout, width); err != nil {
+		return err
+	}
+	if err := a.statusMCP(*project, width); err != nil {
 		return err
 	}
 
@@ -131,20 +134,20 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 		fmt.Fprintln(a.stdout, "no sessions archived yet")
 		return nil
 	}
-	tw = tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROJECT\tSESSIONS\tUPDATED\tLAST HOOK RUN\tLAST RESTORE")
+	pt := newTable(column{Name: "PROJECT", Min: 16, Left: true}, column{Name: "SESSIONS", Right: true}, column{Name: "UPDATED"},
+		column{Name: "LAST HOOK RUN", Min: 16}, column{Name: "LAST RESTORE"})
 	for _, name := range order {
 		p := projects[name]
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", termsafe.Line(a.shortPath(name)), p.sessions, p.updated,
+		pt.add(termsafe.Line(a.shortPath(name)), fmt.Sprint(p.sessions), p.updated,
 			termsafe.Line(cmp.Or(p.hook, "never")), cmp.Or(p.restore, "never"))
 	}
-	return tw.Flush()
+	return pt.write(a.stdout, width)
 }
 
 // statusMCP lists where carryover's MCP server is registered.
-func (a *app) statusMCP(project string) error {
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "\nSCOPE\tMCP SERVERS\tCARRYOVER MCP SERVER")
+func (a *app) statusMCP(project string, width int) error {
+	fmt.Fprintln(a.stdout)
+	tw := newTable(column{Name: "SCOPE"}, column{Name: "MCP SERVERS", Min: 16, Left: true}, column{Name: "CARRYOVER MCP SERVER", Min: 20, Left: true})
 	for _, scope := range []string{"user", "project", "local"} {
 		_, proj, err := a.installTarget(scope, project)
 		if err != nil {
@@ -161,16 +164,16 @@ func (a *app) statusMCP(project string) error {
 		srv, ok, err := install.RegisteredMCP(t)
 		switch {
 		case err != nil:
-			fmt.Fprintf(tw, "%s\t%s\terror: %v\n", scope, where, err)
+			tw.add(scope, where, fmt.Sprintf("error: %v", err))
 		case !ok:
-			fmt.Fprintf(tw, "%s\t%s\tnone\n", scope, where)
+			tw.add(scope, where, "none")
 		default:
 			cmd := strings.Join(append([]string{srv.Command}, srv.Args...), " ")
 			if _, ok := install.ResolveCommand(a.getenv, srv.Command); !ok {
 				cmd += " (MISSING)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", scope, where, cmd)
+			tw.add(scope, where, cmd)
 		}
 	}
-	return tw.Flush()
+	return tw.write(a.stdout, width)
 }

@@ -71,7 +71,7 @@ func (a *app) cmdSync(ctx context.Context, args []string) error {
 		left, rep, err = spool.Push(ctx, server, cfg.DB, marks, spool.PushOptions{Progress: copyProgress(bar), Log: a.log})
 		bar.Done()
 		if err != nil {
-			return hintErr{fmt.Errorf("sync: %w (%d sessions still pending)", err, len(left)), resumeHint}
+			return hintErr{fmt.Errorf("sync: %w (%s still pending)", err, plural(len(left), "session")), resumeHint}
 		}
 	}
 	fmt.Fprintf(a.stdout, "carryover: synced %s to %s\n", rep.Summary(), postgres.RedactURL(cfg.DatabaseURL))

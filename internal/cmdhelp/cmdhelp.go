@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -218,21 +219,66 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// FlagHint rewrites package flag's error for an unknown flag to say
-// which flag it was likely meant to be.
+// FlagHint rewrites package flag's parse errors for people: an unknown
+// flag with the flag it was likely meant to be, a bad value with what the
+// flag wants, a missing value; flags named as they are typed (-n, --limit).
 func FlagHint(fs *flag.FlagSet, msg string) string {
-	const unknown = "flag provided but not defined: "
-	bad, ok := strings.CutPrefix(msg, unknown)
-	if !ok {
+	if bad, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		bad = strings.TrimLeft(bad, "-")
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if s := Suggest(bad, names); s != "" {
+			return fmt.Sprintf("unknown flag %s; did you mean %s?", Dashed(bad), Dashed(s))
+		}
+		return "unknown flag " + Dashed(bad)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		name = strings.TrimLeft(name, "-")
+		return fmt.Sprintf("%s needs a value: %s VALUE", Dashed(name), Dashed(name))
+	}
+	// invalid value "abc" for flag -limit: parse error
+	// invalid boolean value "x" for -json: parse error
+	var value, name, why string
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		value, rest, _ = strings.Cut(rest, " for flag -")
+		name, why, _ = strings.Cut(rest, ": ")
+	} else if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
+		value, rest, _ = strings.Cut(rest, " for -")
+		name, _, _ = strings.Cut(rest, ": ")
+		return fmt.Sprintf("%s takes no value, or %s=true|false, not %s", Dashed(name), Dashed(name), value)
+	} else {
 		return msg
 	}
-	bad = strings.TrimLeft(bad, "-")
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	if s := Suggest(bad, names); s != "" {
-		return fmt.Sprintf("unknown flag --%s; did you mean --%s?", bad, s)
+	f := fs.Lookup(name)
+	if f == nil {
+		return msg
 	}
-	return "unknown flag --" + bad
+	want := ""
+	if g, ok := f.Value.(flag.Getter); ok {
+		switch g.Get().(type) {
+		case int, int64, uint, uint64:
+			want = "a whole number"
+		case float64:
+			want = "a number"
+		case time.Duration:
+			want = "a duration such as 30s, 5m or 2h"
+		}
+	}
+	switch {
+	case want != "" && strings.Contains(why, "out of range"):
+		return fmt.Sprintf("%s: %s is out of range", Dashed(name), value)
+	case want != "":
+		return fmt.Sprintf("%s wants %s, not %s", Dashed(name), want, value)
+	}
+	return fmt.Sprintf("%s %s: %s", Dashed(name), value, why)
+}
+
+// Dashed is a flag's name as it is typed: -n for one letter, else --name.
+func Dashed(name string) string {
+	if len([]rune(name)) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // Bold marks the query's words (two characters or more, any case) in
@@ -273,4 +319,14 @@ func Bold(text, query string) string {
 		}
 	}
 	return b.String()
+}
+
+// Confirmed reports whether an answer to a yes/no prompt is yes: y or yes
+// in any case, with spaces around. Anything else (n, no, nothing) is no.
+func Confirmed(answer string) bool {
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return true
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package cmdhelp
 import (
 	"bytes"
 	"flag"
+	"io"
 	"strings"
 	"testing"
 )
@@ -67,5 +68,54 @@ Examples:
 	}
 	if got := wrap(strings.Repeat("word ", 30), 20, "  "); strings.Contains(got, "\n  word word word word\n") == false {
 		t.Errorf("wrap: %q", got)
+	}
+}
+
+func TestConfirmed(t *testing.T) {
+	for answer, want := range map[string]bool{"y\n": true, "Y": true, " yes \n": true, "YES": true, "Yes\r\n": true,
+		"n": false, "no\n": false, "": false, "yess": false, "ye": false, "sure": false} {
+		if got := Confirmed(answer); got != want {
+			t.Errorf("Confirmed(%q) = %v, want %v", answer, got, want)
+		}
+	}
+}
+
+// TestFlagHintErrors: package flag's errors reach the user rewritten,
+// each flag named as it is typed.
+func TestFlagHintErrors(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Int("limit", 20, "")
+	fs.Bool("json", false, "")
+	fs.Duration("timeout", 0, "")
+	fs.Float64("min", 0, "")
+	fs.Int("n", 1, "")
+	fs.String("name", "", "")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--limit", "abc"}, `--limit wants a whole number, not "abc"`},
+		{[]string{"-limit=99999999999999999999999"}, `--limit: "99999999999999999999999" is out of range`},
+		{[]string{"-n", "x"}, `-n wants a whole number, not "x"`},
+		{[]string{"--n", "x"}, `-n wants a whole number, not "x"`},
+		{[]string{"-m"}, `unknown flag -m; did you mean -n?`},
+		{[]string{"--nme"}, `unknown flag --nme; did you mean --name?`},
+		{[]string{"--timeout", "5"}, `--timeout wants a duration such as 30s, 5m or 2h, not "5"`},
+		{[]string{"--min", "x"}, `--min wants a number, not "x"`},
+		{[]string{"--json=maybe"}, `--json takes no value, or --json=true|false, not "maybe"`},
+		{[]string{"--limit"}, `--limit needs a value: --limit VALUE`},
+	} {
+		err := fs.Parse(tc.args)
+		if err == nil {
+			t.Fatalf("%v parsed", tc.args)
+		}
+		got := FlagHint(fs, err.Error())
+		if got != tc.want {
+			t.Errorf("%v: %q\n want %q", tc.args, got, tc.want)
+		}
+		if strings.Contains(got, "parse error") || strings.Contains(got, "for flag") {
+			t.Errorf("%v: raw flag error leaks: %q", tc.args, got)
+		}
 	}
 }

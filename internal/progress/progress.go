@@ -37,6 +37,7 @@ type Bar struct {
 	last   time.Time // last redraw
 	drawn  bool      // a bar line is on screen
 	drawnN int64     // the count it shows
+	bytes  bool      // the units are bytes: shown as KiB, MiB, GiB
 	now    func() time.Time
 }
 
@@ -111,8 +112,16 @@ func (p *Bar) Done() {
 	p.active = false
 }
 
-// Reader returns r counting the bytes read from it as units done.
-func (p *Bar) Reader(r io.Reader) io.Reader { return counting{p: p, r: r} }
+// Reader returns r counting the bytes read from it as units done; the
+// bar then shows sizes (12.5 MiB/40.0 MiB) rather than counts.
+func (p *Bar) Reader(r io.Reader) io.Reader {
+	if p != nil {
+		p.mu.Lock()
+		p.bytes = true
+		p.mu.Unlock()
+	}
+	return counting{p: p, r: r}
+}
 
 type counting struct {
 	p *Bar
@@ -173,18 +182,45 @@ func (p *Bar) line(t time.Time) string {
 		if fill < barWidth {
 			bar += ">" + strings.Repeat(" ", barWidth-fill-1)
 		}
-		fmt.Fprintf(&b, " [%s] %d/%d %3.0f%%", bar, p.n, p.total, frac*100)
+		fmt.Fprintf(&b, " [%s] %s/%s %3.0f%%", bar, p.count(p.n), p.count(p.total), frac*100)
 	} else {
-		fmt.Fprintf(&b, " %d", p.n)
+		fmt.Fprintf(&b, " %s", p.count(p.n))
 	}
 	if rate > 0 {
-		fmt.Fprintf(&b, "  %s/s", formatRate(rate))
+		r := formatRate(rate)
+		if p.bytes {
+			r = formatBytes(int64(rate))
+		}
+		fmt.Fprintf(&b, "  %s/s", r)
 		if p.total > p.n {
 			eta := time.Duration(float64(p.total-p.n) / rate * float64(time.Second))
 			fmt.Fprintf(&b, "  ETA %s", eta.Round(time.Second))
 		}
 	}
 	return b.String()
+}
+
+// count is n as the bar shows it: a number, or a size.
+func (p *Bar) count(n int64) string {
+	if p.bytes {
+		return formatBytes(n)
+	}
+	return fmt.Sprint(n)
+}
+
+// formatBytes is a size in binary units: 512 B, 3.4 KiB, 12.5 MiB.
+func formatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, units := float64(n)/unit, "KMGTPE"
+	i := 0
+	for v >= unit && i < len(units)-1 {
+		v /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", v, units[i])
 }
 
 func formatRate(r float64) string {

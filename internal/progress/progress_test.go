@@ -140,7 +140,20 @@ func TestBarReader(t *testing.T) {
 	if err != nil || string(data) != "0123456789" {
 		t.Fatalf("read %q, %v", data, err)
 	}
-	if got := out.String(); !strings.Contains(got, "10/10 100%") {
-		t.Errorf("line %q lacks 10/10 100%%", got)
+	if got := out.String(); !strings.Contains(got, "10 B/10 B 100%") {
+		t.Errorf("line %q lacks 10 B/10 B 100%%", got)
+	}
+
+	// Sizes, not raw byte counts: 3 MiB of 12 read in a second.
+	out.Reset()
+	c.t = time.Unix(2000, 0)
+	p = newBar(&out, 12<<20, "import", true, c.now)
+	c.t = c.t.Add(time.Second)
+	if _, err := io.Copy(io.Discard, io.LimitReader(p.Reader(strings.NewReader(strings.Repeat("x", 12<<20))), 3<<20)); err != nil {
+		t.Fatal(err)
+	}
+	p.Done()
+	if got := out.String(); !strings.Contains(got, "3.0 MiB/12.0 MiB  25%  3.0 MiB/s  ETA 3s") {
+		t.Errorf("line %q lacks 3.0 MiB/12.0 MiB  25%%  3.0 MiB/s  ETA 3s", got)
 	}
 }
