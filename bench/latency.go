@@ -12,7 +12,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -455,9 +454,7 @@ func (b *latencyBench) run(m measurement, bin, i int) (wall, cpu, rss float64, e
 			return 0, 0, 0, fmt.Errorf("bench %s: %w", m.name, err)
 		}
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = float64(ru.Maxrss) / 1024
-	}
+	rss = peakRSSMB(cmd.ProcessState)
 	cpu = float64((cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Microseconds()) / 1000
 	return float64(el.Microseconds()) / 1000, cpu, rss, nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/carryover-dev/carryover/internal/projectdir"
 )
 
 // cutAt returns the largest index ≤ n that does not split a UTF-8 sequence.
@@ -166,10 +168,11 @@ func tagContent(s, tag string) (string, bool) {
 	return strings.TrimSpace(s), true
 }
 
-// relPath makes p relative to the project directory when it lies inside it.
+// relPath makes p relative to the project directory when it lies inside it
+// (see projectdir.Rel: a Windows project whatever the case and separators).
 func relPath(project, p string) string {
-	if project != "" && len(p) > len(project)+1 && strings.HasPrefix(p, project) && p[len(project)] == '/' {
-		return p[len(project)+1:]
+	if rel, ok := projectdir.Rel(project, p); ok {
+		return rel
 	}
 	return p
 }

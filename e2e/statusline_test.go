@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -123,7 +122,7 @@ func TestStatusLine(t *testing.T) {
 // waitExit waits until process pid is gone, and reports whether it went.
 func waitExit(pid int, d time.Duration) bool {
 	for deadline := time.Now().Add(d); pid > 0; time.Sleep(100 * time.Millisecond) {
-		if syscall.Kill(pid, 0) != nil {
+		if gone(pid) {
 			return true
 		}
 		if time.Now().After(deadline) {

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/replace"
 	"github.com/carryover-dev/carryover/retrieve"
 )
 
@@ -57,7 +58,7 @@ func WriteFile(ctx context.Context, path string, st carryover.Store, opt WriteOp
 	if err := f.Close(); err != nil {
 		return n, err
 	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := replace.File(f.Name(), path); err != nil {
 		return n, err
 	}
 	f = nil

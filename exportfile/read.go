@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/projectdir"
 	"github.com/carryover-dev/carryover/redact"
 )
 
@@ -392,7 +393,7 @@ func (im *importer) session(ctx context.Context, s SessionRecord) error {
 		im.skipped++
 		return nil
 	}
-	b := carryover.Batch{Session: carryover.Session{ID: s.ID, Parent: s.Parent, Project: s.Project, Cwd: s.Cwd, Branch: s.Branch, TranscriptPath: s.TranscriptPath,
+	b := carryover.Batch{Session: carryover.Session{ID: s.ID, Parent: s.Parent, Project: projectdir.Clean(s.Project), Cwd: s.Cwd, Branch: s.Branch, TranscriptPath: s.TranscriptPath,
 		Version: s.Version, Title: s.Title, Started: s.Started, Updated: s.Updated, Windows: s.Windows, Turns: s.Turns,
 		Owner: s.Owner, Team: s.Team}}
 	if s.Ingest != nil {
@@ -512,7 +513,7 @@ func (im *importer) audit(ctx context.Context) error {
 			}
 			seenIns[rec.Session] = seen
 		}
-		in := carryover.Injection{Time: rec.Time, SessionID: rec.Session, Project: rec.Project, Event: rec.Event,
+		in := carryover.Injection{Time: rec.Time, SessionID: rec.Session, Project: projectdir.Clean(rec.Project), Event: rec.Event,
 			Window: rec.Window, Chars: rec.Chars, Tokens: rec.Tokens, Hash: rec.Hash,
 			Latency: time.Duration(rec.LatencyUS) * time.Microsecond, Text: rec.Text, Reason: rec.Reason}
 		if seen[in.Key()] {
@@ -553,6 +554,9 @@ func (im *importer) audit(ctx context.Context) error {
 		} else if gone {
 			continue
 		}
+		// A Windows project in one form, as this store keeps it (see
+		// projectdir.Clean), whatever machine exported it.
+		rec.Project = projectdir.Clean(rec.Project)
 		n := carryover.Note{Time: rec.Time, SessionID: rec.Session, Project: rec.Project, Kind: rec.Kind, Text: rec.Text}
 		// A session's notes, or a project's own (those of no session).
 		scope, project := "s:"+rec.Session, ""

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/replace"
 )
 
 // The recall index lets PostToolUse, which runs after every file tool
@@ -141,7 +142,7 @@ func writeRecallIndex(db, session string, ix recallIndex) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("recall index: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), recallIndexPath(db, session)); err != nil {
+	if err := replace.File(tmp.Name(), recallIndexPath(db, session)); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("recall index: %w", err)
 	}

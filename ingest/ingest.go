@@ -391,6 +391,9 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 			cwd = cmp.Or(cwdOf(entries), opt.Cwd)
 			sess.Cwd, _ = red.Redact(cwd)
 		}
+		if sess.Project == "" && cwd == "" {
+			sess.Project = folderProject(ctx, st, path)
+		}
 		if sess.Project == "" {
 			sess.Project = projectdir.Root(cmp.Or(cwd, filepath.Dir(path)))
 		}
@@ -473,6 +476,28 @@ func openRegular(path string) (*os.File, error) {
 		return nil, fmt.Errorf("open transcript %s: %w", path, ErrNotRegular)
 	}
 	return f, nil
+}
+
+// folderProject is the project of another session archived from the
+// folder that holds the transcript at path, when that folder is one of
+// Claude Code's (C--Users-me-shop, -home-me-app, named for the directory
+// its sessions ran in), else "": a transcript that names no directory
+// belongs with its neighbours, on Windows as elsewhere.
+func folderProject(ctx context.Context, st carryover.Store, path string) string {
+	dir := filepath.Dir(path)
+	if !projectdir.IsClaudeFolder(filepath.Base(dir)) {
+		return ""
+	}
+	all, err := st.Sessions(ctx, carryover.SessionFilter{TopLevel: true})
+	if err != nil {
+		return "" // the folder's own path, as before
+	}
+	for _, s := range all {
+		if s.TranscriptPath != "" && s.TranscriptPath != path && filepath.Dir(s.TranscriptPath) == dir && s.Project != "" {
+			return s.Project
+		}
+	}
+	return ""
 }
 
 // cwdOf is the first cwd in the entries, "" when none has one.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -281,9 +280,7 @@ func TestNotARegularFile(t *testing.T) {
 	st := openStore(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	mkfifo(t, fifo)
 	done := make(chan error, 1)
 	go func() {
 		_, err := (&ingest.Archiver{Store: st}).File(ctx, fifo, ingest.Options{SessionID: sid})

@@ -17,6 +17,8 @@ func migrateGo(ctx context.Context, tx pgx.Tx, version int) error {
 		return mapProjects(ctx, tx, projectdir.Root)
 	case 8:
 		return inferShares(ctx, tx)
+	case 9:
+		return mapProjects(ctx, tx, projectdir.Clean)
 	}
 	return nil
 }

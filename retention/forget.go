@@ -14,6 +14,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
+	"github.com/carryover-dev/carryover/internal/replace"
 	"github.com/carryover-dev/carryover/logfile"
 	"github.com/carryover-dev/carryover/spool"
 )
@@ -213,7 +214,7 @@ func scrubLog(path, needle string) (int, error) {
 			werr = cerr
 		}
 		if werr == nil {
-			werr = os.Rename(tmp.Name(), p)
+			werr = replace.File(tmp.Name(), p)
 		}
 		if werr != nil {
 			os.Remove(tmp.Name())

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/projectdir"
 )
 
 // DefaultBriefBudget bounds the startup brief.
@@ -85,7 +86,7 @@ func StartupBrief(ctx context.Context, st carryover.Store, req BriefRequest) (Bl
 			}
 			seen[it.Key] = true
 			// Paths read best relative to the project.
-			text := strings.ReplaceAll(it.Text, strings.TrimSuffix(last.Project, "/")+"/", "")
+			text := projectdir.TrimRoot(it.Text, last.Project)
 			lines = append(lines, "- "+briefLine(text, 160))
 			blk.ItemIDs = append(blk.ItemIDs, it.ID)
 			if len(lines) == briefPerKind {

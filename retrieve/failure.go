@@ -11,6 +11,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/chunk"
+	"github.com/carryover-dev/carryover/internal/projectdir"
 )
 
 // Failure recall: when a tool call fails, the archive may hold the same
@@ -413,8 +414,5 @@ func shortCommands(s string) string {
 
 // relPaths shortens the absolute paths under root in s to relative ones.
 func relPaths(s, root string) string {
-	if root == "" || root == "/" {
-		return s
-	}
-	return strings.ReplaceAll(s, strings.TrimSuffix(root, "/")+"/", "")
+	return projectdir.TrimRoot(s, root)
 }

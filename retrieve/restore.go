@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/projectdir"
 )
 
 // DefaultRestoreBudget is the restore block's size when none is given, in
@@ -881,7 +882,7 @@ func (c *composer) relLine(l string) string {
 	if c.root == "" {
 		return l
 	}
-	return strings.ReplaceAll(l, strings.TrimSuffix(c.root, "/")+"/", "")
+	return projectdir.TrimRoot(l, c.root)
 }
 
 // callPrefixes start the lines of a chunk that render a tool call (see

@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/projectdir"
 )
 
 // FindSession resolves what a person or a model gives to name a session:
@@ -139,11 +139,11 @@ func FindProject(ctx context.Context, st carryover.Store, dir, root string) (str
 	for _, s := range all {
 		projects[s.Project] = true
 	}
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+	for d := projectdir.Clean(dir); ; d = projectdir.Parent(d) {
 		if projects[d] {
 			return d, true, nil
 		}
-		if filepath.Dir(d) == d {
+		if projectdir.Parent(d) == d {
 			return "", false, nil
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/replace"
 	"github.com/carryover-dev/carryover/replicate"
 	"github.com/carryover-dev/carryover/sqlite"
 )
@@ -54,7 +55,7 @@ func MarkPending(db, session string) error {
 	}
 	// A rename replaces the mark atomically: a reader sees the old token
 	// or the new one.
-	return os.Rename(tmp.Name(), filepath.Join(dir, session))
+	return replace.File(tmp.Name(), filepath.Join(dir, session))
 }
 
 // Pending lists the marks of the local store db.

@@ -22,6 +22,8 @@ func migrateGo(ctx context.Context, tx *sql.Tx, version int) error {
 		return mapProjects(ctx, tx, projectdir.Root)
 	case 10:
 		return inferShares(ctx, tx)
+	case 11:
+		return mapProjects(ctx, tx, projectdir.Clean)
 	}
 	return nil
 }

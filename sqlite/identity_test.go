@@ -96,8 +96,8 @@ func TestIdentityMigration(t *testing.T) {
 	}
 
 	st := openStore(t, path)
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 10 {
-		t.Fatalf("schema version %d, %v after the migration; want 10", version, err)
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 11 {
+		t.Fatalf("schema version %d, %v after the migration; want 11", version, err)
 	}
 	want := map[string]struct{ parent, project, cwd string }{
 		p1:   {"", app, app},

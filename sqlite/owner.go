@@ -334,7 +334,7 @@ func CheckWrite(path string) error {
 	fi, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, err := os.Stat(dir); err == nil && !writable(dir) {
-			return &NotWritableError{dir, "the store's directory is read-only", "chmod u+w " + shellQuote(dir)}
+			return &NotWritableError{dir, "the store's directory is read-only", allowWrite(dir)}
 		}
 		return nil
 	}
@@ -346,7 +346,7 @@ func CheckWrite(path string) error {
 	}
 	if !writable(dir) {
 		return &NotWritableError{dir, "the store's directory is read-only: SQLite cannot create the store's -wal and -shm files there",
-			"chmod u+w " + shellQuote(dir)}
+			allowWrite(dir)}
 	}
 	for _, side := range []string{abs + "-wal", abs + "-shm"} {
 		fi, err := os.Lstat(side)
@@ -361,9 +361,9 @@ func CheckWrite(path string) error {
 		switch {
 		case strings.HasSuffix(side, "-shm"):
 			// SQLite rebuilds the index from the store and its log.
-			e.Fix = "when no Claude Code session is running: rm " + shellQuote(side)
+			e.Fix = "when no Claude Code session is running: " + removeCmd(side)
 		case fi.Size() == 0:
-			e.Fix = "it is empty: rm " + shellQuote(side)
+			e.Fix = "it is empty: " + removeCmd(side)
 		default:
 			e.Fix = "it holds the latest writes, do not delete it: sudo chown \"$(id -un)\" " + shellQuote(side)
 		}
@@ -383,7 +383,7 @@ func unreadableSideFile(abs string) *NotWritableError {
 			continue
 		}
 		e := &NotWritableError{Path: side, Reason: fmt.Sprintf("a file this user cannot read beside the store (mode %04o%s)", fi.Mode().Perm(), ownerNote(fi)),
-			Fix: "chmod u+rw " + shellQuote(side)}
+			Fix: allowReadWrite(side)}
 		if !ownedByMe(fi) {
 			e.Fix = "ask its owner: sudo chown \"$(id -un)\" " + shellQuote(side)
 		}
@@ -395,7 +395,7 @@ func unreadableSideFile(abs string) *NotWritableError {
 // fixMode is the command that lets this user write the file.
 func fixMode(path string, fi fs.FileInfo) string {
 	if ownedByMe(fi) {
-		return "chmod u+w " + shellQuote(path) + " (or leave it read-only: commands that only read still work)"
+		return allowWrite(path) + " (or leave it read-only: commands that only read still work)"
 	}
 	return "ask its owner, or copy it: cp " + shellQuote(path) + " ~/carryover.db and use --db ~/carryover.db"
 }

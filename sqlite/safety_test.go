@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,8 +18,7 @@ import (
 // whatever the umask lets through, and an existing store readable by
 // others is made private.
 func TestFileModes(t *testing.T) {
-	old := syscall.Umask(0)
-	defer syscall.Umask(old)
+	umask(t, 0)
 	dir := filepath.Join(t.TempDir(), "a", "b")
 	path := filepath.Join(dir, "carryover.db")
 	st := openStore(t, path)
@@ -63,7 +61,7 @@ func TestOpenRefusesBadPaths(t *testing.T) {
 	os.Remove(walLinked + "-wal")
 	os.Symlink(target, walLinked+"-wal")
 	fifo := filepath.Join(dir, "fifo.db")
-	syscall.Mkfifo(fifo, 0o600)
+	mkfifo(t, fifo)
 	cases := map[string]string{
 		"symlink":       link,
 		"symlinked log": walLinked,

@@ -240,15 +240,6 @@ func createFile(path string) error {
 	return f.Close()
 }
 
-// makePrivate takes the group's and others' permissions off a carryover
-// store readable by them (best effort: it may belong to someone else). The
-// owner's stay as they are: a store made read-only stays read-only.
-func makePrivate(path string) {
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
-		_ = os.Chmod(path, fi.Mode().Perm()&0o700)
-	}
-}
-
 // dsn sets the pragmas on every connection the pool opens: they are
 // per-connection state. The WAL journal mode is not among them: it is
 // persistent, set once when the store is created (see init), and asking

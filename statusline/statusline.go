@@ -24,6 +24,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/internal/replace"
 	"github.com/carryover-dev/carryover/redact"
 	"github.com/carryover-dev/carryover/sqlite"
 )
@@ -362,7 +363,7 @@ func writeState(path string, st state) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = replace.File(tmp.Name(), path)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -104,9 +103,7 @@ func TestHooksBadInput(t *testing.T) {
 	torn := filepath.Join(h.dir, "torn.jsonl")
 	os.WriteFile(torn, demoSession[:len(demoSession)/2], 0o600)
 	fifo := filepath.Join(h.dir, "fifo.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, fifo)
 	loop := filepath.Join(h.dir, "loop.jsonl")
 	os.Symlink(loop+"2", loop)
 	os.Symlink(loop, loop+"2")

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/internal/projectdir"
@@ -29,7 +31,12 @@ func findSession(ctx context.Context, st carryover.Store, ref string) (carryover
 // (its root, a subdirectory, a worktree, "."), into the archived project
 // it names, or says that nothing is archived there.
 func resolveProject(ctx context.Context, st carryover.Store, arg string) (string, error) {
-	abs, err := filepath.Abs(arg)
+	if name := projectdir.Base(arg); projectdir.IsClaudeFolder(name) {
+		if p, ok, err := folderProject(ctx, st, name); ok || err != nil {
+			return p, err
+		}
+	}
+	abs, err := projectdir.Abs(arg)
 	if err != nil {
 		return "", fmt.Errorf("project %s: %w", arg, err)
 	}
@@ -46,6 +53,36 @@ func resolveProject(ctx context.Context, st carryover.Store, arg string) (string
 		return "", hintErr{errors.New(msg), "'carryover sessions' lists the archived sessions with their projects"}
 	}
 	return p, nil
+}
+
+// folderProject finds the archived project of the sessions whose
+// transcripts Claude Code keeps in the folder name (C--Users-me-shop,
+// under ~/.claude/projects): by the folder their transcript was archived
+// from, else by the name Claude Code gives their directory, which may be
+// a Windows one on any system.
+func folderProject(ctx context.Context, st carryover.Store, name string) (string, bool, error) {
+	all, err := st.Sessions(ctx, carryover.SessionFilter{TopLevel: true})
+	if err != nil {
+		return "", false, err
+	}
+	found := map[string]bool{}
+	for _, s := range all {
+		tp := s.TranscriptPath
+		if i := strings.LastIndexAny(tp, `/\`); i >= 0 && projectdir.SameClaudeFolder(projectdir.Base(tp[:i]), name) ||
+			s.Cwd != "" && projectdir.SameClaudeFolder(projectdir.ClaudeFolder(s.Cwd), name) ||
+			projectdir.SameClaudeFolder(projectdir.ClaudeFolder(s.Project), name) {
+			found[s.Project] = true
+		}
+	}
+	switch ps := slices.Sorted(maps.Keys(found)); len(ps) {
+	case 0:
+		return "", false, nil
+	case 1:
+		return ps[0], true, nil
+	default:
+		return "", false, hintErr{fmt.Errorf("folder %s holds sessions of %d projects: %s", name, len(ps), strings.Join(ps, ", ")),
+			"give one of them as --project"}
+	}
 }
 
 // projectOrRoot is the archived project dir belongs to, else the project

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/internal/progress"
+	"github.com/carryover-dev/carryover/internal/projectdir"
 	"github.com/carryover-dev/carryover/sqlite"
 )
 
@@ -28,7 +28,7 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 		return usageErr{"ingest: give transcript files or directories, or --all"}
 	}
 	if *project != "" {
-		if *project, err = filepath.Abs(*project); err != nil {
+		if *project, err = projectdir.Abs(*project); err != nil {
 			return err
 		}
 	}

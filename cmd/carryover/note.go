@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/projectdir"
 )
 
 // cmdNote stores a note (kind "state" for cmdState) with a session, as the
@@ -143,7 +143,7 @@ func projectDir(flagValue string, getenv func(string) string) (string, error) {
 		}
 		dir = wd
 	}
-	abs, err := filepath.Abs(dir)
+	abs, err := projectdir.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("project %s: %w", dir, err)
 	}

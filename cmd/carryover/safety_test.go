@@ -676,8 +676,7 @@ func TestHookStdinCapped(t *testing.T) {
 // TestLogFile: the log is 0600 in a 0700 directory, rotated to .1 past
 // its cap, and never written through a symlink.
 func TestLogFile(t *testing.T) {
-	old := syscall.Umask(0)
-	defer syscall.Umask(old)
+	umask(t, 0)
 	h := newHookEnv(t)
 	logPath := filepath.Join(h.dir, "state", "carryover", "carryover.log")
 	h.env["CARRYOVER_LOG"] = logPath
@@ -756,7 +755,7 @@ func TestLogFile(t *testing.T) {
 func TestIngestBadPaths(t *testing.T) {
 	h := newHookEnv(t)
 	fifo := filepath.Join(h.dir, "fifo.jsonl")
-	syscall.Mkfifo(fifo, 0o600)
+	mkfifo(t, fifo)
 	loop := filepath.Join(h.dir, "loop.jsonl")
 	os.Symlink(loop, loop)
 	empty := filepath.Join(h.dir, "empty")
@@ -789,9 +788,7 @@ func TestIngestBadPaths(t *testing.T) {
 func TestImportBadPaths(t *testing.T) {
 	h := newHookEnv(t)
 	fifo := filepath.Join(h.dir, "export.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, fifo)
 	for name, path := range map[string]string{"FIFO": fifo, "device": "/dev/zero"} {
 		var out, errOut bytes.Buffer
 		a := newApp(nil, &out, &errOut, func(k string) string { return h.env[k] })

@@ -38,18 +38,23 @@ func Root(dir string) string {
 // Roots returns Root(dir), the project, and the root of the working tree
 // dir is in: the directory that holds the .git entry Root found (for a
 // linked worktree, that worktree, where its files are and its paths are
-// shown relative to), else the project itself.
+// shown relative to), else the project itself. Both are in Clean's form: a
+// Windows path's drive letter is upper case, on any system.
 func Roots(dir string) (project, work string) {
+	project, work = roots(Clean(dir))
+	return Clean(project), Clean(work)
+}
+
+func roots(dir string) (project, work string) {
 	if dir == "" || !filepath.IsAbs(dir) {
 		return dir, dir
 	}
-	dir = filepath.Clean(dir)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return dir, dir
 	}
 	home, _ := os.UserHomeDir()
 	if home != "" {
-		home = filepath.Clean(home)
+		home = Clean(home)
 	}
 	for d := dir; ; {
 		if d != home || d == dir {
