@@ -149,6 +149,11 @@ func matchToken(sc *scan, i int, ru *rule) int {
 		limit = ru.max + 1
 	}
 	e := sc.run(b, ru.body, limit)
+	if e-b == maxToken {
+		// Longer than any token of the kind: masked whole all the same,
+		// length never switches masking off.
+		e = sc.run(e, ru.body, maxLong)
+	}
 	n := e - b
 	// A later occurrence of the prefix inside this run would only see a
 	// suffix of it: shorter, failing the same checks (which are monotone),
