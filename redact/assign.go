@@ -67,6 +67,10 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 	switch {
 	case j >= len(s):
 		return ke
+	case s[j] == '\\' && j+1 < len(s) && s[j+1] == '=' && !spaced:
+		// NAME\=value: a shell echoes the assignment it could not run.
+		j += 2
+		lit = true
 	case s[j] == '=':
 		if j+1 < len(s) && s[j+1] == '=' {
 			return ke // a comparison
@@ -75,7 +79,7 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 		if j < len(s) && s[j] == '>' {
 			j++
 		}
-		lit = lit || envKey && !spaced && j < len(s) && s[j] != ' '
+		lit = lit || envKey && !spaced && j < len(s) && s[j] != ' ' || sc.iniEntry(ks)
 	case s[j] == ':':
 		if j+1 < len(s) && s[j+1] == ':' {
 			return ke // Token::new
@@ -823,3 +827,39 @@ func longSecret(v string) bool {
 // joined reports whether c goes on a placeholder word: a letter or a
 // separator (your_api_key_here).
 func joined(c byte) bool { return isLowerByte(c) || c == '_' || c == '-' }
+
+// iniEntry reports whether the key at ks starts a line of an INI file: a
+// [section] line comes before it in the text. What is searched is
+// remembered, so that the keys of a long text cost a pass in all.
+func (sc *scan) iniEntry(ks int) bool {
+	s := sc.s
+	ls := ks
+	for ls > 0 && (s[ls-1] == ' ' || s[ls-1] == '\t') {
+		ls--
+	}
+	if ls > 0 && s[ls-1] != '\n' {
+		return false
+	}
+	for from := max(sc.iniFrom, ks-maxIniGap); ; {
+		k := strings.Index(s[from:ks], "\n[")
+		if k < 0 {
+			break
+		}
+		h := from + k + 1
+		e := strings.IndexByte(s[h:ks], '\n')
+		if e > 2 && s[h+e-1] == ']' || e > 3 && s[h+e-2:h+e] == "]\r" {
+			sc.iniAt = h
+		}
+		from = h
+	}
+	if sc.iniFrom == 0 && strings.HasPrefix(s, "[") {
+		if e := strings.IndexByte(s[:ks], '\n'); e > 1 && s[e-1] == ']' {
+			sc.iniAt = 0
+		}
+	}
+	sc.iniFrom = ks
+	return sc.iniAt >= 0 && ks-sc.iniAt < maxIniGap
+}
+
+// maxIniGap bounds how far a [section] line is looked for before a key.
+const maxIniGap = 1 << 14

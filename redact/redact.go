@@ -526,6 +526,11 @@ type scan struct {
 	endFrom, endAt, endTo int
 	// dsnLow is where the last DSN rule's backward scan may stop.
 	dsnLow int
+	// iniFrom is where the search for an INI [section] line goes on;
+	// iniAt is the last one found (-1: none).
+	iniFrom, iniAt int
+	// pgpassEnd is the end of the last line matchPgpass read.
+	pgpassEnd int
 	// dec holds a JSON string decoded for ContainsJSON, kept for reuse.
 	dec []byte
 }
@@ -551,6 +556,7 @@ func (sc *scan) release() {
 // before a window of a later pass.
 func (sc *scan) restart() {
 	sc.covered, sc.endFrom, sc.endAt, sc.endTo, sc.dsnLow = 0, 0, -1, 0, 0
+	sc.iniFrom, sc.iniAt, sc.pgpassEnd = 0, -1, 0
 	clear(sc.until)
 }
 

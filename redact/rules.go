@@ -304,6 +304,7 @@ func builtinRules() []*rule {
 		{prefix: "sshpass", kind: "password", prio: prioShape, match: matchCommand},
 		{prefix: "redis-cli", kind: "password", prio: prioShape, match: matchCommand},
 	}
+	rs = append(rs, cmdRules()...)
 	// Values of secret-named keys: each keyword triggers the same parser.
 	for _, kw := range keyKeywords {
 		rs = append(rs, &rule{prefix: kw, fold: true, kind: "secret", prio: prioKeyed, match: matchAssignment})

@@ -66,11 +66,12 @@ func matchTelegram(sc *scan, i int, ru *rule) int {
 	for j > 0 && i-j < 11 && csDigit[s[j-1]] {
 		j--
 	}
-	if n := i - j; n < 8 || n > 10 || wordBefore(s, j, csAlnum) {
+	// A bot's URL puts "bot" right before the id: api.telegram.org/bot<id>:<token>.
+	if n := i - j; n < 8 || n > 10 || wordBefore(s, j, csAlnum) && !strings.HasSuffix(s[:j], "/bot") {
 		return 0
 	}
 	e := sc.run(i+1, csURLSafe, maxToken)
-	if e-(i+1) >= 35 {
+	if e-(i+1) >= 30 {
 		sc.emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
 	}
 	return e

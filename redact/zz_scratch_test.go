@@ -1,0 +1,46 @@
+package redact_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/carryover-dev/carryover/redact"
+)
+
+func TestZZScratch(t *testing.T) {
+	r := redact.New(redact.Options{})
+	long := strings.Repeat("LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVB", 36)
+	for _, in := range []string{
+		"    client-key-data: " + long,
+		"AWS_SESSION_TOKEN=" + long[:900],
+		`"SessionToken": "` + long[:900] + `"`,
+		"sqlcmd -S db -U sa -P 'Sup3rS3cret!' -Q 'select 1'",
+		"ldapsearch -x -D cn=admin,dc=ex,dc=org -w Adm1nPass -b dc=ex,dc=org",
+		"htpasswd -b -c /etc/nginx/.htpasswd admin Secr3tPw",
+		"echo 'Dock3rPw!' | docker login -u bot --password-stdin reg.example.com",
+		"openssl pkcs12 -in a.p12 -passin pass:P12pass99 -out a.pem",
+		"keytool -importcert -keystore ks.jks -storepass St0rePw -file a.crt",
+		"zip -P Z1ppass -r out.zip dir",
+		"smbclient //srv/share -U 'CORP\\alice%Sm8Pass'",
+		"net use Z: \\\\srv\\share /user:CORP\\alice N3tPass",
+		"mosquitto_pub -h broker -u dev -P Mq77pass -t t -m hi",
+		"ipmitool -I lanplus -H 10.0.0.9 -U ADMIN -P Ipm1pass chassis status",
+		"echo 'Sud0pass' | sudo -S apt-get update",
+		"nmcli dev wifi connect HomeNet password W1fiPass99",
+		"User.objects.create_superuser('admin', 'admin@example.com', 'Dj4ngoPw')",
+		"db.internal:5432:app:appuser:PgP4ssw0rd",
+		"POSTGRES_PASSWORD=Acme2025ChangeMe",
+		"postgres://app:Acme2025ChangeMe@db:5432/app",
+		"POSTGRES_PASSWORD=changeme",
+		"bash: DB_PASSWORD\\=Xk9mP2q: command not found",
+		"curl https://api.telegram.org/bot1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage",
+		"[database]\nhost = db\ndb_password = sunshine\n",
+		"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMj\nM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2\nMjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQs\nsw5c\n",
+		"aws_secret_access_key=wJalrXUt\nnFEMIK7MDENGbPxRfiCYzzKEYq1w2e3\n",
+		"export GITHUB_TOKEN=ghp_AbCdEfGh1234\nIjKlMnOpQrStUvWx5678AbCd\n",
+	} {
+		out, c := r.Redact(in)
+		fmt.Printf("%v\n  IN:  %.200q\n  OUT: %.200q\n", c, in, out)
+	}
+}
