@@ -111,6 +111,22 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 	sc.work += judgeCost + ve - vs
 	if secretValue(s[vs:ve], kind, lit || quoted) {
 		sc.emit(span{start: vs, end: ve, kind: kind, prio: ru.prio})
+	} else if _, br := lineBreakAt(s, ve); br && !quoted && kind != "password" && ve-vs < 20 && ve > vs {
+		// A value split across lines (aws_secret_access_key=wJalrXUt
+		// then the rest on the next line): judged joined.
+		f := fold{ls: lineStartOf(s, ks)}
+		if e2, _ := sc.foldedEnd(ve, &f, csLong, true); e2 > ve {
+			joined := make([]byte, 0, e2-vs)
+			for k := vs; k < e2; k++ {
+				if csLong[s[k]] {
+					joined = append(joined, s[k])
+				}
+			}
+			if secretValue(string(joined), kind, lit) {
+				sc.emit(span{start: vs, end: e2, kind: kind, prio: ru.prio})
+				return e2
+			}
+		}
 	}
 	if quoted {
 		return j // a quoted value may hold assignments of its own

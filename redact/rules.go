@@ -155,6 +155,13 @@ func matchToken(sc *scan, i int, ru *rule) int {
 		e = sc.run(e, ru.body, maxLong)
 	}
 	n := e - b
+	if _, ok := lineBreakAt(s, e); ok && (n < ru.min || !ru.strictMax) {
+		// Wrapped: the token goes on at the next line's start.
+		f := fold{ls: lineStartOf(s, i)}
+		if e2, br := sc.foldedEnd(e, &f, ru.body, n < ru.min); e2 > e {
+			e, n = e2, e2-b-br
+		}
+	}
 	// A later occurrence of the prefix inside this run would only see a
 	// suffix of it: shorter, failing the same checks (which are monotone),
 	// or after a letter or digit (every strict rule is bounded). So the

@@ -86,6 +86,50 @@ func matchJWT(sc *scan, i int, ru *rule) int {
 	if wordBefore(s, i, csURLSafe) {
 		return 0
 	}
+	n := len(sc.spans)
+	end := matchJWTLine(sc, i, ru)
+	found := len(sc.spans) > n
+	e := end
+	if found {
+		e = sc.spans[len(sc.spans)-1].end
+	} else {
+		e = run(s, i, csJWT, maxLong)
+	}
+	if _, ok := lineBreakAt(s, e); !ok {
+		return end
+	}
+	// Folded across lines: the token's parts go on at the next lines.
+	f := fold{ls: lineStartOf(s, i)}
+	e2, _ := sc.foldedEnd(e, &f, csJWT, !found)
+	if e2 == e {
+		return end
+	}
+	if !found {
+		joined := make([]byte, 0, e2-i)
+		for k := i; k < e2; k++ {
+			if c := s[k]; csJWT[c] {
+				joined = append(joined, c)
+			}
+		}
+		parts := strings.Split(string(joined), ".")
+		if len(parts) < 3 || len(parts) > 5 || len(parts[0]) < 10 {
+			return end
+		}
+		hdr, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[0], "="))
+		if err != nil || !strings.Contains(string(hdr), `"alg"`) {
+			return end
+		}
+	}
+	sc.emit(span{start: i, end: e2, kind: ru.kind, prio: ru.prio})
+	return e2
+}
+
+// csJWT is what a JWT is made of: its parts and the dots between them.
+var csJWT = newCharset("a-zA-Z0-9_.-")
+
+// matchJWTLine masks a JWT written on one line.
+func matchJWTLine(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	e1 := sc.run(i, csURLSafe, 4096)
 	// A token cut in two ends a text: in its header, or before its
 	// third part.

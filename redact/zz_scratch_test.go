@@ -36,11 +36,22 @@ func TestZZScratch(t *testing.T) {
 		"bash: DB_PASSWORD\\=Xk9mP2q: command not found",
 		"curl https://api.telegram.org/bot1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage",
 		"[database]\nhost = db\ndb_password = sunshine\n",
-		"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMj\nM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2\nMjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQs\nsw5c\n",
+		foldAt("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", 50) + "\n",
+		"token: " + foldAt("ghp_AbCdEfGh1234IjKlMnOpQrStUvWx5678AbCd", 16) + "\nDone.",
 		"aws_secret_access_key=wJalrXUt\nnFEMIK7MDENGbPxRfiCYzzKEYq1w2e3\n",
 		"export GITHUB_TOKEN=ghp_AbCdEfGh1234\nIjKlMnOpQrStUvWx5678AbCd\n",
 	} {
 		out, c := r.Redact(in)
 		fmt.Printf("%v\n  IN:  %.200q\n  OUT: %.200q\n", c, in, out)
 	}
+}
+
+func foldAt(s string, w int) string {
+	var b strings.Builder
+	for len(s) > w {
+		b.WriteString(s[:w] + "\n")
+		s = s[w:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
