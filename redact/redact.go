@@ -207,7 +207,11 @@ func (r *Redactor) redactBudget(s string, c *Carry, field string, budget int) (s
 				c.PEM, c.Left = sc.openPEM, carryTexts
 			}
 			sc.continueToken(c, field)
+			sc.continueGen(c, field)
 			sc.noteCut(c, field)
+			if sc.genSeen {
+				c.Gen = genTexts
+			}
 		}
 		if len(sc.spans) == 0 {
 			break
@@ -232,7 +236,8 @@ const (
 	reachBehind = maxPEMBytes + 64
 )
 
-// Contains reports whether s holds a secret Redact would mask.
+// Contains reports whether s holds a secret Redact would mask, or a
+// command whose output a Stream masks in the texts after it.
 func (r *Redactor) Contains(s string) bool {
 	sc := scans.Get().(*scan)
 	defer sc.release()
@@ -242,7 +247,7 @@ func (r *Redactor) Contains(s string) bool {
 		return true
 	}
 	r.findExtra(sc)
-	return len(sc.spans) > 0
+	return len(sc.spans) > 0 || sc.genSeen
 }
 
 // ContainsJSON reports whether RedactJSON would mask something in raw: a
@@ -282,7 +287,7 @@ func (r *Redactor) ContainsJSON(raw []byte) bool {
 			return true // omitted
 		}
 		r.findExtra(sc)
-		if len(sc.spans) > 0 {
+		if len(sc.spans) > 0 || sc.genSeen {
 			return true
 		}
 		i = end
@@ -414,6 +419,9 @@ type Carry struct {
 	// Tails are the secrets texts ended with, whose tails later texts of
 	// the same fields may start with.
 	Tails []Tail `json:"tails,omitempty"`
+	// Gen counts the further texts that may hold what a command that
+	// generates secrets (openssl rand) printed.
+	Gen int `json:"gen,omitempty"`
 }
 
 // Tail is a secret that ran to the end of a text: its kind, where the
@@ -426,7 +434,7 @@ type Tail struct {
 }
 
 // IsZero reports whether c carries nothing.
-func (c Carry) IsZero() bool { return c.PEM == "" && len(c.Tails) == 0 }
+func (c Carry) IsZero() bool { return c.PEM == "" && len(c.Tails) == 0 && c.Gen == 0 }
 
 // carryTexts is how many texts (of 16 bytes or more) after the one that
 // left a key open may continue it: enough for the tool call, the
@@ -531,12 +539,14 @@ type scan struct {
 	iniFrom, iniAt int
 	// pgpassEnd is the end of the last line matchPgpass read.
 	pgpassEnd int
+	// genSeen: a command that generates secrets is in the text.
+	genSeen bool
 	// dec holds a JSON string decoded for ContainsJSON, kept for reuse.
 	dec []byte
 }
 
 func (sc *scan) reset(s string) {
-	sc.s, sc.spans, sc.openPEM = s, sc.spans[:0], ""
+	sc.s, sc.spans, sc.openPEM, sc.genSeen = s, sc.spans[:0], "", false
 	sc.restart()
 }
 

@@ -312,6 +312,7 @@ func builtinRules() []*rule {
 		{prefix: "redis-cli", kind: "password", prio: prioShape, match: matchCommand},
 	}
 	rs = append(rs, cmdRules()...)
+	rs = append(rs, genRules()...)
 	// Values of secret-named keys: each keyword triggers the same parser.
 	for _, kw := range keyKeywords {
 		rs = append(rs, &rule{prefix: kw, fold: true, kind: "secret", prio: prioKeyed, match: matchAssignment})

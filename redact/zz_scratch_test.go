@@ -55,3 +55,16 @@ func foldAt(s string, w int) string {
 	b.WriteString(s)
 	return b.String()
 }
+
+func TestZZGen(t *testing.T) {
+	r := redact.New(redact.Options{})
+	st := r.Stream(redact.Carry{})
+	l1 := `{"parentUuid":"a","type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_01","name":"Bash","input":{"command":"openssl rand -base64 32","description":"Generate a secret"}}]},"uuid":"2f6c1a7e-3b1d-4c8e-9a0b-1c2d3e4f5a6b","requestId":"req_011CUabcDEF123ghiJKL456"}`
+	l2 := `{"parentUuid":"b","type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01","type":"tool_result","content":"q8XvZ3kP9wL2mN7bR4tY6uA1sD5fG0hJ8kL3zX7cV9b=","is_error":false}]},"uuid":"3f6c1a7e-3b1d-4c8e-9a0b-1c2d3e4f5a6b","toolUseResult":{"stdout":"q8XvZ3kP9wL2mN7bR4tY6uA1sD5fG0hJ8kL3zX7cV9b=","stderr":""}}`
+	for _, l := range []string{l1, l2} {
+		out, c := st.RedactJSON([]byte(l))
+		fmt.Println(c, string(out))
+	}
+	out, c := r.Redact("$ openssl rand -hex 20\n9f86d081884c7d659a2feaa0c55ad015a3bf4f1b\n$ git log -1 --format=%H\n")
+	fmt.Println(c, out)
+}
