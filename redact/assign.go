@@ -67,9 +67,10 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 	switch {
 	case j >= len(s):
 		return ke
-	case s[j] == '\\' && j+1 < len(s) && s[j+1] == '=' && !spaced:
-		// NAME\=value: a shell echoes the assignment it could not run.
-		j += 2
+	case s[j] == '\\' && !spaced && backslashEquals(s, j) > 0:
+		// NAME\=value: a shell echoes the assignment it could not run
+		// (its backslash doubled in JSON).
+		j += backslashEquals(s, j)
 		lit = true
 	case s[j] == '=':
 		if j+1 < len(s) && s[j+1] == '=' {
@@ -116,13 +117,7 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 		// then the rest on the next line): judged joined.
 		f := fold{ls: lineStartOf(s, ks)}
 		if e2, _ := sc.foldedEnd(ve, &f, csLong, true); e2 > ve {
-			joined := make([]byte, 0, e2-vs)
-			for k := vs; k < e2; k++ {
-				if csLong[s[k]] {
-					joined = append(joined, s[k])
-				}
-			}
-			if secretValue(string(joined), kind, lit) {
+			if secretValue(unfold(s, vs, e2), kind, lit) {
 				sc.emit(span{start: vs, end: e2, kind: kind, prio: ru.prio})
 				return e2
 			}
@@ -853,24 +848,23 @@ func (sc *scan) iniEntry(ks int) bool {
 	for ls > 0 && (s[ls-1] == ' ' || s[ls-1] == '\t') {
 		ls--
 	}
-	if ls > 0 && s[ls-1] != '\n' {
+	if !atLineStart(s, ls) {
 		return false
 	}
-	for from := max(sc.iniFrom, ks-maxIniGap); ; {
-		k := strings.Index(s[from:ks], "\n[")
-		if k < 0 {
-			break
+	from := max(sc.iniFrom, ks-maxIniGap)
+	sc.work += ks - from
+	for k := from; k < ks; k++ {
+		if s[k] != '[' || !atLineStart(s, k) {
+			continue
 		}
-		h := from + k + 1
-		e := strings.IndexByte(s[h:ks], '\n')
-		if e > 2 && s[h+e-1] == ']' || e > 3 && s[h+e-2:h+e] == "]\r" {
-			sc.iniAt = h
+		e := k + 1
+		for e < ks && s[e] != ']' && s[e] != '\n' && s[e] != '\\' && e-k < 128 {
+			e++
 		}
-		from = h
-	}
-	if sc.iniFrom == 0 && strings.HasPrefix(s, "[") {
-		if e := strings.IndexByte(s[:ks], '\n'); e > 1 && s[e-1] == ']' {
-			sc.iniAt = 0
+		if e < ks && s[e] == ']' && e > k+1 {
+			if _, ok := lineBreakAt(s, e+1); ok {
+				sc.iniAt = k
+			}
 		}
 	}
 	sc.iniFrom = ks
@@ -879,3 +873,16 @@ func (sc *scan) iniEntry(ks int) bool {
 
 // maxIniGap bounds how far a [section] line is looked for before a key.
 const maxIniGap = 1 << 14
+
+// backslashEquals is the length of the backslashes and = at j (\=, or \\=
+// in JSON), 0 when there are none.
+func backslashEquals(s string, j int) int {
+	k := j
+	for k < len(s) && k-j < 4 && s[k] == '\\' {
+		k++
+	}
+	if k > j && k < len(s) && s[k] == '=' {
+		return k + 1 - j
+	}
+	return 0
+}

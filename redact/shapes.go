@@ -105,13 +105,7 @@ func matchJWT(sc *scan, i int, ru *rule) int {
 		return end
 	}
 	if !found {
-		joined := make([]byte, 0, e2-i)
-		for k := i; k < e2; k++ {
-			if c := s[k]; csJWT[c] {
-				joined = append(joined, c)
-			}
-		}
-		parts := strings.Split(string(joined), ".")
+		parts := strings.Split(unfold(s, i, e2), ".")
 		if len(parts) < 3 || len(parts) > 5 || len(parts[0]) < 10 {
 			return end
 		}

@@ -82,3 +82,24 @@ func (sc *scan) foldedEnd(e int, f *fold, cs *charset, need bool) (end, breaks i
 	}
 	return e, breaks
 }
+
+// unfold returns s[a:b] without its line breaks.
+func unfold(s string, a, b int) string {
+	out := make([]byte, 0, b-a)
+	for k := a; k < b; {
+		if n, ok := lineBreakAt(s, k); ok {
+			k = n
+			continue
+		}
+		out = append(out, s[k])
+		k++
+	}
+	return string(out)
+}
+
+// atLineStart reports whether a line starts at k: the text's start, a
+// line break (also an escaped one) or the quote of a JSON string before
+// it.
+func atLineStart(s string, k int) bool {
+	return k == 0 || s[k-1] == '\n' || s[k-1] == '"' || k >= 2 && s[k-2] == '\\' && s[k-1] == 'n'
+}
