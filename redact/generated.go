@@ -1,6 +1,11 @@
 package redact
 
-import "strings"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strings"
+)
 
 // Values printed by a command that generates secrets: openssl rand
 // -base64 32, pwgen, python's secrets.token_hex(), head -c 32
@@ -17,6 +22,9 @@ var genCommands = []string{
 	"crypto.randombytes", "random_bytes(", "securerandom.",
 }
 
+// genKind is the kind of a generator's value.
+const genKind = "generated-secret"
+
 // genTexts is how many texts after the command's may hold what it
 // printed: the rest of the tool call, the result and its structured copy.
 const genTexts = 32
@@ -27,7 +35,7 @@ var genFields = map[string]bool{"": true, "content": true, "stdout": true, "text
 func genRules() []*rule {
 	var rs []*rule
 	for _, p := range genCommands {
-		rs = append(rs, &rule{prefix: p, fold: true, kind: "generated-secret", prio: prioKeyed, match: matchGenCommand})
+		rs = append(rs, &rule{prefix: p, fold: true, kind: genKind, prio: prioKeyed, match: matchGenCommand})
 	}
 	return rs
 }
@@ -50,19 +58,47 @@ func matchGenCommand(sc *scan, i int, ru *rule) int {
 }
 
 // continueGen masks a text that follows a secret-generating command when
-// it is made only of random tokens, one a line, and updates c.
+// it is made only of random tokens, one a line, and updates c. Once the
+// command's output is found, only copies of it are (the tool result's
+// structured copy): the Carry keeps a short hash of each value, never the
+// value, and a later random line (a commit id) stays.
 func (sc *scan) continueGen(c *Carry, field string) {
 	if c.Gen <= 0 || field == keyField {
 		return
 	}
 	c.Gen--
+	if c.Gen == 0 {
+		c.GenHashes = nil
+	}
 	if !genFields[field] {
 		return
 	}
 	n := len(sc.spans)
-	if sc.loneTokens(0, 16, true) > 0 && len(sc.spans) > n {
-		c.Gen = min(c.Gen, 8) // its structured copy comes next
+	if sc.loneTokens(0, 16, true) == 0 || len(sc.spans) == n {
+		return
 	}
+	if c.GenHashes != nil {
+		for _, sp := range sc.spans[n:] {
+			if !slices.Contains(c.GenHashes, genHash(sc.s[sp.start:sp.end])) {
+				sc.spans = sc.spans[:n] // another value: not the command's
+				return
+			}
+		}
+		return
+	}
+	for _, sp := range sc.spans[n:] {
+		if len(c.GenHashes) < 8 {
+			c.GenHashes = append(c.GenHashes, genHash(sc.s[sp.start:sp.end]))
+		}
+	}
+	c.Gen = min(c.Gen, 8) // its structured copy comes next
+}
+
+// genHash is what a Carry keeps of a generated value to know its copies:
+// 48 bits of its SHA-256, which tell nothing of it.
+func genHash(v string) string {
+	h := sha256.Sum256([]byte(v))
+	return hex.EncodeToString(h[:6])
 }
 
 // loneTokens masks the lines from k on that hold one random token each
@@ -85,10 +121,24 @@ func (sc *scan) loneTokens(k, max int, whole bool) int {
 			if whole && strings.TrimSpace(s[k:]) != "" {
 				return k
 			}
-			break
+			// Other output between (a message, a blank line) is passed
+			// over; the next command's prompt ends the output.
+			if strings.HasPrefix(s[a:], "$ ") || strings.HasPrefix(s[a:], "> ") {
+				break
+			}
+			for !eol && end < len(s) && end-k < maxCommand {
+				end++
+				next, eol = lineBreakAt(s, end)
+			}
+			if !eol {
+				break
+			}
+			sc.work += end - k
+			k = next
+			continue
 		}
 		if t > 0 {
-			found = append(found, span{start: a, end: e, kind: "generated-secret", prio: prioKeyed})
+			found = append(found, span{start: a, end: e, kind: genKind, prio: prioKeyed})
 		}
 		k = next
 	}

@@ -210,7 +210,7 @@ func (r *Redactor) redactBudget(s string, c *Carry, field string, budget int) (s
 			sc.continueGen(c, field)
 			sc.noteCut(c, field)
 			if sc.genSeen {
-				c.Gen = genTexts
+				c.Gen, c.GenHashes = genTexts, nil
 			}
 		}
 		if len(sc.spans) == 0 {
@@ -422,6 +422,9 @@ type Carry struct {
 	// Gen counts the further texts that may hold what a command that
 	// generates secrets (openssl rand) printed.
 	Gen int `json:"gen,omitempty"`
+	// GenHashes are short hashes of the values the command printed, once
+	// found: only their copies are masked after.
+	GenHashes []string `json:"gen_hashes,omitempty"`
 }
 
 // Tail is a secret that ran to the end of a text: its kind, where the
