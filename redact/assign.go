@@ -116,7 +116,9 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 		// A value split across lines (aws_secret_access_key=wJalrXUt
 		// then the rest on the next line): judged joined.
 		f := fold{ls: lineStartOf(s, ks)}
-		if e2, _ := sc.foldedEnd(ve, &f, csLong, true); e2 > ve {
+		// A few lines at most: the lines after may be assignments of
+		// their own, which the rule must still read.
+		if e2, _ := sc.foldedLines(ve, &f, csLong, true, 4); e2 > ve {
 			if secretValue(unfold(s, vs, e2), kind, lit) {
 				sc.emit(span{start: vs, end: e2, kind: kind, prio: ru.prio})
 				return e2

@@ -280,7 +280,8 @@ func matchCreateUser(sc *scan, i int, ru *rule) int {
 	s := sc.s
 	k := i + len(ru.prefix)
 	end := min(len(s), k+512)
-	sc.work += end - k
+	start := k
+	defer func() { sc.work += k - start }()
 	for arg := 0; k < end; arg++ {
 		k, _ = afterSpaces(s, k)
 		q := quoteLen(s, k)

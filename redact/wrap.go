@@ -47,8 +47,13 @@ const minFold = 8
 // its last line may be of any width; otherwise the last line must look
 // like a token's tail and the fold be a terminal's (40 columns or more).
 func (sc *scan) foldedEnd(e int, f *fold, cs *charset, need bool) (end, breaks int) {
+	return sc.foldedLines(e, f, cs, need, 1024)
+}
+
+// foldedLines is foldedEnd over at most max further lines.
+func (sc *scan) foldedLines(e int, f *fold, cs *charset, need bool, max int) (end, breaks int) {
 	s := sc.s
-	for lines := 0; lines < 1024 && !f.done; lines++ {
+	for lines := 0; lines < max && !f.done; lines++ {
 		n, ok := lineBreakAt(s, e)
 		if !ok {
 			break
