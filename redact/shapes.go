@@ -104,17 +104,22 @@ func matchJWT(sc *scan, i int, ru *rule) int {
 	if e2 == e {
 		return end
 	}
-	// What the fold read is not read again from a later line's trigger:
-	// a JWT starting there is in this span or in no JWT's.
 	if !found {
 		sc.work += judgeCost + e2 - i
+		// The lines of the fold's width are not read again from a later
+		// line's trigger (each would read all the lines after it); its
+		// last, shorter line is, where a JWT of its own may start.
+		skip := e2
+		if f.done {
+			skip = f.ls
+		}
 		parts := strings.Split(unfold(s, i, e2), ".")
 		if len(parts) < 3 || len(parts) > 5 || len(parts[0]) < 10 {
-			return e2
+			return skip
 		}
 		hdr, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[0], "="))
 		if err != nil || !strings.Contains(string(hdr), `"alg"`) {
-			return e2
+			return skip
 		}
 	}
 	sc.emit(span{start: i, end: e2, kind: ru.kind, prio: ru.prio})
