@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Passwords given on the command lines of tools other than the ones
 // matchCommand reads: one table, a program and the flags of it that take
@@ -37,28 +40,158 @@ var cmdFlags = map[string][]string{
 var cmdArgs = []string{"htpasswd", "net", "nmcli", "sqlplus", "lftp", "skopeo", "buildah", "rabbitmqctl",
 	"rpcclient", "smbcacls", "smbget", "smbtree"}
 
-// cmdRules returns a rule per program of the tables.
+// cmdRules returns the rules of the command-line family. A rule per
+// program would trigger on common letter pairs ("ne" of net, "ht" of
+// htpasswd), slowing every text; the table's programs are found from
+// their flags instead (a space and a dash or a slash, rare outside
+// commands), and only programs that take no flag have rules of their own,
+// on rare pairs.
 func cmdRules() []*rule {
-	var rs []*rule
-	for name := range cmdFlags {
-		rs = append(rs, &rule{prefix: name, kind: "password", prio: prioShape, match: matchCmdTable})
+	rs := []*rule{
+		{prefix: " -", kind: "password", prio: prioShape, match: matchCmdFlag},
+		{prefix: "\t-", kind: "password", prio: prioShape, match: matchCmdFlag},
+		{prefix: " /p:", kind: "password", prio: prioShape, match: matchCmdFlag},
+		{prefix: " /user:", kind: "password", prio: prioShape, match: matchCmdFlag},
+		{prefix: " /USER:", kind: "password", prio: prioShape, match: matchCmdFlag},
+		{prefix: "nmcli", kind: "password", prio: prioShape, match: matchCmdName},
+		{prefix: "sqlplus", kind: "password", prio: prioShape, match: matchCmdName},
+		{prefix: "mqctl", kind: "password", prio: prioShape, match: matchCmdName}, // rabbitmqctl
 	}
-	for _, name := range cmdArgs {
-		if _, ok := cmdFlags[name]; !ok {
-			rs = append(rs, &rule{prefix: name, kind: "password", prio: prioShape, match: matchCmdTable})
-		}
-	}
-	// smbclient takes both: a flag, and -U user%pass.
-	for _, name := range []string{"echo", "printf"} {
-		rs = append(rs, &rule{prefix: name, kind: "password", prio: prioShape, match: matchPipedPassword})
-	}
-	for _, p := range []string{":0", ":1", ":2", ":3", ":4", ":5", ":6", ":7", ":8", ":9", ":*"} {
+	// .pgpass lines, at their port: PostgreSQL's and PgBouncer's, or any.
+	for _, p := range []string{":5432:", ":5433:", ":5434:", ":6432:", ":*:"} {
 		rs = append(rs, &rule{prefix: p, kind: "password", prio: prioShape, match: matchPgpass})
 	}
-	for _, name := range []string{"create_superuser(", "create_user("} {
+	for _, name := range []string{"_superuser(", "_user("} {
 		rs = append(rs, &rule{prefix: name, kind: "password", prio: prioShape, match: matchCreateUser})
 	}
 	return rs
+}
+
+// commandStart returns where the shell command holding i starts: after a
+// line break, ; | & ` or ( before it, or the quote that opens a JSON
+// string ("command":"...). What it scans is remembered, so that the flags
+// of a long command cost one scan.
+func (sc *scan) commandStart(i int) int {
+	s := sc.s
+	lo := max(0, i-maxCommand)
+	k := i
+	for k > lo {
+		if sc.cmdAt > 0 && i > sc.cmdAt && k <= sc.cmdAt {
+			return sc.cmdStart
+		}
+		c := s[k-1]
+		if c == '\n' || c == ';' || c == '|' || c == '&' || c == '`' || c == '(' ||
+			c == '"' && k >= 2 && (s[k-2] == ':' || s[k-2] == '[' || s[k-2] == ',') || c == 'n' && k >= 2 && s[k-2] == '\\' {
+			break
+		}
+		k--
+	}
+	sc.work += i - k
+	sc.cmdStart, sc.cmdAt = k, i
+	return k
+}
+
+// programAt returns the program of the command starting at k (past a
+// prompt, variable assignments and sudo with its flags), lower-cased and
+// without its directory or .exe, where its name starts, and whether sudo
+// runs it.
+func programAt(s string, k, end int) (name string, pos int, sudo bool) {
+	for n := 0; n < 16 && k < end; n++ {
+		for k < end && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		e := k
+		for e < end && s[e] != ' ' && s[e] != '\t' && s[e] != '\n' && !(s[e] == '\\' && e+1 < end && s[e+1] == 'n') {
+			e++
+		}
+		w := s[k:e]
+		switch {
+		case w == "$" || w == "#" || w == ">":
+		case strings.IndexByte(w, '=') > 0 && !strings.HasPrefix(w, "-"): // FOO=bar cmd
+		case w == "sudo" || w == "time" || w == "exec" || w == "nohup" || w == "command":
+			sudo = sudo || w == "sudo"
+			if w == "sudo" {
+				pos = k
+				name = w
+			}
+		case sudo && strings.HasPrefix(w, "-"):
+			if w == "-u" || w == "-g" || w == "-U" {
+				for e < end && s[e] == ' ' {
+					e++
+				}
+				for e < end && s[e] != ' ' {
+					e++
+				}
+			}
+		default:
+			if sl := strings.LastIndexAny(w, "/\\"); sl >= 0 {
+				k += sl + 1
+				w = w[sl+1:]
+			}
+			return programName(w), k, sudo
+		}
+		k = e
+	}
+	return name, pos, sudo
+}
+
+// matchCmdFlag reads the command a flag is in: when its program is one of
+// the tables', its password is masked; when it reads one from its input
+// (sudo -S, login --password-stdin), what echo or printf pipes into it.
+func matchCmdFlag(sc *scan, i int, ru *rule) int {
+	s := sc.s
+	// Most dashes after a space are no flag the family reads (a list's
+	// bullet, a diff's line, --verbose): those cost no scan of the command.
+	if s[i+1] == '-' {
+		f := i + 1
+		e := f
+		for e < len(s) && e-f < 32 && (csName[s[e]] || s[e] == '-') {
+			e++
+		}
+		if !flagWanted(s[f:e]) {
+			return e
+		}
+	}
+	start := sc.commandStart(i)
+	end := commandEnd(s, i, maxCommand)
+	name, pos, sudo := programAt(s, start, end)
+	if _, ok := cmdFlags[name]; ok || slices.Contains(cmdArgs, name) {
+		cmdTable(sc, pos, name, ru)
+	}
+	cmd := s[start:end]
+	if sudo && sudoS(cmd) || strings.Contains(cmd, "--password-stdin") || strings.Contains(cmd, "--stdin") {
+		// The command before the pipe.
+		k := start
+		for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
+			k--
+		}
+		if k > 1 && s[k-1] == '|' && s[k-2] != '|' {
+			lo := max(0, k-1-maxCommand)
+			ps := k - 1
+			for ps > lo && s[ps-1] != '\n' && s[ps-1] != ';' && s[ps-1] != '|' && s[ps-1] != '&' &&
+				!(s[ps-1] == '"' && ps >= 2 && (s[ps-2] == ':' || s[ps-2] == '[' || s[ps-2] == ',')) && !(escapeEnd(s, ps) && s[ps-1] == 'n') {
+				ps--
+			}
+			sc.work += k - ps
+			if pname, ppos, _ := programAt(s, ps, k-1); pname == "echo" || pname == "printf" {
+				pipedPassword(sc, ppos, pname, ru)
+			}
+		}
+	}
+	return end
+}
+
+// matchCmdName reads the command of a program that takes a password as
+// an argument and may have no flag (nmcli, sqlplus, rabbitmqctl).
+func matchCmdName(sc *scan, i int, ru *rule) int {
+	name := ru.prefix
+	if name == "mqctl" {
+		if i < 6 || sc.s[i-6:i] != "rabbit" {
+			return 0
+		}
+		i, name = i-6, "rabbitmqctl"
+	}
+	return cmdTable(sc, i, name, ru)
 }
 
 // cmdWords splits the command at i (program name first) into its words,
@@ -86,12 +219,12 @@ func cmdWords(sc *scan, i int, prefix string, words [][2]int) ([][2]int, int, bo
 	return words, end, true
 }
 
-// matchCmdTable masks the passwords on the command line of a program of
-// cmdFlags or cmdArgs.
-func matchCmdTable(sc *scan, i int, ru *rule) int {
+// cmdTable masks the passwords on the command line of name, a program of
+// cmdFlags or cmdArgs starting at i, and returns the command's end.
+func cmdTable(sc *scan, i int, name string, ru *rule) int {
 	s := sc.s
 	var buf [64][2]int
-	words, end, ok := cmdWords(sc, i, ru.prefix, buf[:0])
+	words, end, ok := cmdWords(sc, i, name, buf[:0])
 	if !ok {
 		return end
 	}
@@ -100,12 +233,12 @@ func matchCmdTable(sc *scan, i int, ru *rule) int {
 		a, b = unquote(s, a, b)
 		if strings.HasPrefix(s[a:b], "pass:") {
 			a += len("pass:") // openssl's pass:secret; env:, file:, fd: name no secret
-		} else if ru.prefix == "openssl" && strings.IndexByte(s[a:b], ':') > 0 {
+		} else if name == "openssl" && strings.IndexByte(s[a:b], ':') > 0 {
 			return
 		}
 		sc.password(a, b, ru)
 	}
-	flags := cmdFlags[ru.prefix]
+	flags := cmdFlags[name]
 	for n := 0; n < len(words); n++ {
 		w := word(n)
 		for _, f := range flags {
@@ -122,7 +255,7 @@ func matchCmdTable(sc *scan, i int, ru *rule) int {
 			}
 		}
 	}
-	switch ru.prefix {
+	switch name {
 	case "htpasswd":
 		// htpasswd -b[c] file user pass; htpasswd -nb user pass.
 		batch, pos := false, 0
@@ -189,7 +322,7 @@ func matchCmdTable(sc *scan, i int, ru *rule) int {
 		}
 	case "lftp", "skopeo", "buildah", "smbclient", "rpcclient", "smbcacls", "smbget", "smbtree":
 		// lftp -u user,pass; skopeo --creds user:pass; smbclient -U 'DOM\user%pass'.
-		sep := map[string]byte{"lftp": ',', "skopeo": ':', "buildah": ':'}[ru.prefix]
+		sep := map[string]byte{"lftp": ',', "skopeo": ':', "buildah": ':'}[name]
 		if sep == 0 {
 			sep = '%'
 		}
@@ -221,13 +354,13 @@ func matchCmdTable(sc *scan, i int, ru *rule) int {
 	return end
 }
 
-// matchPipedPassword masks what echo or printf feeds a command that reads
-// a password from its input: sudo -S, login --password-stdin, passwd
-// --stdin, chpasswd (user:pass).
-func matchPipedPassword(sc *scan, i int, ru *rule) int {
+// pipedPassword masks what echo or printf (name, at i) feeds a command
+// that reads a password from its input: sudo -S, login --password-stdin,
+// passwd --stdin, chpasswd (user:pass).
+func pipedPassword(sc *scan, i int, name string, ru *rule) int {
 	s := sc.s
 	var buf [64][2]int
-	words, end, ok := cmdWords(sc, i, ru.prefix, buf[:0])
+	words, end, ok := cmdWords(sc, i, name, buf[:0])
 	if !ok || end >= len(s) || s[end] != '|' || end+1 < len(s) && s[end+1] == '|' {
 		return end
 	}
@@ -244,7 +377,7 @@ func matchPipedPassword(sc *scan, i int, ru *rule) int {
 	for _, w := range words {
 		a, b := unquote(s, w[0], w[1])
 		v := s[a:b]
-		if strings.HasPrefix(v, "-") && ru.prefix == "echo" || ru.prefix == "printf" && strings.Contains(v, "%") {
+		if strings.HasPrefix(v, "-") && name == "echo" || name == "printf" && strings.Contains(v, "%") {
 			continue
 		}
 		v = strings.TrimSuffix(strings.TrimSuffix(v, `\n`), `\\n`)
@@ -278,6 +411,9 @@ func sudoS(cmd string) bool {
 // argument when it is a string literal.
 func matchCreateUser(sc *scan, i int, ru *rule) int {
 	s := sc.s
+	if i < 6 || s[i-6:i] != "create" {
+		return 0
+	}
 	k := i + len(ru.prefix)
 	end := min(len(s), k+512)
 	start := k
@@ -316,46 +452,106 @@ func matchCreateUser(sc *scan, i int, ru *rule) int {
 
 // matchPgpass masks the password of a .pgpass line,
 // host:port:database:user:password, triggered at the colon before the
-// port. Each line is read once, whichever colon triggers it.
+// port. It reads no further than the fields it checks, in order.
 func matchPgpass(sc *scan, i int, ru *rule) int {
 	s := sc.s
-	if i < sc.pgpassEnd {
-		return sc.pgpassEnd
+	hs := i
+	for hs > 0 && i-hs < 256 && csPgpassName[s[hs-1]] && !escapeEnd(s, hs) {
+		hs--
 	}
-	ls := i
-	for ls > 0 && i-ls < 256 && !lineBreakBefore(s, ls) {
-		ls--
+	sc.work += i - hs
+	if hs == i || !atLineStart(s, hs) && !(hs >= 2 && s[hs-1] == ' ' && s[hs-2] == '\'') {
+		return 0
 	}
-	le := i
-	for le < len(s) && le-i < 512 && s[le] != '\n' && s[le] != '\r' && !strings.HasPrefix(s[le:], `\n`) && s[le] != '"' {
-		le++
+	k := i + 1
+	if s[k] == '*' {
+		k++
+	} else if k = run(s, k, csDigit, 6); k-(i+1) > 5 {
+		return k
 	}
-	sc.pgpassEnd = le
-	sc.work += le - ls
-	if !lineBreakBefore(s, ls) && ls > 0 {
-		return le
-	}
-	line := s[ls:le]
-	f := strings.SplitN(line, ":", 6)
-	if len(f) != 5 || f[1] != "*" && (len(f[1]) > 5 || run(f[1], 0, csDigit, 6) != len(f[1]) || f[1] == "") {
-		return le
-	}
-	for _, x := range f[:4] {
-		if x == "" || run(x, 0, csPgpassName, len(x)) != len(x) {
-			return le
+	for field := 0; field < 2; field++ { // the database, the user
+		if k >= len(s) || s[k] != ':' {
+			return k
 		}
+		e := run(s, k+1, csPgpassName, 256)
+		if e == k+1 {
+			return e
+		}
+		k = e
 	}
-	if pw := f[4]; pw != "" && !hasSpace(pw) {
-		sc.password(le-len(pw), le, ru)
+	if k >= len(s) || s[k] != ':' {
+		return k
 	}
-	return le
+	ps := k + 1
+	pe := ps
+	for pe < len(s) && pe-ps < 512 && s[pe] > ' ' && s[pe] != '"' && s[pe] != '\'' && s[pe] != '\\' && s[pe] != ':' {
+		pe++
+	}
+	sc.work += pe - i
+	if _, ok := lineBreakAt(s, pe); ok || pe == len(s) || s[pe] == '"' || s[pe] == '\'' {
+		sc.password(ps, pe, ru)
+	}
+	return pe
 }
 
 // csPgpassName is what a .pgpass line's host, database and user are made of.
 var csPgpassName = newCharset("a-zA-Z0-9_.*-")
 
-// lineBreakBefore reports whether a line starts at k: the text's start, a
-// line break (also an escaped one) or a quote before it.
-func lineBreakBefore(s string, k int) bool {
-	return k == 0 || s[k-1] == '\n' || s[k-1] == '"' || s[k-1] == '\'' || k >= 2 && s[k-2:k] == `\n` || s[k-1] == ' ' && k >= 2 && s[k-2] == '\''
+// programNames maps the programs the family reads to themselves, to look
+// a word up in any case without allocating.
+var programNames = func() map[string]string {
+	m := map[string]string{"echo": "echo", "printf": "printf"}
+	for name := range cmdFlags {
+		m[name] = name
+	}
+	for _, name := range cmdArgs {
+		m[name] = name
+	}
+	return m
+}()
+
+// programName returns the program a command's first word names (in any
+// case, with or without .exe), or "" when the family does not read it.
+func programName(w string) string {
+	var buf [32]byte
+	if len(w) > len(buf) {
+		return ""
+	}
+	b := buf[:0]
+	for i := 0; i < len(w); i++ {
+		b = append(b, lower(w[i]))
+	}
+	if n := len(b); n > 4 && string(b[n-4:]) == ".exe" {
+		b = b[:n-4]
+	}
+	return programNames[string(b)]
+}
+
+// wantedFlags are the flags after which the family reads a command.
+var wantedFlags = func() map[string]bool {
+	m := map[string]bool{"--password-stdin": true, "--stdin": true, "--user": true, "--creds": true,
+		"--src-creds": true, "--dest-creds": true}
+	for _, fs := range cmdFlags {
+		for _, f := range fs {
+			m[strings.TrimRight(f, "+:")] = true
+		}
+	}
+	return m
+}()
+
+// flagWanted reports whether the family reads the command of flag f (its
+// name, without a value): one of the tables', or a cluster of short flags
+// that may hold one (-nbB, -kS, -pSECRET, -Uuser%pass).
+func flagWanted(f string) bool {
+	if wantedFlags[f] {
+		return true
+	}
+	if len(f) < 2 || f[1] == '-' {
+		return false
+	}
+	switch f[1] {
+	case 'p', 'P', 'u', 'U', 'w':
+		return true // attached: 7z -pSECRET, smbclient -Uuser%pass
+	}
+	return len(f) <= 6 && strings.ContainsAny(f, "bS")
 }

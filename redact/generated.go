@@ -19,7 +19,7 @@ var genCommands = []string{
 	"openssl rand", "pwgen", "token_hex(", "token_urlsafe(", "token_bytes(", "randomBytes(", "/dev/urandom",
 	"/dev/random", "gen-random", "get_random_secret_key", "wg genkey", "wg genpsk", "rails secret", "rake secret",
 	"secret:generate", "key:generate --show", "mkpasswd", "apg -", "randpw", "generate_secret", "gen_secret",
-	"crypto.randombytes", "random_bytes(", "securerandom.",
+	"crypto.randomBytes", "random_bytes(", "SecureRandom.",
 }
 
 // genKind is the kind of a generator's value.
@@ -32,12 +32,35 @@ const genTexts = 32
 // genFields are the fields whose texts may hold a command's output.
 var genFields = map[string]bool{"": true, "content": true, "stdout": true, "text": true, "output": true, "result": true}
 
+// genRules are the rules that find a generator in any text (a tool's
+// output that echoes the command): the most common ones only, on rare
+// letter pairs (the tail of token_hex(, randomBytes(). A Bash call's command is searched for all of genCommands
+// (genCommand), as it is short.
 func genRules() []*rule {
 	var rs []*rule
-	for _, p := range genCommands {
-		rs = append(rs, &rule{prefix: p, fold: true, kind: genKind, prio: prioKeyed, match: matchGenCommand})
+	for _, p := range []string{"openssl rand", "pwgen ", "_hex(", "_urlsafe(", "_bytes(", "mBytes(", "/urandom", "eRandom.", "_random_secret", "wg gen"} {
+		rs = append(rs, &rule{prefix: p, kind: genKind, prio: prioKeyed, match: matchGenCommand})
 	}
 	return rs
+}
+
+// genCommand reports whether a command runs a generator of secrets.
+func genCommand(cmd string) bool {
+	if len(cmd) > maxCommand {
+		return false
+	}
+	// Every generator's name holds one of these: most commands are
+	// passed over with five short searches.
+	if !strings.Contains(cmd, "ran") && !strings.Contains(cmd, "Ran") && !strings.Contains(cmd, "gen") &&
+		!strings.Contains(cmd, "token_") && !strings.Contains(cmd, "secret") {
+		return false
+	}
+	for _, g := range genCommands {
+		if strings.Contains(cmd, g) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchGenCommand notes the command and masks the random tokens on the

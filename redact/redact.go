@@ -209,7 +209,7 @@ func (r *Redactor) redactBudget(s string, c *Carry, field string, budget int) (s
 			sc.continueToken(c, field)
 			sc.continueGen(c, field)
 			sc.noteCut(c, field)
-			if sc.genSeen {
+			if sc.genSeen || field == "command" && genCommand(s) {
 				c.Gen, c.GenHashes = genTexts, nil
 			}
 		}
@@ -280,6 +280,9 @@ func (r *Redactor) ContainsJSON(raw []byte) bool {
 		if strings.IndexByte(text, '\\') >= 0 {
 			buf = appendUnquoteJSON(buf[:0], raw[i+1:end-1])
 			text = bytesString(buf)
+		}
+		if bytes.HasSuffix(bytes.TrimRight(raw[:i], " "), []byte(`"command":`)) && genCommand(text) {
+			return true // a Stream carries what the command prints
 		}
 		sc.work, sc.budget = 0, WorkBudget(len(text))
 		sc.reset(text)
@@ -527,6 +530,10 @@ type scan struct {
 	// until holds, per rule, the position before which it is not tried
 	// again: a rule does not look again inside what it just scanned.
 	until []int
+	// untilSet: until holds a position to clear before the next window
+	// (most texts set none, and clearing a slot per rule for each of a
+	// transcript's many short strings showed in profiles).
+	untilSet bool
 	// work counts the bytes the rules inspected, against budget.
 	work, budget int
 	// openPEM is the kind of a private key block left open at the end of
@@ -540,8 +547,8 @@ type scan struct {
 	// iniFrom is where the search for an INI [section] line goes on;
 	// iniAt is the last one found (-1: none).
 	iniFrom, iniAt int
-	// pgpassEnd is the end of the last line matchPgpass read.
-	pgpassEnd int
+	// cmdStart is where the command holding cmdAt starts.
+	cmdStart, cmdAt int
 	// genSeen: a command that generates secrets is in the text.
 	genSeen bool
 	// dec holds a JSON string decoded for ContainsJSON, kept for reuse.
@@ -569,8 +576,11 @@ func (sc *scan) release() {
 // before a window of a later pass.
 func (sc *scan) restart() {
 	sc.covered, sc.endFrom, sc.endAt, sc.endTo, sc.dsnLow = 0, 0, -1, 0, 0
-	sc.iniFrom, sc.iniAt, sc.pgpassEnd = 0, -1, 0
-	clear(sc.until)
+	sc.iniFrom, sc.iniAt, sc.cmdStart, sc.cmdAt = 0, -1, 0, 0
+	if sc.untilSet {
+		clear(sc.until)
+		sc.untilSet = false
+	}
 }
 
 // emit records a secret, unless it is a label already.
@@ -640,7 +650,7 @@ func (r *Redactor) find(sc *scan, lo, hi int) bool {
 				if sc.until == nil {
 					sc.until = make([]int, len(r.rules))
 				}
-				sc.until[ru.idx] = skip
+				sc.until[ru.idx], sc.untilSet = skip, true
 			}
 			if sc.work > sc.budget {
 				return false
