@@ -173,9 +173,12 @@ func (sc *scan) loneTokens(k, max int, whole bool) int {
 
 // generated reports whether t, a line's only word, is what a generator
 // prints: 16 or more characters of base64 or hex, letters and digits
-// mixed, random; not a UUID, which many commands print.
+// mixed, random; not a UUID, which many commands print, nor a path.
 func generated(t string) bool {
-	if len(t) < 16 || !hasDigitAndLetter(t) || isUUID(t) || strings.Contains(t, "://") || hasFileExt(t) {
+	// No generator prints a dot, and a path starts with a slash: a list
+	// of files (a Glob's result) is no generator's output.
+	if len(t) < 16 || !hasDigitAndLetter(t) || isUUID(t) || strings.ContainsAny(t, ".") || t[0] == '/' ||
+		strings.Count(t, "/") > len(t)/16+1 {
 		return false
 	}
 	return entropy(t) >= 3.3

@@ -188,6 +188,7 @@ func RoundTwoLookalikes(r *rand.Rand) []string {
 		"2026-01-05 10:30:45 INFO started\n10:31:02.118 worker ready\n",
 		"main.go:42:17: undefined: tokenSource\n",
 		"[server]\nhost = 0.0.0.0\nport = 8080\npassword_file = /run/secrets/db\n",
+		"$ openssl rand -hex 16 > key.txt && ls src/\n/home/dev/proj/src/a0y/main_test.exs\n/home/dev/proj/src/b1z/worker2_test.exs\nsrc/c3po/r2d2_helper.exs\n",
 		"$ base64 logo.png\n" + Fold(base64.StdEncoding.EncodeToString([]byte(RS(r, B64, 300))), 76) + "\n",
 	}
 }
