@@ -200,6 +200,9 @@ func matchCmdName(sc *scan, i int, ru *rule) int {
 func cmdWords(sc *scan, i int, prefix string, words [][2]int) ([][2]int, int, bool) {
 	s := sc.s
 	e := i + len(prefix)
+	if hasPrefixFold(s[e:], ".exe") {
+		e += len(".exe")
+	}
 	if wordBefore(s, i, csWord) && !strings.HasSuffix(s[:i], "/bin/") || e < len(s) && !isCmdSpace(s, e) {
 		return nil, e, false
 	}

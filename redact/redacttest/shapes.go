@@ -82,6 +82,8 @@ func RoundTwo(r *rand.Rand) []Secret {
 		{"xfreerdp /v:10.0.0.4 /u:admin /p:", " /cert:ignore"},
 		{"rabbitmqctl add_user app ", ""},
 		{"gpg --batch --passphrase ", " -d secrets.gpg"},
+		{`C:\Tools\sqlcmd.exe -S db -U sa -P `, ` -Q "SELECT 1"`},
+		{`NET USE \\fs01\share /USER:CORP\bob `, ""},
 	} {
 		p := pw(r)
 		if strings.HasPrefix(c.before, "echo ") && !strings.HasSuffix(c.before, "'") && !strings.HasSuffix(c.before, "\"") {
