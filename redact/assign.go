@@ -67,6 +67,11 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 	switch {
 	case j >= len(s):
 		return ke
+	case s[j] == '\\' && !spaced && backslashEquals(s, j) > 0:
+		// NAME\=value: a shell echoes the assignment it could not run
+		// (its backslash doubled in JSON).
+		j += backslashEquals(s, j)
+		lit = true
 	case s[j] == '=':
 		if j+1 < len(s) && s[j+1] == '=' {
 			return ke // a comparison
@@ -75,7 +80,7 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 		if j < len(s) && s[j] == '>' {
 			j++
 		}
-		lit = lit || envKey && !spaced && j < len(s) && s[j] != ' '
+		lit = lit || envKey && !spaced && j < len(s) && s[j] != ' ' || sc.iniEntry(ks)
 	case s[j] == ':':
 		if j+1 < len(s) && s[j+1] == ':' {
 			return ke // Token::new
@@ -107,6 +112,18 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 	sc.work += judgeCost + ve - vs
 	if secretValue(s[vs:ve], kind, lit || quoted) {
 		sc.emit(span{start: vs, end: ve, kind: kind, prio: ru.prio})
+	} else if _, br := lineBreakAt(s, ve); br && !quoted && kind != "password" && ve-vs < 20 && ve > vs {
+		// A value split across lines (aws_secret_access_key=wJalrXUt
+		// then the rest on the next line): judged joined.
+		f := fold{ls: lineStartOf(s, ks)}
+		// A few lines at most: the lines after may be assignments of
+		// their own, which the rule must still read.
+		if e2, _ := sc.foldedLines(ve, &f, csLong, true, 4); e2 > ve {
+			if secretValue(unfold(s, vs, e2), kind, lit) {
+				sc.emit(span{start: vs, end: e2, kind: kind, prio: ru.prio})
+				return e2
+			}
+		}
 	}
 	if quoted {
 		return j // a quoted value may hold assignments of its own
@@ -190,8 +207,19 @@ func spaceBack(s string, k int) int {
 	return k
 }
 
-// maxValue bounds a value's length: a longer one is not a secret.
-const maxValue = 512
+// maxValue is the length up to which a value may hold any character. A
+// longer one is a secret only when it is made of a token's alphabet (a
+// kubeconfig's client-key-data, an AWS session token), up to maxLong:
+// past maxValue a value's scan goes on only through csLong, so a text of
+// repeated keys still costs a bounded amount a byte.
+const (
+	maxValue = 512
+	maxLong  = 1 << 16
+)
+
+// csLong is what a value longer than maxValue is made of: base64 (also
+// URL-safe), hex, a JWT's dots, a URL escape's percent.
+var csLong = newCharset("a-zA-Z0-9+/=_.%-")
 
 // value returns the bounds of the value starting at j: quoted (also with
 // JSON-escaped quotes) or unquoted; ok is false when there is none, or
@@ -202,15 +230,30 @@ func value(s string, j int) (vs, ve int, quoted, ok bool) {
 	}
 	if n := quoteLen(s, j); n > 0 {
 		vs := j + n
-		k := closingQuote(s, vs, min(len(s), vs+maxValue), s[j:j+n])
+		q := s[j : j+n]
+		k := closingQuote(s, vs, min(len(s), vs+maxValue), q)
+		if k < 0 && vs+maxValue < len(s) && longRun(s, vs, vs+maxValue) {
+			// A long value: the token's alphabet up to its closing quote.
+			e := run(s, vs+maxValue, csLong, maxLong)
+			if strings.HasPrefix(s[e:], q) {
+				k = e
+			}
+		}
 		if k < 0 {
 			return vs, vs, true, false
 		}
 		return vs, k, true, true
 	}
 	e, code := valueEnd(s, j, min(len(s), j+maxValue+1))
+	if e > j+maxValue && !code && longRun(s, j, e) {
+		e = run(s, e, csLong, maxLong)
+	}
 	return j, e, false, e > j && !code
 }
+
+// longRun reports whether s[a:b] is all of csLong: the start of a long
+// value.
+func longRun(s string, a, b int) bool { return run(s, a, csLong, b-a) == b }
 
 // closingQuote returns the position of the quote q that closes a value
 // starting at vs, or -1 (none before limit, or a line break first).
@@ -391,8 +434,11 @@ var tlds = map[string]bool{
 // A random-looking value always is; a password also when it is short or
 // made of words, if it is a literal (lit) or does not read like code.
 func secretValue(v, kind string, lit bool) bool {
-	if v == "" || len(v) > maxValue {
+	if v == "" {
 		return false
+	}
+	if len(v) > maxValue {
+		return longSecret(v)
 	}
 	if kind != "password" {
 		if isPlaceholder(v) {
@@ -586,8 +632,11 @@ func indexFold(s, sub string) int {
 // sent as a bearer credential) looks like a real secret: long enough, not
 // a placeholder, a reference or an identifier, and random enough.
 func looksSecret(v string, minLen int) bool {
-	if len(v) < minLen || len(v) > 512 {
+	if len(v) < minLen {
 		return false
+	}
+	if len(v) > maxValue {
+		return longSecret(v)
 	}
 	var lo, up, dg, special int
 	for i := 0; i < len(v); i++ {
@@ -638,18 +687,30 @@ func hasFileExt(v string) bool {
 	return false
 }
 
-// placeholderParts mark a value as a template, a reference or an example.
-var placeholderParts = []string{
-	"changeme", "change_me", "change-me", "example", "placeholder", "redacted", "xxxx", "****", "your_", "your-",
-	"yourpass", "yourtoken", "yoursecret", "yourkey", "dummy", "replace", "insert", "${", "$(", "{{", "}}",
-	"%(", "%s", "getenv", "environ", "process.env", "secrets.", "vault:", "...", "…", "fake", "sample",
+// placeholderRefs mark a value as a template or a reference wherever
+// they occur in it.
+var placeholderRefs = []string{
+	"redacted", "****", "${", "$(", "{{", "}}", "%(", "%s", "getenv", "environ", "process.env", "secrets.",
+	"vault:", "...", "…",
 }
 
-// placeholderFirst indexes placeholderParts by their first byte, so that
-// a value is checked against all of them in one pass.
-var placeholderFirst = func() (idx [256][]string) {
-	for _, p := range placeholderParts {
-		idx[p[0]] = append(idx[p[0]], p)
+// placeholderWords are the words of an example value. A value made of them
+// (and of letters joined to them: your_api_key_here, MyChangeMe, a short
+// number: changeme123) is not a secret; one that carries more beside them
+// is (Acme2025ChangeMe).
+var placeholderWords = []string{
+	"changeme", "change_me", "change-me", "example", "placeholder", "xxx", "your_", "your-", "yourpass",
+	"yourtoken", "yoursecret", "yourkey", "dummy", "replace", "insert", "fake", "sample",
+}
+
+// placeholderFirst indexes the parts (0: a reference, 1: a word) by their
+// first byte, so that a value is checked against all of them in one pass.
+var placeholderFirst = func() (idx [2][256][]string) {
+	for _, p := range placeholderRefs {
+		idx[0][p[0]] = append(idx[0][p[0]], p)
+	}
+	for _, p := range placeholderWords {
+		idx[1][p[0]] = append(idx[1][p[0]], p)
 	}
 	return idx
 }()
@@ -674,16 +735,48 @@ func isPlaceholder(v string) bool {
 	if angleWord(v) {
 		return true // <your-password>, pass<PASSWORD>word
 	}
+	if strings.Contains(v, "EXAMPLE") {
+		return true // AWS's documented keys: AKIAIOSFODNN7EXAMPLE
+	}
 	var buf [maxValue]byte
 	l := buf[:0]
 	for i := 0; i < len(v) && i < len(buf); i++ {
 		l = append(l, lower(v[i]))
 	}
+	// word[i]: l[i] belongs to a placeholder word or to letters joined to it.
+	var word [maxValue]bool
+	words := false
 	for i, c := range l {
-		for _, p := range placeholderFirst[c] {
+		for _, p := range placeholderFirst[0][c] {
 			if len(l)-i >= len(p) && string(l[i:i+len(p)]) == p {
 				return true
 			}
+		}
+		for _, p := range placeholderFirst[1][c] {
+			if len(l)-i >= len(p) && string(l[i:i+len(p)]) == p {
+				words = true
+				a, b := i, i+len(p)
+				for a > 0 && joined(l[a-1]) {
+					a--
+				}
+				for b < len(l) && joined(l[b]) {
+					b++
+				}
+				for k := a; k < b; k++ {
+					word[k] = true
+				}
+			}
+		}
+	}
+	if words {
+		rest := 0
+		for i, c := range l {
+			if !word[i] && csAlnum[c] {
+				rest++
+			}
+		}
+		if rest < 4 {
+			return true
 		}
 	}
 	switch string(l) {
@@ -731,4 +824,67 @@ func entropy(s string) float64 {
 		}
 	}
 	return h
+}
+
+// longSecret reports whether v, a value longer than maxValue, is a
+// secret: the token alphabet throughout, letters and digits mixed, and
+// random (a repeated or a word-made run is not). Length never makes a
+// value safe.
+func longSecret(v string) bool {
+	if run(v, 0, csLong, len(v)) != len(v) || !hasDigitAndLetter(v) || strings.Contains(v, "://") {
+		return false
+	}
+	return entropy(v) >= 3.5 && !isPlaceholder(v)
+}
+
+// joined reports whether c goes on a placeholder word: a letter or a
+// separator (your_api_key_here).
+func joined(c byte) bool { return isLowerByte(c) || c == '_' || c == '-' }
+
+// iniEntry reports whether the key at ks starts a line of an INI file: a
+// [section] line comes before it in the text. What is searched is
+// remembered, so that the keys of a long text cost a pass in all.
+func (sc *scan) iniEntry(ks int) bool {
+	s := sc.s
+	ls := ks
+	for ls > 0 && (s[ls-1] == ' ' || s[ls-1] == '\t') {
+		ls--
+	}
+	if !atLineStart(s, ls) {
+		return false
+	}
+	from := max(sc.iniFrom, ks-maxIniGap)
+	sc.work += ks - from
+	for k := from; k < ks; k++ {
+		if s[k] != '[' || !atLineStart(s, k) {
+			continue
+		}
+		e := k + 1
+		for e < ks && s[e] != ']' && s[e] != '\n' && s[e] != '\\' && e-k < 128 {
+			e++
+		}
+		if e < ks && s[e] == ']' && e > k+1 {
+			if _, ok := lineBreakAt(s, e+1); ok {
+				sc.iniAt = k
+			}
+		}
+	}
+	sc.iniFrom = ks
+	return sc.iniAt >= 0 && ks-sc.iniAt < maxIniGap
+}
+
+// maxIniGap bounds how far a [section] line is looked for before a key.
+const maxIniGap = 1 << 14
+
+// backslashEquals is the length of the backslashes and = at j (\=, or \\=
+// in JSON), 0 when there are none.
+func backslashEquals(s string, j int) int {
+	k := j
+	for k < len(s) && k-j < 4 && s[k] == '\\' {
+		k++
+	}
+	if k > j && k < len(s) && s[k] == '=' {
+		return k + 1 - j
+	}
+	return 0
 }

@@ -1,505 +1,57 @@
 package redact_test
 
 import (
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"math/rand/v2"
-	"strings"
+
+	"github.com/carryover-dev/carryover/redact/redacttest"
 )
 
-// The test corpora are generated: synthetic secrets of every kind planted in
-// realistic tool outputs, and look-alikes that must stay as they are.
+// The test corpora are generated (package redacttest): synthetic secrets
+// of every kind planted in realistic tool outputs, and look-alikes that
+// must stay as they are.
 
 const (
-	lowerChars = "abcdefghijklmnopqrstuvwxyz"
-	upperChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	digitChars = "0123456789"
-	alnum      = lowerChars + upperChars + digitChars
-	hexChars   = "0123456789abcdef"
-	urlSafe    = alnum + "_-"
-	b64Chars   = alnum + "+/"
+	lowerChars   = redacttest.Lower
+	upperChars   = redacttest.Upper
+	digitChars   = redacttest.Digits
+	alnum        = redacttest.Alnum
+	urlSafe      = redacttest.URLSafe
+	b64Chars     = redacttest.B64
+	readReminder = redacttest.ReadReminder
 )
 
-func rs(r *rand.Rand, chars string, n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = chars[r.IntN(len(chars))]
-	}
-	// Real tokens of these alphabets mix letters and digits; so do ours.
-	var digits, letters []byte
-	for i := 0; i < len(chars); i++ {
-		if strings.IndexByte(digitChars, chars[i]) >= 0 {
-			digits = append(digits, chars[i])
-		} else if strings.IndexByte(lowerChars+upperChars, chars[i]) >= 0 {
-			letters = append(letters, chars[i])
-		}
-	}
-	if n >= 8 && len(digits) > 0 && len(letters) > 0 {
-		b[r.IntN(n/2)] = digits[r.IntN(len(digits))]
-		b[n/2+r.IntN(n/2)] = letters[r.IntN(len(letters))]
-	}
-	return string(b)
-}
+func rs(r *rand.Rand, chars string, n int) string { return redacttest.RS(r, chars, n) }
 
 // secret is one planted secret: the text to plant, the kind its label must
 // name, and the parts that must be gone afterwards.
 type secret struct {
-	kind  string
-	text  string
-	parts []string
-	// inline: the secret is recognised by its own shape, so it can be planted
-	// in any of the generic contexts; otherwise text is a whole context.
+	kind   string
+	text   string
+	parts  []string
 	inline bool
 }
 
-func tokenSecret(kind, text string) secret {
-	return secret{kind: kind, text: text, parts: []string{text}, inline: true}
-}
-
-func pemKey(r *rand.Rand, label string, escaped bool) (string, string) {
-	var b strings.Builder
-	nl := "\n"
-	if escaped {
-		nl = `\n`
+func secretsOf(ss []redacttest.Secret) []secret {
+	out := make([]secret, len(ss))
+	for i, s := range ss {
+		out[i] = secret{kind: s.Kind, text: s.Text, parts: s.Parts, inline: s.Inline}
 	}
-	body := rs(r, b64Chars, 64)
-	fmt.Fprintf(&b, "-----BEGIN %s-----%s", label, nl)
-	for range 6 {
-		b.WriteString(rs(r, b64Chars, 64) + nl)
-	}
-	b.WriteString(body + nl)
-	b.WriteString(rs(r, b64Chars, 20) + "==" + nl)
-	fmt.Fprintf(&b, "-----END %s-----", label)
-	return b.String(), body
-}
-
-func jwt(r *rand.Rand) string {
-	enc := base64.RawURLEncoding
-	hdr := enc.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
-	payload := enc.EncodeToString(fmt.Appendf(nil, `{"sub":"%d","name":"%s","iat":%d}`, r.IntN(1e9), rs(r, lowerChars, 8), 1700000000+r.IntN(1e7)))
-	sig := enc.EncodeToString([]byte(rs(r, alnum, 32)))
-	return hdr + "." + payload + "." + sig
-}
-
-// secrets generates one secret of every kind (several of some).
-func secrets(r *rand.Rand) []secret {
-	ss := []secret{
-		tokenSecret("aws-access-key-id", "AKIA"+rs(r, upperChars+"234567", 15)+"7"),
-		tokenSecret("aws-access-key-id", "ASIA"+rs(r, upperChars+"234567", 15)+"2"),
-		tokenSecret("google-api-key", "AIza"+rs(r, urlSafe, 35)),
-		tokenSecret("google-oauth-token", "ya29."+rs(r, urlSafe, 120)),
-		tokenSecret("google-oauth-client-secret", "GOCSPX-"+rs(r, urlSafe, 28)),
-		tokenSecret("anthropic-api-key", "sk-ant-api03-"+rs(r, urlSafe, 93)+"AA"),
-		tokenSecret("anthropic-api-key", "sk-ant-admin01-"+rs(r, urlSafe, 93)+"AA"),
-		tokenSecret("openai-api-key", "sk-proj-"+rs(r, urlSafe, 156)),
-		tokenSecret("openai-api-key", "sk-svcacct-"+rs(r, urlSafe, 100)),
-		tokenSecret("openai-api-key", "sk-"+rs(r, alnum, 20)+"T3BlbkFJ"+rs(r, alnum, 20)),
-		tokenSecret("github-pat", "ghp_"+rs(r, alnum, 36)),
-		tokenSecret("github-oauth-token", "gho_"+rs(r, alnum, 36)),
-		tokenSecret("github-app-token", "ghu_"+rs(r, alnum, 36)),
-		tokenSecret("github-app-token", "ghs_"+rs(r, alnum, 36)),
-		tokenSecret("github-refresh-token", "ghr_"+rs(r, alnum, 76)),
-		tokenSecret("github-fine-grained-pat", "github_pat_"+rs(r, alnum, 22)+"_"+rs(r, alnum, 59)),
-		tokenSecret("gitlab-token", "glpat-"+rs(r, urlSafe, 20)),
-		tokenSecret("gitlab-token", "glrt-"+rs(r, urlSafe, 20)),
-		tokenSecret("slack-token", fmt.Sprintf("xoxb-%d-%d-%s", 1e11+r.IntN(1e11), 1e12+r.IntN(1e12), rs(r, alnum, 24))),
-		tokenSecret("slack-token", fmt.Sprintf("xoxp-%d-%d-%d-%s", 1e11+r.IntN(1e11), 1e11+r.IntN(1e11), 1e12+r.IntN(1e12), rs(r, hexChars, 32))),
-		tokenSecret("slack-token", "xapp-1-A"+rs(r, upperChars+digitChars, 10)+"-"+rs(r, digitChars, 13)+"-"+rs(r, hexChars, 64)),
-		tokenSecret("stripe-secret-key", "sk_live_"+rs(r, alnum, 99)),
-		tokenSecret("stripe-secret-key", "rk_live_"+rs(r, alnum, 99)),
-		tokenSecret("stripe-secret-key", "sk_test_"+rs(r, alnum, 24)),
-		tokenSecret("stripe-webhook-secret", "whsec_"+rs(r, alnum, 32)),
-		tokenSecret("twilio-api-key", "SK"+rs(r, hexChars, 32)),
-		tokenSecret("sendgrid-api-key", "SG."+rs(r, urlSafe, 22)+"."+rs(r, urlSafe, 43)),
-		tokenSecret("npm-token", "npm_"+rs(r, alnum, 36)),
-		tokenSecret("pypi-token", "pypi-AgEIcHlwaS5vcmc"+rs(r, urlSafe, 150)),
-		tokenSecret("huggingface-token", "hf_"+rs(r, lowerChars+upperChars, 34)),
-		tokenSecret("dockerhub-token", "dckr_pat_"+rs(r, urlSafe, 27)),
-		tokenSecret("mailgun-api-key", "key-"+rs(r, hexChars, 32)),
-		tokenSecret("square-token", "sq0atp-"+rs(r, urlSafe, 22)),
-		tokenSecret("square-token", "sq0csp-"+rs(r, urlSafe, 43)),
-		tokenSecret("square-token", "EAAA"+rs(r, urlSafe, 60)),
-		tokenSecret("shopify-token", "shpat_"+rs(r, hexChars, 32)),
-		tokenSecret("shopify-token", "shpss_"+rs(r, hexChars, 32)),
-		tokenSecret("digitalocean-token", "dop_v1_"+rs(r, hexChars, 64)),
-		tokenSecret("heroku-api-key", "HRKU-AA"+rs(r, urlSafe, 58)),
-		tokenSecret("databricks-token", "dapi"+rs(r, hexChars, 32)),
-		tokenSecret("atlassian-api-token", "ATATT3xFfGF0"+rs(r, urlSafe, 170)+"="+rs(r, upperChars+digitChars, 8)),
-		tokenSecret("linear-api-key", "lin_api_"+rs(r, alnum, 40)),
-		tokenSecret("notion-token", "ntn_"+rs(r, digitChars, 11)+rs(r, alnum, 35)),
-		tokenSecret("notion-token", "secret_"+rs(r, alnum, 43)),
-		tokenSecret("vault-token", "hvs."+rs(r, urlSafe, 90)),
-		tokenSecret("grafana-token", "glsa_"+rs(r, alnum, 32)+"_"+rs(r, hexChars, 8)),
-		tokenSecret("newrelic-key", "NRAK-"+rs(r, upperChars+digitChars, 27)),
-		tokenSecret("sentry-token", "sntrys_"+rs(r, urlSafe, 120)),
-		tokenSecret("postman-api-key", "PMAK-"+rs(r, hexChars, 24)+"-"+rs(r, hexChars, 34)),
-		tokenSecret("doppler-token", "dp.pt."+rs(r, alnum, 43)),
-		tokenSecret("pulumi-token", "pul-"+rs(r, hexChars, 40)),
-		tokenSecret("supabase-token", "sbp_"+rs(r, hexChars, 40)),
-		tokenSecret("groq-api-key", "gsk_"+rs(r, alnum, 52)),
-		tokenSecret("replicate-token", "r8_"+rs(r, alnum, 37)),
-		tokenSecret("age-secret-key", "AGE-SECRET-KEY-1"+rs(r, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)),
-		tokenSecret("telegram-bot-token", fmt.Sprintf("%d:AA%s", 1e9+r.IntN(1e9), rs(r, urlSafe, 33))),
-		tokenSecret("jwt", jwt(r)),
-	}
-
-	// Shapes that need their context.
-	add := func(kind, text string, parts ...string) {
-		ss = append(ss, secret{kind: kind, text: text, parts: parts})
-	}
-	awsSecret := rs(r, alnum+"/+", 40)
-	add("aws-secret-access-key", "[default]\naws_access_key_id = AKIA"+rs(r, upperChars, 14)+"27\naws_secret_access_key = "+awsSecret+"\nregion = eu-west-1", awsSecret)
-	awsSecret2 := rs(r, alnum+"/+", 40)
-	add("aws-secret-access-key", `{"AccessKey": {"UserName": "ci", "AccessKeyId": "AKIA`+rs(r, upperChars, 14)+`42", "Status": "Active", "SecretAccessKey": "`+awsSecret2+`"}}`, awsSecret2)
-	pem, body := pemKey(r, "RSA PRIVATE KEY", false)
-	add("private-key", "$ cat ~/.ssh/deploy_rsa\n"+pem+"\n$ ", body)
-	pem, body = pemKey(r, "OPENSSH PRIVATE KEY", false)
-	add("private-key", pem, body)
-	pem, body = pemKey(r, "EC PRIVATE KEY", false)
-	add("private-key", "key: |\n"+pem, body)
-	pem, body = pemKey(r, "PRIVATE KEY", true)
-	gcpID := rs(r, hexChars, 40)
-	add("gcp-service-account-key", `{"type": "service_account", "project_id": "acme-prod", "private_key_id": "`+gcpID+`", "private_key": "`+pem+`\n", "client_email": "ci@acme-prod.iam.gserviceaccount.com"}`, body)
-	pem, body = pemKey(r, "PRIVATE KEY", false)
-	add("private-key", "output truncated:\n"+pem[:len(pem)/2]+"… [42 more lines]", body[:40])
-	azKey := rs(r, b64Chars, 86) + "=="
-	add("azure-storage-key", "DefaultEndpointsProtocol=https;AccountName=acmestore;AccountKey="+azKey+";EndpointSuffix=core.windows.net", azKey)
-	sbKey := rs(r, b64Chars, 43) + "="
-	add("azure-service-bus-key", "Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey="+sbKey, sbKey)
-	sig := rs(r, alnum, 40) + "%3D"
-	add("azure-sas-signature", "https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-01-01T00:00:00Z&sig="+sig, sig)
-	dbPass := rs(r, alnum, 16)
-	add("url-password", "DATABASE_URL=postgres://app_user:"+dbPass+"@db.internal:5432/app?sslmode=require", dbPass)
-	redisPass := rs(r, alnum+"!*", 20)
-	add("url-password", "Connecting to redis://:"+redisPass+"@cache.internal:6379/0 ...", redisPass)
-	gitPass := rs(r, alnum, 24)
-	add("url-password", "$ git remote -v\norigin\thttps://deploy:"+gitPass+"@git.example.org/team/app.git (fetch)\norigin\thttps://deploy:"+gitPass+"@git.example.org/team/app.git (push)", gitPass)
-	mysqlPass := rs(r, alnum, 14)
-	add("url-password", `dsn := "app:`+mysqlPass+`@tcp(127.0.0.1:3306)/shop?parseTime=true"`, mysqlPass)
-	bearer := rs(r, alnum, 40)
-	add("bearer-token", "* Connected to api.example.com (10.0.0.7) port 443\n> GET /v1/items HTTP/2\n> Host: api.example.com\n> Authorization: Bearer "+bearer+"\n> User-Agent: curl/8.5.0\n< HTTP/2 200", bearer)
-	basicCred := base64.StdEncoding.EncodeToString([]byte("admin:" + rs(r, alnum, 12)))
-	add("basic-auth", "> Authorization: Basic "+basicCred+"\n> Accept: */*", basicCred)
-	apiTok := rs(r, alnum, 32)
-	add("authorization-header", `curl -H "Authorization: Token `+apiTok+`" https://api.example.com/me`, apiTok)
-	dockerPass := rs(r, alnum, 12) + "!"
-	add("password", "$ docker login -u ci-bot -p "+dockerPass+" registry.example.com\nWARNING! Using --password via the CLI is insecure. Use --password-stdin.\nLogin Succeeded", dockerPass)
-	envPass := rs(r, alnum+"#!%", 18)
-	add("password", "$ env | sort\nHOME=/home/dev\nPATH=/usr/bin:/bin\nPOSTGRES_PASSWORD="+envPass+"\nSHELL=/bin/bash", envPass)
-	yamlPass := rs(r, alnum, 20)
-	add("password", "spring:\n  datasource:\n    url: jdbc:postgresql://db:5432/app\n    username: app\n    password: "+yamlPass+"\n", yamlPass)
-	jsonSecret := rs(r, alnum, 48)
-	add("secret", `{"oauth": {"client_id": "web-app", "client_secret": "`+jsonSecret+`", "redirect_uri": "https://app.example.com/cb"}}`, jsonSecret)
-	escSecret := rs(r, alnum, 32)
-	add("secret", `{"type":"tool_result","content":"{\"apiKey\": \"`+escSecret+`\", \"region\": \"eu\"}"}`, escSecret)
-	goPass := rs(r, alnum, 14) + "$9"
-	add("password", `	db, err := sql.Open("postgres", cfg.DSN) // dbPassword := "`+goPass+`"`, goPass)
-	tokenVal := rs(r, hexChars, 40)
-	add("secret", "export CLOUDFLARE_API_TOKEN="+tokenVal+"\nexport CF_ZONE=acme.dev", tokenVal)
-	flagTok := rs(r, alnum, 30)
-	add("secret", "$ deployctl push --api-token "+flagTok+" --env prod\nPushed 3 services.", flagTok)
-	npmrc := rs(r, alnum, 36)
-	add("secret", "//registry.example.com/:_authToken="+npmrc+"\nalways-auth=true", npmrc)
-	twilioTok := rs(r, hexChars, 32)
-	add("secret", "TWILIO_ACCOUNT_SID=AC"+rs(r, hexChars, 32)+"\nTWILIO_AUTH_TOKEN="+twilioTok, twilioTok)
-	trace := rs(r, alnum, 24)
-	add("secret", "Traceback (most recent call last):\n  File \"app.py\", line 12, in <module>\n    client = Client(api_key='"+trace+"')\nValueError: invalid credentials", trace)
-	hook := rs(r, alnum, 24)
-	add("slack-webhook", "SLACK_WEBHOOK=https://hooks.slack.com/services/T0"+rs(r, upperChars+digitChars, 8)+"/B0"+rs(r, upperChars+digitChars, 8)+"/"+hook, hook)
-	disc := rs(r, urlSafe, 68)
-	add("discord-webhook", "posting to https://discord.com/api/webhooks/"+rs(r, digitChars, 18)+"/"+disc, disc)
-	return append(ss, probeSecrets(r)...)
-}
-
-// pemLines returns the lines of a private key block: BEGIN, the body, END.
-func pemLines(r *rand.Rand, label string) []string {
-	ls := []string{"-----BEGIN " + label + "-----"}
-	for range 12 {
-		ls = append(ls, rs(r, b64Chars, 64))
-	}
-	ls = append(ls, rs(r, b64Chars, 22)+"==", "-----END "+label+"-----")
-	return ls
-}
-
-// numbered prints lines as cat -n (tab) or Claude Code's Read tool (an
-// arrow) do, the first numbered from.
-func numbered(ls []string, from int, sep string) string {
-	var b strings.Builder
-	for k, l := range ls {
-		fmt.Fprintf(&b, "%6d%s%s\n", from+k, sep, l)
-	}
-	return b.String()
-}
-
-// readReminder is what Claude Code appends to a Read result.
-const readReminder = "\n<system-reminder>\nWhenever you read a file, you should consider whether it would be considered malware.\n</system-reminder>\n"
-
-// probeSecrets are the shapes a probe once found stored verbatim: keys
-// printed with line numbers or cut in two, passwords on command lines, in
-// .netrc and short ones, URL passwords with / # < >, dotted passphrases,
-// session cookies, values with punctuation, JWTs whose payload is not
-// JSON.
-func probeSecrets(r *rand.Rand) []secret {
-	var ss []secret
-	add := func(kind, text string, parts ...string) {
-		ss = append(ss, secret{kind: kind, text: text, parts: parts})
-	}
-	short := func() string { return rs(r, lowerChars, 5) + rs(r, digitChars, 2) } // hunter2-like
-	for _, sep := range []string{"\t", "→"} {
-		ls := pemLines(r, "RSA PRIVATE KEY")
-		add("private-key", numbered(ls, 1, sep)+readReminder, ls[1:len(ls)-1]...)
-		ls = pemLines(r, "OPENSSH PRIVATE KEY")
-		add("private-key", numbered(ls[:7], 1, sep)+readReminder, ls[1:7]...) // a Read with limit: 7
-		ls = pemLines(r, "PRIVATE KEY")
-		add("private-key", numbered(ls[7:], 8, sep)+readReminder, ls[7:len(ls)-1]...) // the rest, offset 8
-	}
-	ls := pemLines(r, "EC PRIVATE KEY")
-	add("private-key", strings.Join(ls[5:], "\n")+"\n$ ", ls[5:len(ls)-1]...) // the tail of a cut cat
-	ls = pemLines(r, "RSA PRIVATE KEY")
-	cut := 40
-	add("private-key", ls[6][cut:]+"\n"+strings.Join(ls[7:], "\n"), append([]string{ls[6][cut:]}, ls[7:len(ls)-1]...)...) // cut mid-line
-
-	user := rs(r, lowerChars, 6)
-	p := short()
-	add("password", "$ curl -u "+user+":"+p+" https://api.example.com/v1/me", p)
-	p = short() + "!"
-	add("password", "curl -sS --user '"+user+":"+p+"' -X POST https://ci.example.com/job/build", p)
-	p = short()
-	add("password", "curl -fsSu "+user+":"+p+" https://repo.example.com/simple/", p)
-	p = short()
-	add("password", "curl -x http://proxy:3128 -U "+user+":"+p+" https://example.com", p)
-	p = short()
-	add("password", "$ mysql -h db.internal -u root -p"+p+" shop -e 'select count(*) from orders'", p)
-	p = rs(r, lowerChars, 4) + "1"
-	add("password", "mysql --user=app --password="+p+" --host=127.0.0.1 app < schema.sql", p)
-	p = short()
-	add("password", "mysqldump -uroot -p'"+p+"' --single-transaction shop > shop.sql", p)
-	p = short()
-	add("password", "mariadb -u admin -p"+p+" -e 'SHOW DATABASES'", p)
-	p = short()
-	add("password", "sshpass -p "+p+" ssh -o StrictHostKeyChecking=no deploy@10.0.0.5 uptime", p)
-	p = short()
-	add("password", "sshpass -p'"+p+"' scp build.tgz deploy@10.0.0.5:/srv/", p)
-	p = short()
-	add("password", "$ redis-cli -h cache.internal -p 6379 -a "+p+" ping\nPONG", p)
-	p = short()
-	add("password", "machine api.heroku.com login "+user+"@example.com password "+p, p)
-	p = rs(r, hexChars, 12)
-	add("password", "$ cat ~/.netrc\nmachine git.example.com\n  login "+user+"\n  password "+p+"\n", p)
-	p = short()
-	add("password", "$ PGPASSWORD="+p+" psql -h db.internal -U app -c '\\dt'", p)
-	p = rs(r, lowerChars, 3) + rs(r, digitChars, 1)
-	add("password", "export MYSQL_PWD="+p+"\nmysql -u root", p)
-	p = short()
-	add("password", "services:\n  db:\n    image: postgres:16\n    environment:\n      POSTGRES_PASSWORD: "+p+"\n", p)
-	p = short()
-	add("password", "./manage --db-host=db --password="+p+" migrate", p)
-	p = rs(r, alnum, 6)
-	tail := rs(r, alnum, 4) + "7"
-	add("url-password", "DATABASE_URL=postgres://app:"+p+"#a/s<"+tail+">@db.internal:5432/app", p, tail)
-	p, tail = rs(r, alnum, 6), rs(r, alnum, 5)+"3"
-	add("url-password", "mongodb://admin:"+p+"/?"+tail+"@mongo-0.internal:27017/admin?authSource=admin", p, tail)
-	p, tail = rs(r, alnum, 5), rs(r, alnum, 6)+"9"
-	add("url-password", "git clone https://bot:"+p+"@"+tail+"@git.example.org/team/app.git", p, tail)
-	words := []string{rs(r, lowerChars, 7), rs(r, lowerChars, 5), rs(r, lowerChars, 7), rs(r, lowerChars, 6)}
-	p = strings.Join(words, ".")
-	add("password", "db:\n  user: app\n  password: "+p+"\n", p, words[1]+"."+words[2])
-	p = strings.Join(words[:3], ".")
-	add("password", "export BORG_PASSPHRASE="+p, p)
-	sess := rs(r, hexChars, 24)
-	add("session-cookie", "> GET /admin HTTP/1.1\n> Host: app.example.com\n> Cookie: session="+sess+"; theme=dark\n", sess)
-	sid := rs(r, alnum, 20)
-	add("session-cookie", "< HTTP/1.1 302 Found\n< Set-Cookie: sid="+sid+"; Path=/; HttpOnly; SameSite=Lax\n", sid)
-	sid = rs(r, alnum, 26)
-	add("session-cookie", "curl -b 'laravel_session="+sid+"' https://app.example.com/dashboard", sid)
-	sid, csrf := rs(r, alnum, 32), rs(r, alnum, 32)
-	add("session-cookie", `headers = {"Cookie": "sessionid=`+sid+`; csrftoken=`+csrf+`", "Accept": "text/html"}`, sid, csrf)
-	sid = rs(r, upperChars+digitChars, 32)
-	add("session-cookie", "curl --cookie \"JSESSIONID="+sid+"\" https://intranet.example.com/", sid)
-	p, tail = rs(r, alnum, 10)+"2", rs(r, alnum, 4)+"5"
-	add("password", "DB_PASSWORD="+p+"&"+tail+"\nDB_HOST=db", p, tail)
-	p, tail = rs(r, alnum, 6)+"1", rs(r, alnum, 3)+"8"
-	add("password", `POSTGRES_PASSWORD="`+p+`<t>#`+tail+`/x"`, p, tail)
-	p, tail = rs(r, alnum, 8)+"4", rs(r, alnum, 4)+"6"
-	add("password", "https://api.example.com/login?user=bob&password="+p+";|"+tail+"&next=/", p, tail)
-	enc := base64.RawURLEncoding
-	payload := enc.EncodeToString([]byte(rs(r, alnum, 40)))
-	tok := enc.EncodeToString([]byte(`{"alg":"HS256"}`)) + "." + payload + "." + enc.EncodeToString([]byte(rs(r, alnum, 32)))
-	add("jwt", "signed: "+tok+"\n", payload)
-	payload = enc.EncodeToString(fmt.Appendf(nil, `{"sub":"%s"}`, rs(r, alnum, 12)))
-	add("jwt", "unsigned token "+enc.EncodeToString([]byte(`{"alg":"none"}`))+"."+payload+". accepted", payload)
-	parts := []string{rs(r, urlSafe, 40), rs(r, urlSafe, 16), rs(r, urlSafe, 60), rs(r, urlSafe, 22)}
-	add("jwt", "JWE: "+enc.EncodeToString([]byte(`{"alg":"RSA-OAEP","enc":"A256GCM"}`))+"."+strings.Join(parts, "."), parts...)
-	p = rs(r, lowerChars, 3) + rs(r, digitChars, 3)
-	add("secret", "export API_TOKEN="+p+"\n", p)
-	return ss
-}
-
-// contexts are realistic tool outputs a token can appear in.
-var contexts = []string{
-	"%s",
-	"$ env\nHOME=/home/dev\nAPI_CREDENTIAL=%s\nLANG=C.UTF-8",
-	"export SERVICE_VALUE='%s'",
-	`{"service": {"endpoint": "https://api.example.com", "value": "%s", "retries": 3}}`,
-	"Error: request to https://api.example.com/v2/charges failed (401) using %s\n    at Client.request (node_modules/sdk/lib/client.js:118:15)\n    at async main (deploy.js:42:3)",
-	"  value: %s\n  region: us-east-1",
-	"$ curl -sS -H 'X-Service: %s' https://api.example.com/v1/ping\n{\"ok\":true}",
-	"The key you pasted (%s) is now in the shell history.",
-	`{"type":"tool_use","name":"Bash","input":{"command":"echo \"%s\" | tool login --with-token"}}`,
-}
-
-// lookalikes generates strings that resemble secrets and must stay as they
-// are.
-func lookalikes(r *rand.Rand) []string {
-	var out []string
-	add := func(s ...string) { out = append(out, s...) }
-	for range 5 {
-		b := []byte(rs(r, alnum, 64))
-		s1 := sha1.Sum(b)
-		s256 := sha256.Sum256(b)
-		s512 := sha512.Sum512(b)
-		commit := hex.EncodeToString(s1[:])
-		uuid := fmt.Sprintf("%s-%s-%s-%s-%s", rs(r, hexChars, 8), rs(r, hexChars, 4), rs(r, hexChars, 4), rs(r, hexChars, 4), rs(r, hexChars, 12))
-		img := make([]byte, 600)
-		for i := range img {
-			img[i] = byte(r.IntN(256))
-		}
-		add(
-			commit,
-			"commit "+commit+"\nAuthor: Dev <dev@example.com>\nDate:   Mon Mar 3 10:00:00 2026 +0100",
-			commit[:7]+" fix: handle empty token list\n"+hex.EncodeToString(s1[:])[:7]+" feat: add password reset flow",
-			"sha256:"+hex.EncodeToString(s256[:]),
-			"docker pull ghcr.io/acme/app@sha256:"+hex.EncodeToString(s256[:]),
-			`"integrity": "sha512-`+base64.StdEncoding.EncodeToString(s512[:])+`",`,
-			`"resolved": "https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz", "integrity": "sha1-`+base64.StdEncoding.EncodeToString(s1[:])+`"`,
-			uuid,
-			`{"sessionId": "`+uuid+`", "requestId": "req_`+rs(r, alnum, 24)+`", "tool_use_id": "toolu_01`+rs(r, alnum, 22)+`"}`,
-			`{"id": "msg_01`+rs(r, alnum, 22)+`", "type": "message", "usage": {"input_tokens": 1234, "cache_read_input_tokens": 56789, "output_tokens": 321}}`,
-			"data:image/png;base64,"+base64.StdEncoding.EncodeToString(img),
-			`{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "`+base64.StdEncoding.EncodeToString(img)+`"}}`,
-			hex.EncodeToString(s512[:]),
-			"etag: \""+hex.EncodeToString(s256[:16])+"\"",
-			"GIT_COMMIT="+commit,
-			"checksum = "+hex.EncodeToString(s256[:]),
-			`"secret_name": "prod/db/credentials", "secret_arn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db-`+rs(r, alnum, 6)+`"`,
-			"session_id="+uuid,
-			"token_count: 4096\nmax_tokens = 8192",
-			"eyJ"+rs(r, alnum, 20)+"."+rs(r, alnum, 30)+"."+rs(r, alnum, 20),
-			base64.RawURLEncoding.EncodeToString([]byte(`{"kind":"cursor","page":`+fmt.Sprint(r.IntN(100))+`}`))+"."+base64.RawURLEncoding.EncodeToString([]byte(`{"after":"`+rs(r, alnum, 12)+`"}`))+"."+rs(r, urlSafe, 16),
-			"v1.2.3-rc.1+build."+rs(r, hexChars, 7),
-			"node_modules/.pnpm/@babel+core@7.24.0_"+rs(r, lowerChars, 10)+"/node_modules",
-		)
-		id := rs(r, lowerChars, 6)
-		add(
-			"func (c *Client) Token() (string, error) { return c.tokenSource.Token() }",
-			"const "+id+"Token = await getAccessToken(clientId, scopes);",
-			"password := os.Getenv(\"DB_PASSWORD\")",
-			"self.api_key = api_key",
-			"if password == confirmPassword {",
-			"secret := []byte(cfg.SigningSecret)",
-			"const token = req.headers.authorization?.split(' ')[1];",
-			`headers = {"Authorization": f"Bearer {token}"}`,
-			"interface Config { apiKey: string; password?: string }",
-			"def login(username: str, password: str) -> Token:",
-			"let "+id+"_secret_key_base = config.secret_key_base;",
-			"passwordHash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)",
-			"tokenizer = AutoTokenizer.from_pretrained(\"bert-base-uncased\")",
-			"keyboard_layout: us-intl",
-			"disk-"+rs(r, lowerChars+digitChars, 40),
-			"task-"+rs(r, lowerChars+digitChars, 40),
-		)
-	}
-	add(
-		"password=${PASSWORD}",
-		"DB_PASSWORD=$DB_PASSWORD",
-		"export GITHUB_TOKEN=<your-token>",
-		"api_key: <YOUR_API_KEY>",
-		`password: "changeme"`,
-		"PASSWORD=changeme123",
-		`"password": "********"`,
-		"token: xxxxxxxxxxxxxxxxxxxxxxxx",
-		"secret: {{ .Values.secret }}",
-		"GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}",
-		"Authorization: Bearer $TOKEN",
-		"Authorization: Bearer <token>",
-		"-H \"Authorization: Bearer ${API_TOKEN}\"",
-		"postgres://user:password@localhost:5432/db",
-		"postgres://user:${DB_PASS}@localhost:5432/db",
-		"https://user@github.com/acme/app.git",
-		"git@github.com:acme/app.git",
-		"https://example.com:8443/path?next=/login",
-		"api_key=your_api_key_here",
-		"SECRET_KEY=replace-me-with-a-random-string",
-		"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-		"password_file: /run/secrets/db_password",
-		"token_path = ~/.config/acme/token.json",
-		"secret: prod-db-credentials",
-		"token_type: Bearer",
-		"auth: oauth2",
-		"a Bearer token is sent in the Authorization header",
-		"Basic authentication is disabled",
-		"the password must be at least 12 characters",
-		"passthrough: true",
-		"bypass_cache=1",
-		"author: Jane Doe",
-	)
-	// Look-alikes of the probe's shapes.
-	add(
-		"password = self.password",
-		"    password: str = Field(..., min_length=12)",
-		"password: Optional[str] = None",
-		"$ mysql -u root -p shop\nEnter password:",
-		"mysql -h 127.0.0.1 -P 3306 -u app --password shop",
-		"sshpass -f ~/.config/deploy.pass ssh deploy@10.0.0.5",
-		`curl -u "$API_USER:$API_PASS" https://api.example.com/v1/me`,
-		"curl -u admin https://api.example.com/v1/me",
-		"docker run --rm -u 1000:1000 -v $PWD:/src golang:1.26 go build ./...",
-		"> Cookie: theme=dark; lang=en-US",
-		"< Set-Cookie: lang=en; Path=/; Max-Age=31536000",
-		"machine github.com login octocat password $GITHUB_TOKEN",
-		"Put the credentials in ~/.netrc (a machine line, then login and password) and chmod it 600.",
-		"postgres://user:<password>@localhost:5432/db",
-		"https://example.com:8443/login?next=/home&email=bob@example.com",
-		"password: process.env.DB_PASSWORD",
-		"redis-cli -h cache.internal -p 6379 ping",
-		"PGPASSWORD=$PGPASSWORD psql -h db -U app",
-		"echo \"$CR_PAT\" | docker login ghcr.io -u bot --password-stdin registry.example.com",
-		`return {"password": password, "user": user}`,
-		"if err := db.Ping(); err != nil { return fmt.Errorf(\"ping: %w\", err) }",
-		"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE"+rs(r, b64Chars, 60)+"\n-----END PUBLIC KEY-----",
-		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  build/app.tgz",
-		`if strings.HasSuffix(block, "-----END RSA PRIVATE KEY-----") {`,
-		"password: correct.horse (the example in the docs)",
-		"host: db.internal.example.com",
-		"token = tokens[0]",
-		"secret = base64.b64encode(data)",
-	)
 	return out
 }
 
-// plantAll builds the secrets corpus: every inline secret in every context,
-// and every shaped secret as it is.
-func plantAll(r *rand.Rand) (texts []string, want []secret) {
-	for _, s := range secrets(r) {
-		if !s.inline {
-			texts, want = append(texts, s.text), append(want, s)
-			continue
-		}
-		for _, c := range contexts {
-			texts, want = append(texts, fmt.Sprintf(c, s.text)), append(want, s)
-		}
-	}
-	return texts, want
+func secrets(r *rand.Rand) []secret { return secretsOf(redacttest.Secrets(r)) }
+
+func lookalikes(r *rand.Rand) []string { return redacttest.Lookalikes(r) }
+
+func plantAll(r *rand.Rand) ([]string, []secret) {
+	texts, want := redacttest.PlantAll(r)
+	return texts, secretsOf(want)
 }
 
-// jsonLine wraps a text the way a transcript stores a tool result.
-func jsonLine(text string) string {
-	b, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
-		map[string]any{"type": "tool_result", "tool_use_id": "toolu_01", "content": text}}}})
-	return string(b)
-}
+func jsonLine(text string) string { return redacttest.JSONLine(text) }
+
+func jwt(r *rand.Rand) string { return redacttest.JWT(r) }
+
+func pemLines(r *rand.Rand, label string) []string { return redacttest.PEMLines(r, label) }
+
+func numbered(ls []string, from int, sep string) string { return redacttest.Numbered(ls, from, sep) }

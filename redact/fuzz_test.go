@@ -55,6 +55,13 @@ var costUnits = []string{
 	"redis-cli -a ", "cookie=", "cookie: a=b; ", "Set-Cookie: sid=", "-----BEGIN ", "-----BEGIN PRIVATE KEY-----\n",
 	"-----BEGIN PRIVATE KEY-----\nAAAA\n", "-----END PRIVATE KEY-----\n", "AAAA\n-----END PRIVATE KEY-----\n",
 	"    1→AAAA\n", `     1\tAAAA\n-----END PRIVATE KEY-----`, "(((((", "password=a(", "\\u003c",
+	// Round two: long values, the command-line family, folds, generators.
+	"client-key-data: " + strings.Repeat("QUJD", 160), `password="` + strings.Repeat("A1", 300), "token=" + strings.Repeat("a=", 300) + " ",
+	"sqlcmd -P x ", "sqlcmd -P ", "echo x | sudo -S ", "echo x |", "htpasswd -b f u p ", "net use \\\\h\\s p ", "nmcli password ",
+	"smbclient -U a%b ", "openssl -passin pass:x ", "create_superuser('a', 'b', 'c'", "create_user(", ":5432:", ":*:", "h:1:d:u:p\n",
+	"a:1:b:c:d:", "openssl rand -hex 16\n", "openssl rand\nAAAAAAAAAAAAAAAA1\n", "[s]\n", "[s]\ndb_password = x\n", "db_password = x\n",
+	"DB_PASSWORD\\=x ", "/bot1234567890:AA", "eyJhbGciOiJIUzI1NiJ9.e30\n", "eyJhbGciOiJIUzI1NiJ9\n", "ghp_abcdefgh\n", "AKIA1234\n",
+	"aws_secret_access_key=abcdefgh\n", "ABCDEFGHabcdefgh12\n", "ghp_" + strings.Repeat("a1", 600) + "\n",
 }
 
 // Cost bounds: the work a text may cost per byte before the fuzz target
@@ -119,4 +126,34 @@ func FuzzRedactCost(f *testing.F) {
 			t.Fatalf("%q repeated: %v for %d bytes, limit %v", unit, took, len(in), limit)
 		}
 	})
+}
+
+// TestSevenMBLine: a single 7 MB line of each cost unit, the size of a
+// pathological tool output, costs a bounded amount of work a byte (so a
+// hook masks it well within its 2 s deadline: BenchmarkRedactPathological
+// gives the times) and is not omitted.
+func TestSevenMBLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("7 MB lines")
+	}
+	r := redact.New(redact.Options{})
+	worst, unitWorst := 0.0, ""
+	var slowest time.Duration
+	slowUnit := ""
+	for _, u := range costUnits[len(costUnits)-40:] {
+		line := strings.Repeat(u, 7<<20/len(u))
+		start := cpuTime()
+		work, omitted := r.Work(line)
+		if took := cpuTime() - start; took > slowest {
+			slowest, slowUnit = took, u
+		}
+		perByte := float64(work) / float64(len(line))
+		if perByte > worst {
+			worst, unitWorst = perByte, u
+		}
+		if omitted || work > costPerByte*len(line)+redact.WorkBudget(0) {
+			t.Errorf("%q repeated to 7 MB: work %.1f a byte, omitted %v", u, perByte, omitted)
+		}
+	}
+	t.Logf("7 MB lines: worst %.2f work a byte (%q); slowest %v of CPU (%q)", worst, unitWorst, slowest, slowUnit)
 }

@@ -207,7 +207,11 @@ func (r *Redactor) redactBudget(s string, c *Carry, field string, budget int) (s
 				c.PEM, c.Left = sc.openPEM, carryTexts
 			}
 			sc.continueToken(c, field)
+			sc.continueGen(c, field)
 			sc.noteCut(c, field)
+			if sc.genSeen || field == "command" && genCommand(s) {
+				c.Gen, c.GenHashes = genTexts, nil
+			}
 		}
 		if len(sc.spans) == 0 {
 			break
@@ -232,7 +236,8 @@ const (
 	reachBehind = maxPEMBytes + 64
 )
 
-// Contains reports whether s holds a secret Redact would mask.
+// Contains reports whether s holds a secret Redact would mask, or a
+// command whose output a Stream masks in the texts after it.
 func (r *Redactor) Contains(s string) bool {
 	sc := scans.Get().(*scan)
 	defer sc.release()
@@ -242,7 +247,7 @@ func (r *Redactor) Contains(s string) bool {
 		return true
 	}
 	r.findExtra(sc)
-	return len(sc.spans) > 0
+	return len(sc.spans) > 0 || sc.genSeen
 }
 
 // ContainsJSON reports whether RedactJSON would mask something in raw: a
@@ -276,13 +281,16 @@ func (r *Redactor) ContainsJSON(raw []byte) bool {
 			buf = appendUnquoteJSON(buf[:0], raw[i+1:end-1])
 			text = bytesString(buf)
 		}
+		if bytes.HasSuffix(bytes.TrimRight(raw[:i], " "), []byte(`"command":`)) && genCommand(text) {
+			return true // a Stream carries what the command prints
+		}
 		sc.work, sc.budget = 0, WorkBudget(len(text))
 		sc.reset(text)
 		if !r.find(sc, 0, len(text)) {
 			return true // omitted
 		}
 		r.findExtra(sc)
-		if len(sc.spans) > 0 {
+		if len(sc.spans) > 0 || sc.genSeen {
 			return true
 		}
 		i = end
@@ -414,6 +422,12 @@ type Carry struct {
 	// Tails are the secrets texts ended with, whose tails later texts of
 	// the same fields may start with.
 	Tails []Tail `json:"tails,omitempty"`
+	// Gen counts the further texts that may hold what a command that
+	// generates secrets (openssl rand) printed.
+	Gen int `json:"gen,omitempty"`
+	// GenHashes are short hashes of the values the command printed, once
+	// found: only their copies are masked after.
+	GenHashes []string `json:"gen_hashes,omitempty"`
 }
 
 // Tail is a secret that ran to the end of a text: its kind, where the
@@ -426,7 +440,7 @@ type Tail struct {
 }
 
 // IsZero reports whether c carries nothing.
-func (c Carry) IsZero() bool { return c.PEM == "" && len(c.Tails) == 0 }
+func (c Carry) IsZero() bool { return c.PEM == "" && len(c.Tails) == 0 && c.Gen == 0 }
 
 // carryTexts is how many texts (of 16 bytes or more) after the one that
 // left a key open may continue it: enough for the tool call, the
@@ -516,6 +530,10 @@ type scan struct {
 	// until holds, per rule, the position before which it is not tried
 	// again: a rule does not look again inside what it just scanned.
 	until []int
+	// untilSet: until holds a position to clear before the next window
+	// (most texts set none, and clearing a slot per rule for each of a
+	// transcript's many short strings showed in profiles).
+	untilSet bool
 	// work counts the bytes the rules inspected, against budget.
 	work, budget int
 	// openPEM is the kind of a private key block left open at the end of
@@ -526,12 +544,19 @@ type scan struct {
 	endFrom, endAt, endTo int
 	// dsnLow is where the last DSN rule's backward scan may stop.
 	dsnLow int
+	// iniFrom is where the search for an INI [section] line goes on;
+	// iniAt is the last one found (-1: none).
+	iniFrom, iniAt int
+	// cmdStart is where the command holding cmdAt starts.
+	cmdStart, cmdAt int
+	// genSeen: a command that generates secrets is in the text.
+	genSeen bool
 	// dec holds a JSON string decoded for ContainsJSON, kept for reuse.
 	dec []byte
 }
 
 func (sc *scan) reset(s string) {
-	sc.s, sc.spans, sc.openPEM = s, sc.spans[:0], ""
+	sc.s, sc.spans, sc.openPEM, sc.genSeen = s, sc.spans[:0], "", false
 	sc.restart()
 }
 
@@ -551,7 +576,11 @@ func (sc *scan) release() {
 // before a window of a later pass.
 func (sc *scan) restart() {
 	sc.covered, sc.endFrom, sc.endAt, sc.endTo, sc.dsnLow = 0, 0, -1, 0, 0
-	clear(sc.until)
+	sc.iniFrom, sc.iniAt, sc.cmdStart, sc.cmdAt = 0, -1, 0, 0
+	if sc.untilSet {
+		clear(sc.until)
+		sc.untilSet = false
+	}
 }
 
 // emit records a secret, unless it is a label already.
@@ -621,7 +650,7 @@ func (r *Redactor) find(sc *scan, lo, hi int) bool {
 				if sc.until == nil {
 					sc.until = make([]int, len(r.rules))
 				}
-				sc.until[ru.idx] = skip
+				sc.until[ru.idx], sc.untilSet = skip, true
 			}
 			if sc.work > sc.budget {
 				return false

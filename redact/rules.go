@@ -149,7 +149,19 @@ func matchToken(sc *scan, i int, ru *rule) int {
 		limit = ru.max + 1
 	}
 	e := sc.run(b, ru.body, limit)
+	if e-b == maxToken {
+		// Longer than any token of the kind: masked whole all the same,
+		// length never switches masking off.
+		e = sc.run(e, ru.body, maxLong)
+	}
 	n := e - b
+	if _, ok := lineBreakAt(s, e); ok && (n < ru.min || !ru.strictMax) {
+		// Wrapped: the token goes on at the next line's start.
+		f := fold{ls: lineStartOf(s, i)}
+		if e2, br := sc.foldedEnd(e, &f, ru.body, n < ru.min); e2 > e {
+			e, n = e2, e2-b-br
+		}
+	}
 	// A later occurrence of the prefix inside this run would only see a
 	// suffix of it: shorter, failing the same checks (which are monotone),
 	// or after a letter or digit (every strict rule is bounded). So the
@@ -299,6 +311,8 @@ func builtinRules() []*rule {
 		{prefix: "sshpass", kind: "password", prio: prioShape, match: matchCommand},
 		{prefix: "redis-cli", kind: "password", prio: prioShape, match: matchCommand},
 	}
+	rs = append(rs, cmdRules()...)
+	rs = append(rs, genRules()...)
 	// Values of secret-named keys: each keyword triggers the same parser.
 	for _, kw := range keyKeywords {
 		rs = append(rs, &rule{prefix: kw, fold: true, kind: "secret", prio: prioKeyed, match: matchAssignment})

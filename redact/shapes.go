@@ -66,11 +66,12 @@ func matchTelegram(sc *scan, i int, ru *rule) int {
 	for j > 0 && i-j < 11 && csDigit[s[j-1]] {
 		j--
 	}
-	if n := i - j; n < 8 || n > 10 || wordBefore(s, j, csAlnum) {
+	// A bot's URL puts "bot" right before the id: api.telegram.org/bot<id>:<token>.
+	if n := i - j; n < 8 || n > 10 || wordBefore(s, j, csAlnum) && !strings.HasSuffix(s[:j], "/bot") {
 		return 0
 	}
 	e := sc.run(i+1, csURLSafe, maxToken)
-	if e-(i+1) >= 35 {
+	if e-(i+1) >= 30 {
 		sc.emit(span{start: j, end: e, kind: ru.kind, prio: ru.prio})
 	}
 	return e
@@ -85,6 +86,52 @@ func matchJWT(sc *scan, i int, ru *rule) int {
 	if wordBefore(s, i, csURLSafe) {
 		return 0
 	}
+	n := len(sc.spans)
+	end := matchJWTLine(sc, i, ru)
+	found := len(sc.spans) > n
+	e := end
+	if found {
+		e = sc.spans[len(sc.spans)-1].end
+	} else {
+		e = run(s, i, csJWT, maxLong)
+	}
+	if _, ok := lineBreakAt(s, e); !ok {
+		return end
+	}
+	// Folded across lines: the token's parts go on at the next lines.
+	f := fold{ls: lineStartOf(s, i)}
+	e2, _ := sc.foldedEnd(e, &f, csJWT, !found)
+	if e2 == e {
+		return end
+	}
+	if !found {
+		sc.work += judgeCost + e2 - i
+		// The lines of the fold's width are not read again from a later
+		// line's trigger (each would read all the lines after it); its
+		// last, shorter line is, where a JWT of its own may start.
+		skip := e2
+		if f.done {
+			skip = f.ls
+		}
+		parts := strings.Split(unfold(s, i, e2), ".")
+		if len(parts) < 3 || len(parts) > 5 || len(parts[0]) < 10 {
+			return skip
+		}
+		hdr, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[0], "="))
+		if err != nil || !strings.Contains(string(hdr), `"alg"`) {
+			return skip
+		}
+	}
+	sc.emit(span{start: i, end: e2, kind: ru.kind, prio: ru.prio})
+	return e2
+}
+
+// csJWT is what a JWT is made of: its parts and the dots between them.
+var csJWT = newCharset("a-zA-Z0-9_.-")
+
+// matchJWTLine masks a JWT written on one line.
+func matchJWTLine(sc *scan, i int, ru *rule) int {
+	s := sc.s
 	e1 := sc.run(i, csURLSafe, 4096)
 	// A token cut in two ends a text: in its header, or before its
 	// third part.

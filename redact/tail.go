@@ -81,8 +81,8 @@ func (sc *scan) continueToken(c *Carry, field string) {
 func (sc *scan) noteCut(c *Carry, field string) {
 	n := len(sc.s)
 	for _, sp := range sc.spans {
-		if sp.end != n {
-			continue
+		if sp.end != n || sp.kind == genKind {
+			continue // a generator's value is a whole line, not cut
 		}
 		if field == keyField || !fieldName(field) || strings.HasSuffix(sc.s, "-----") {
 			return
