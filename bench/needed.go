@@ -50,10 +50,13 @@ type NeededRow struct {
 	FromMemory int       `json:"from_memory"`
 	// Restore, Tail and Recent count the needed identifiers each holds,
 	// and of them the ones typed from memory.
-	Restore    Held `json:"restore"`
-	Tail       Held `json:"last_chars"`
-	Recent     Held `json:"recent_identifiers"`
-	RestoreLen int  `json:"restore_chars"`
+	Restore Held `json:"restore"`
+	Tail    Held `json:"last_chars"`
+	Recent  Held `json:"recent_identifiers"`
+	// Instructions counts the needed identifiers the PreCompact
+	// instructions asked the summariser to keep (the session's own list).
+	Instructions Held `json:"instructions"`
+	RestoreLen   int  `json:"restore_chars"`
 	// Missed lists the needed identifiers the restore did not hold, the
 	// ones typed from memory first.
 	Missed []string `json:"missed,omitempty"`
@@ -189,6 +192,7 @@ func neededFile(ctx context.Context, opt NeededOptions, dir, path string) ([]Nee
 		}
 		row.Tail.All, row.Tail.FromMemory = c.score(tail)
 		row.Recent.All, row.Recent.FromMemory = c.score(packList(c.Recent, opt.Budget))
+		row.Instructions.All, row.Instructions.FromMemory = c.score(comp.Instructions)
 		for _, mem := range []bool{true, false} {
 			for _, id := range c.Needed {
 				if c.FromMemory[id] == mem && !held(restore, id, c.Cwd) {
@@ -225,6 +229,7 @@ type NeededSummary struct {
 	Needed, FromMemory int
 	Restore, Tail      Held
 	Recent             Held
+	Instructions       Held
 	// Mean and Worst are per-session rates (held / needed) of the
 	// restore; WorstSession names the worst by from-memory rate.
 	MeanAll, MeanFromMemory   float64
@@ -248,6 +253,7 @@ func (r *NeededResult) Summary(simulated bool) NeededSummary {
 		s.Restore = addHeld(s.Restore, row.Restore)
 		s.Tail = addHeld(s.Tail, row.Tail)
 		s.Recent = addHeld(s.Recent, row.Recent)
+		s.Instructions = addHeld(s.Instructions, row.Instructions)
 		a := per[row.Session]
 		if a == nil {
 			a = &agg{}
@@ -352,6 +358,8 @@ func (r *NeededResult) Print(w io.Writer, show bool) error {
 			100*s.MeanAll, 100*s.MeanFromMemory, 100*s.WorstAll, 100*s.WorstFromMemory, shortID(s.WorstSession))
 		fmt.Fprintf(w, "  last %d chars     %s / %s\n", r.Budget, rate(s.Tail.All, s.Needed), rate(s.Tail.FromMemory, s.FromMemory))
 		fmt.Fprintf(w, "  recent identifiers  %s / %s\n", rate(s.Recent.All, s.Needed), rate(s.Recent.FromMemory, s.FromMemory))
+		fmt.Fprintf(w, "  compaction list     %s / %s (the PreCompact instructions' keep-verbatim list)\n",
+			rate(s.Instructions.All, s.Needed), rate(s.Instructions.FromMemory, s.FromMemory))
 	}
 	return nil
 }

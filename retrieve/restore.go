@@ -117,7 +117,7 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	if sh == (RestoreShares{}) {
 		sh = DefaultRestoreShares
 	}
-	caps := partCaps{now: int(sh.Now * room), files: int(sh.Files * room), commands: int(sh.Commands * room),
+	caps := partCaps{user: int(UserShare * room), now: int(sh.Now * room), files: int(sh.Files * room), commands: int(sh.Commands * room),
 		facts: int(sh.Facts * room), steps: int(sh.Steps * room)}
 	nov := newNovelty(summary, root)
 	memo := &restoreMemo{}
@@ -137,10 +137,22 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	// What the typed identifiers could not use goes to the lost facts,
 	// then to the last steps.
 	if left := budget - len(blk.Text); left > 40 && blk.Text != "" {
+		if c.userAvail > c.userLen {
+			// The user's words that did not fit come first.
+			grow := min(left, c.userAvail-c.userLen+40)
+			caps.user += grow
+			left -= grow
+		}
 		caps.facts += left * 3 / 4
 		caps.steps += left / 4
 		c = newComposer(nov, root, memo)
 		blk = c.compose(in, header, budget, caps)
+	}
+	if blk.Text == "" && len(c.quoted) > 0 && len(header)+len(allStated) <= budget {
+		// Say so in one line rather than pad: the summary kept it all.
+		blk.Text = header + allStated
+		blk.Reason = fmt.Sprintf("restore after compaction %d: the summary states all %s found", req.Window, plural(len(c.quoted), "item"))
+		return blk, nil
 	}
 	if blk.Text != "" {
 		blk.Reason = fmt.Sprintf("restore after compaction %d: %s, %s, %s in %d of %d chars; %s typed, %s",
@@ -153,22 +165,29 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	return blk, nil
 }
 
+// allStated is the block's one line when the summary states everything
+// the restore found.
+const allStated = "- Nothing to add: the summary states every detail carryover found for this window.\n"
+
 // partCaps are the most each part may use, in bytes.
 type partCaps struct {
-	now, files, commands, facts, steps int
+	user, now, files, commands, facts, steps int
 }
 
 // compose renders the block with the given caps; the typed identifiers
 // take what the other parts leave.
 func (c *composer) compose(in restoreInput, header string, budget int, caps partCaps) Block {
 	now := c.nowPart(in, caps.now)
+	user := c.userPart(in, caps.user)
 	files := c.filesLine(in.items[carryover.KindFileEdit], caps.files)
 	commands := c.commandLines(in.items[carryover.KindCommand], caps.commands)
-	facts := c.factsPart(in, caps.facts)
+	// The user's words are the first of the lost facts: they take their
+	// room from the facts', not the working set's.
+	facts := c.factsPart(in, max(caps.facts-partLen(user, titleUser), 0))
 	steps := c.stepsPart(in.recent, caps.steps)
 	c.steps = len(steps)
 
-	used := len(header) + partLen(now, titleNow) + partLen(facts, titleFacts) + partLen(steps, titleSteps) +
+	used := len(header) + partLen(user, titleUser) + partLen(now, titleNow) + partLen(facts, titleFacts) + partLen(steps, titleSteps) +
 		len(files) + linesLen(commands)
 	wsTitle := 0
 	if files == "" && len(commands) == 0 {
@@ -184,7 +203,7 @@ func (c *composer) compose(in restoreInput, header string, budget int, caps part
 		ws = append([]string{files}, ws...)
 	}
 	size := func() int {
-		return len(header) + partLen(now, titleNow) + partLen(ws, titleWorkingSet) + partLen(facts, titleFacts) + partLen(steps, titleSteps)
+		return len(header) + partLen(user, titleUser) + partLen(now, titleNow) + partLen(ws, titleWorkingSet) + partLen(facts, titleFacts) + partLen(steps, titleSteps)
 	}
 	for size() > budget {
 		switch {
@@ -196,6 +215,8 @@ func (c *composer) compose(in restoreInput, header string, budget int, caps part
 			ws = ws[:len(ws)-1]
 		case len(now) > 0:
 			now = now[:len(now)-1]
+		case len(user) > 0:
+			user = user[:len(user)-1]
 		default:
 			return Block{}
 		}
@@ -203,6 +224,7 @@ func (c *composer) compose(in restoreInput, header string, budget int, caps part
 	c.steps = len(steps)
 	var b strings.Builder
 	b.WriteString(header)
+	writePart(&b, titleUser, user)
 	writePart(&b, titleNow, now)
 	writePart(&b, titleWorkingSet, ws)
 	writePart(&b, titleFacts, facts)
@@ -280,7 +302,7 @@ var restoreKinds = []struct {
 	kinds []carryover.ItemKind
 	limit int
 }{
-	{[]carryover.ItemKind{carryover.KindGoal}, 6},
+	{[]carryover.ItemKind{carryover.KindGoal}, 40},
 	{[]carryover.ItemKind{carryover.KindTodo}, 1},
 	{[]carryover.ItemKind{carryover.KindConstraint}, 40},
 	{[]carryover.ItemKind{carryover.KindDecision}, 40},
@@ -354,6 +376,8 @@ type restoreMemo struct {
 	// the items left out as already in the summary.
 	facts       *[numSections][]*entry
 	factsQuoted []int64
+	// The user's novel statements, best first.
+	user []userSentence
 }
 
 // composer renders the parts of one restore and remembers what it showed.
@@ -369,10 +393,13 @@ type composer struct {
 	// typedLen is the bytes the typed identifiers took, typedAvail what
 	// all of them would take.
 	typedLen, typedAvail int
-	steps                int
-	notes                int
-	quoted               map[int64]bool // items left out as already in the summary
-	memo                 *restoreMemo
+	// userLen is the bytes the user's words took, userAvail what all of
+	// them would take.
+	userLen, userAvail int
+	steps              int
+	notes              int
+	quoted             map[int64]bool // items left out as already in the summary
+	memo               *restoreMemo
 }
 
 func (c *composer) show(line string, itemID, chunkID int64) string {
@@ -906,7 +933,8 @@ func noise(s string) bool {
 	switch {
 	case t == "":
 		return true
-	case strings.Contains(l, "[request interrupted"), strings.Contains(l, "request interrupted by user"):
+	case strings.Contains(l, "[request interrupted"), strings.Contains(l, "request interrupted by user"),
+		strings.HasPrefix(l, "no response requested"):
 		return true
 	case testTally(l):
 		return true
