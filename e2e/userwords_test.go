@@ -12,7 +12,8 @@ var userValues = []string{"48213", "QZXV-PELICAN"}
 // TestUserWordsSurviveCompaction: a short session whose first prompt
 // states a decision with two values, one tool call, and a compaction whose
 // summary lacks both. The compaction request's instructions ask to keep
-// them, and the restore after it carries them.
+// them, and the restore after it carries them; after a later prompt and a
+// second compaction, the restore still carries them.
 func TestUserWordsSurviveCompaction(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -22,38 +23,54 @@ func TestUserWordsSurviveCompaction(t *testing.T) {
 		"Now check the shell [[BASH echo shell-ok]]").SessionID
 	h.prompt(sid, "/compact")
 	h.prompt(sid, "go on")
+	h.checkUserValues(1)
 
+	h.prompt(sid, "now list the project files [[BASH ls]]")
+	h.prompt(sid, "/compact")
+	h.prompt(sid, "go on")
+	h.checkUserValues(2)
+}
+
+// checkUserValues asserts that the nth compaction request's instructions
+// and the restore injected after it hold the user's values, and that the
+// fake summary does not.
+func (h *harness) checkUserValues(nth int) {
+	t := h.t
+	t.Helper()
 	reqs := h.api.Messages()
-	at := -1
+	at, n := -1, 0
 	for i, r := range reqs {
 		if r.IsCompaction() {
-			at = i
+			n++
+			if n == nth {
+				at = i
+			}
 		}
 	}
 	if at < 0 || at+1 >= len(reqs) {
-		t.Fatalf("want a compaction request and one after it, got %d requests (compaction at %d)", len(reqs), at)
+		t.Fatalf("want compaction request %d and one after it, got %d requests with %d compactions", nth, len(reqs), n)
 	}
 	comp, next := reqs[at], reqs[at+1]
 	last, _ := comp.LastUser()
 	instr := last.Text()
-	if i := strings.Index(instr, instructionsMark); i >= 0 {
-		instr = instr[i:]
-	} else {
+	i := strings.Index(instr, instructionsMark)
+	if i < 0 {
 		t.Fatalf("compaction request #%d lacks carryover's instructions", comp.N)
 	}
+	instr = instr[i:]
 	ctx := sessionStartContext(next.SystemText())
 	if !strings.Contains(ctx, restoreMark) {
-		t.Fatalf("request #%d after the compaction: no restore block in the system messages:\n%s", next.N, clip(next.SystemText(), 3000))
+		t.Fatalf("request #%d after compaction %d: no restore block in the system messages:\n%s", next.N, nth, clip(next.SystemText(), 3000))
 	}
 	for _, v := range userValues {
 		if strings.Contains(comp.Reply, v) {
 			t.Fatalf("fake summary %q holds %s: the test proves nothing", comp.Reply, v)
 		}
 		if !strings.Contains(instr, v) {
-			t.Errorf("compaction instructions lack the user's value %s:\n%s", v, clip(instr, 3000))
+			t.Errorf("compaction %d: instructions lack the user's value %s:\n%s", nth, v, clip(instr, 3000))
 		}
 		if !strings.Contains(ctx, v) {
-			t.Errorf("restore after the compaction lacks the user's value %s:\n%s", v, clip(ctx, 4000))
+			t.Errorf("compaction %d: the restore lacks the user's value %s:\n%s", nth, v, clip(ctx, 4000))
 		}
 	}
 }
