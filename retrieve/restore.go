@@ -677,9 +677,8 @@ func typedOrder(items []carryover.Item) ([]string, map[string]int64) {
 // the sum of the squares of the relative positions of the chunks that
 // hold them), without those the summary or the block already states.
 func (c *composer) typedLines(in restoreInput, room int) []string {
-	const prefix, width = "- typed: ", 110
 	items := in.items[carryover.KindInputs]
-	if len(items) == 0 || room < len(prefix)+20 {
+	if len(items) == 0 || room < len(typedPrefix)+20 {
 		return nil
 	}
 	if c.memo.typed == nil {
@@ -693,59 +692,109 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	order, itemOf := c.memo.typed, c.memo.typedItem
 	c.typedAvail += c.memo.typedAvail
 	shown := c.shown.String()
-	var lines []string
-	var line strings.Builder
-	used := 0
+	var chosen []string // as shown
+	var low []string    // lower case, beside chosen
 	listed := map[string]bool{}
-	var listedText strings.Builder // lower case, space-separated
-	flush := func() {
-		if line.Len() > 0 {
-			line.WriteByte('\n')
-			lines = append(lines, line.String())
-			used += line.Len()
-			line.Reset()
-		}
-	}
+	used := len(typedPrefix) // a lower bound of the wrapped size: the identifiers and their separators
 	for i, id := range order {
 		show := c.memo.typedShow[i]
-		if listed[show] {
-			continue
-		}
-		sep := " "
-		if line.Len() == 0 {
-			sep = "  "
-			if len(lines) == 0 {
-				sep = prefix
-			}
-		}
-		if used+line.Len()+len(sep)+len(show)+1 > room {
+		if listed[show] || used+len(show)+1 > room {
 			continue // a shorter one may still fit
 		}
 		// An identifier inside one listed already is shown by it. (These
 		// scans of the summary come after the cheap test above: most of a
 		// long session's identifiers no longer fit.)
-		low := strings.ToLower(show)
-		if c.nov.seenIdent(id) || strings.Contains(shown, low) ||
-			strings.Contains(listedText.String(), low) {
+		l := strings.ToLower(show)
+		if c.nov.seenIdent(id) || strings.Contains(shown, l) || slices.ContainsFunc(low, func(x string) bool { return strings.Contains(x, l) }) {
 			continue
 		}
-		if line.Len() > 0 && line.Len()+len(sep)+len(show) > width {
-			flush()
-			sep = "  "
-			if used+len(sep)+len(show)+1 > room {
+		// One listed already that this one contains gives way to it
+		// (src/router/index.js to packages/app/src/router/index.js).
+		keep := chosen[:0:0]
+		keepLow := low[:0:0]
+		for k, x := range low {
+			if strings.Contains(l, x) {
+				delete(listed, chosen[k])
+				c.typedShown--
 				continue
 			}
+			keep, keepLow = append(keep, chosen[k]), append(keepLow, x)
 		}
-		line.WriteString(sep)
-		line.WriteString(show)
+		keep, keepLow = append(keep, show), append(keepLow, l)
+		if wrappedLen(keep) > room {
+			continue
+		}
+		chosen, low = keep, keepLow
+		used = len(typedPrefix)
+		for _, x := range chosen {
+			used += len(x) + 1
+		}
 		listed[show] = true
-		listedText.WriteString(low + " ")
 		c.typedShown++
 		c.show("", itemOf[id], 0)
 	}
-	flush()
+	lines := wrapTyped(chosen)
 	c.typedLen = linesLen(lines)
 	return lines
+}
+
+// typedPrefix opens the typed identifiers; typedWidth is where their
+// lines wrap.
+const (
+	typedPrefix = "- typed: "
+	typedWidth  = 110
+)
+
+// wrapTyped lays the identifiers out on lines of about typedWidth bytes,
+// the first after typedPrefix, the others indented.
+func wrapTyped(ids []string) []string {
+	var lines []string
+	var line strings.Builder
+	for _, id := range ids {
+		switch {
+		case line.Len() == 0 && len(lines) == 0:
+			line.WriteString(typedPrefix)
+		case line.Len() == 0:
+			line.WriteString("  ")
+		case line.Len()+1+len(id) > typedWidth:
+			line.WriteByte('\n')
+			lines = append(lines, line.String())
+			line.Reset()
+			line.WriteString("  ")
+		default:
+			line.WriteByte(' ')
+		}
+		line.WriteString(id)
+	}
+	if line.Len() > 0 {
+		line.WriteByte('\n')
+		lines = append(lines, line.String())
+	}
+	return lines
+}
+
+// wrappedLen is the size of wrapTyped(ids).
+func wrappedLen(ids []string) int {
+	n, line, first := 0, 0, true
+	for _, id := range ids {
+		switch {
+		case line == 0 && first:
+			line = len(typedPrefix)
+			first = false
+		case line == 0:
+			line = 2
+		case line+1+len(id) > typedWidth:
+			n += line + 1
+			line = 2
+		default:
+			line++
+		}
+		line += len(id)
+	}
+	if line > 0 {
+		n += line + 1
+	}
+	return n
 }
 
 // factsPart ranks the lost facts — open errors, fixed errors, user

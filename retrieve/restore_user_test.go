@@ -102,3 +102,22 @@ func TestRestoreAllStated(t *testing.T) {
 		t.Errorf("want the header and one line saying the summary states it all, got:\n%s", blk.Text)
 	}
 }
+
+// TestRestoreTypedContained: an identifier listed first gives way to a
+// later, longer one that contains it.
+func TestRestoreTypedContained(t *testing.T) {
+	st := openStore(t)
+	s := session(userSession, restoreProject, 1)
+	apply(t, st, s, nil, []carryover.Item{
+		{Kind: carryover.KindInputs, Key: "inputs:a", Text: "packages/app/src/router/index.js", Line: 10, ChunkSeq: 0},
+		{Kind: carryover.KindInputs, Key: "inputs:b", Text: "src/router/index.js other_ident_1", Line: 20, ChunkSeq: 1},
+	})
+	blk, err := retrieve.Restore(context.Background(), st, retrieve.RestoreRequest{SessionID: userSession, Project: restoreProject,
+		Window: 1, Budget: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(blk.Text, "packages/app/src/router/index.js") || strings.Contains(blk.Text, " src/router/index.js") {
+		t.Errorf("want the longer path only:\n%s", blk.Text)
+	}
+}
