@@ -601,8 +601,11 @@ func userText(out string) bool {
 		return false
 	}
 	f := strings.Fields(out)
-	if len(f) < 3 || strings.HasSuffix(f[0], ":") || strings.ContainsAny(f[0], "/\\()[]<>=") {
+	if len(f) == 0 || strings.HasSuffix(f[0], ":") || strings.ContainsAny(f[0], "/\\()[]<>=") {
 		return false
+	}
+	if len(f) < 3 && strings.ContainsAny(out, "0123456789_:./") {
+		return false // a short code or name, not a reply ("no", "stop that")
 	}
 	letters := 0
 	for _, r := range out {

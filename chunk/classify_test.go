@@ -104,8 +104,9 @@ func TestClassify(t *testing.T) {
 			"err:t2:The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, " +
 				"the new_string was NOT written to the file). To tell you how to proceed, the user said:\nuse port 48213 instead",
 			`tool:m3:t3:Bash:{"command":"rm -rf x"}`,
-			"err:t3:The user doesn't want to proceed with this tool use. The tool use was rejected. STOP what you are doing."},
-			want: []string{"please add transformer.js too first", "use port 48213 instead"}},
+			"err:t3:The user doesn't want to proceed with this tool use. The tool use was rejected. STOP what you are doing.",
+			`tool:m4:t4:Write:{"file_path":"/p/b.js","content":"x"}`, "err:t4:no"},
+			want: []string{"please add transformer.js too first", "use port 48213 instead", "no"}},
 		{name: "no error from a rejection, Claude Code's refusals or an empty failure", kind: carryover.KindError, specs: []string{
 			`tool:m1:t1:Edit:{"file_path":"/p/a.js","old_string":"a","new_string":"b"}`, "err:t1:please add transformer.js too first",
 			`tool:m2:t2:Write:{"file_path":"/p/b.js","content":"x"}`,
@@ -114,7 +115,8 @@ func TestClassify(t *testing.T) {
 			"err:t3:Found 3 matches of the string to replace, but replace_all is false.",
 			`tool:m4:t4:Bash:{"command":"git push"}`, "err:t4:Exit code 128\n",
 			`tool:m5:t5:Read:{"file_path":"/p/dir"}`, "err:t5:EISDIR: illegal operation on a directory, read",
-			`tool:m6:t6:WebFetch:{"url":"https://x.test/a"}`, "err:t6:Request failed with status code 404"},
+			`tool:m6:t6:WebFetch:{"url":"https://x.test/a"}`, "err:t6:Request failed with status code 404",
+			`tool:m7:t7:Write:{"file_path":"/p/b.js","content":"x"}`, "err:t7:no"},
 			want: []string{"EISDIR: illegal operation on a directory, read", "Request failed with status code 404"}},
 		{name: "diagnoses and lead-ins are no decisions", kind: carryover.KindDecision, specs: []string{
 			"asst:m1:The issue is that we fall back to the template instead of the function. " +

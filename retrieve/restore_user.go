@@ -33,11 +33,13 @@ const titleUser = "### The user said\n"
 // a rule, a preference, a value.
 var statementCues = []string{"decided", "decide", "we'll", "we will", "let's", "always", "never", "don't",
 	"do not", "must", "should", "prefer", "instead", "rather than", "make sure", "from now on", "i want", "we want",
-	"i'd like", "call it"}
+	"i'd like", "call it",
+	// Chinese: decided, must, don't, always, never, use, from now on.
+	"决定", "必须", "不要", "总是", "始终", "永远", "使用", "以后"}
 
 // valueCues state a value when the sentence holds a specific token ("the
 // port is 48213", "timeout = 30s").
-var valueCues = []string{" is ", " are ", "=", ": ", " to "}
+var valueCues = []string{" is ", " are ", "=", ": ", " to ", "是", "为", "："}
 
 // hasValue reports a specific token or a number in s.
 func hasValue(s string) bool {
@@ -212,9 +214,9 @@ func splitSentences(text string) []string {
 		line = strings.TrimSpace(line)
 		for line != "" {
 			cut := len(line)
-			for _, sep := range []string{". ", "! ", "? "} {
-				if i := strings.Index(line, sep); i >= 0 && i+1 < cut {
-					cut = i + 1
+			for _, sep := range []string{". ", "! ", "? ", "。", "！", "？"} {
+				if i := strings.Index(line, sep); i >= 0 && i+len(sep) < cut {
+					cut = i + len(strings.TrimRight(sep, " "))
 				}
 			}
 			if s := strings.TrimSpace(line[:cut]); s != "" {
