@@ -12,7 +12,13 @@ import (
 
 // preservedTail is how much of a transcript's end is read for the messages
 // a compaction kept: they are the last ones before its boundary.
-const preservedTail = 4 << 20
+// boundaryTail is read first: the boundary and the summary were just
+// written, and an older build's boundary (no preserved messages) costs no
+// more.
+const (
+	preservedTail = 4 << 20
+	boundaryTail  = 256 << 10
+)
 
 // preservedCap bounds the text taken from them.
 const preservedCap = 256 << 10
@@ -33,10 +39,35 @@ func preservedText(path string) string {
 	if err != nil {
 		return ""
 	}
-	start := max(fi.Size()-preservedTail, 0)
-	buf := make([]byte, fi.Size()-start)
-	if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+	tail := func(n int64) ([]byte, int64, bool) {
+		start := max(fi.Size()-n, 0)
+		buf := make([]byte, fi.Size()-start)
+		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+			return nil, 0, false
+		}
+		return buf, start, true
+	}
+	buf, start, ok := tail(boundaryTail)
+	if !ok {
 		return ""
+	}
+	// The boundary and the summary were just written: a boundary further
+	// back is an earlier compaction's, and this one kept nothing.
+	i := bytes.LastIndex(buf, []byte(`"compact_boundary"`))
+	if i < 0 {
+		return ""
+	}
+	line := buf[bytes.LastIndexByte(buf[:i], '\n')+1:]
+	if j := bytes.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	if !bytes.Contains(line, []byte("preservedMessages")) {
+		return "" // an older build's boundary
+	}
+	if start > 0 && len(buf) < preservedTail {
+		if buf, start, ok = tail(preservedTail); !ok {
+			return ""
+		}
 	}
 	if start > 0 { // the first line is likely torn
 		if i := bytes.IndexByte(buf, '\n'); i >= 0 {

@@ -374,6 +374,7 @@ type restoreMemo struct {
 	// the room all of them would take.
 	typed      []string
 	typedShow  []string // as shown: relative to the root
+	typedSeen  []int8   // whether the summary holds each: 0 not asked yet, 1 yes, 2 no
 	typedItem  map[string]int64
 	typedAvail int
 	// The lost facts' candidates per section, ranked and deduplicated, and
@@ -688,6 +689,7 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	if c.memo.typed == nil {
 		c.memo.typed, c.memo.typedItem = typedOrder(items)
 		c.memo.typedShow = make([]string, len(c.memo.typed))
+		c.memo.typedSeen = make([]int8, len(c.memo.typed))
 		for i, id := range c.memo.typed {
 			c.memo.typedShow[i] = c.rel(id)
 			c.memo.typedAvail += len(c.memo.typedShow[i]) + 1
@@ -698,41 +700,52 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	shown := c.shown.String()
 	var chosen []string // as shown
 	var low []string    // lower case, beside chosen
+	var lowText strings.Builder
+	lowText.WriteByte(' ')
 	listed := map[string]bool{}
-	used := len(typedPrefix) // a lower bound of the wrapped size: the identifiers and their separators
+	var w wrapState // the lines chosen take
 	for i, id := range order {
 		show := c.memo.typedShow[i]
-		if listed[show] || used+len(show)+1 > room {
+		if listed[show] || w.add(show).size > room {
 			continue // a shorter one may still fit
 		}
 		// An identifier inside one listed already is shown by it. (These
 		// scans of the summary come after the cheap test above: most of a
 		// long session's identifiers no longer fit.)
 		l := strings.ToLower(show)
-		if c.nov.seenIdent(id) || strings.Contains(shown, l) || slices.ContainsFunc(low, func(x string) bool { return strings.Contains(x, l) }) {
+		if c.memo.typedSeen[i] == 0 {
+			c.memo.typedSeen[i] = 2
+			if c.nov.seenIdent(id) {
+				c.memo.typedSeen[i] = 1
+			}
+		}
+		if c.memo.typedSeen[i] == 1 || strings.Contains(shown, l) || strings.Contains(lowText.String(), l) {
 			continue
 		}
 		// One listed already that this one contains gives way to it
 		// (src/router/index.js to packages/app/src/router/index.js).
-		keep := chosen[:0:0]
-		keepLow := low[:0:0]
-		for k, x := range low {
-			if strings.Contains(l, x) {
-				delete(listed, chosen[k])
-				c.typedShown--
-				continue
+		if slices.ContainsFunc(low, func(x string) bool { return strings.Contains(l, x) }) {
+			var keep, keepLow []string
+			lowText.Reset()
+			lowText.WriteByte(' ')
+			for k, x := range low {
+				if strings.Contains(l, x) {
+					delete(listed, chosen[k])
+					c.typedShown--
+					continue
+				}
+				keep, keepLow = append(keep, chosen[k]), append(keepLow, x)
+				lowText.WriteString(x + " ")
 			}
-			keep, keepLow = append(keep, chosen[k]), append(keepLow, x)
+			chosen, low = keep, keepLow
+			w = wrapState{}
+			for _, x := range chosen {
+				w = w.add(x)
+			}
 		}
-		keep, keepLow = append(keep, show), append(keepLow, l)
-		if wrappedLen(keep) > room {
-			continue
-		}
-		chosen, low = keep, keepLow
-		used = len(typedPrefix)
-		for _, x := range chosen {
-			used += len(x) + 1
-		}
+		chosen, low = append(chosen, show), append(low, l)
+		lowText.WriteString(l + " ")
+		w = w.add(show)
 		listed[show] = true
 		c.typedShown++
 		c.show("", itemOf[id], 0)
@@ -777,28 +790,35 @@ func wrapTyped(ids []string) []string {
 	return lines
 }
 
+// wrapState is the size of wrapTyped's lines as identifiers are added.
+type wrapState struct {
+	size int // bytes, newlines included
+	last int // the last line's, without its newline
+}
+
+// add returns the state with id added after the others.
+func (w wrapState) add(id string) wrapState {
+	switch {
+	case w.size == 0:
+		w.last = len(typedPrefix) + len(id)
+		w.size = w.last + 1
+	case w.last+1+len(id) > typedWidth:
+		w.last = 2 + len(id)
+		w.size += w.last + 1
+	default:
+		w.last += 1 + len(id)
+		w.size += 1 + len(id)
+	}
+	return w
+}
+
 // wrappedLen is the size of wrapTyped(ids).
 func wrappedLen(ids []string) int {
-	n, line, first := 0, 0, true
+	var w wrapState
 	for _, id := range ids {
-		switch {
-		case line == 0 && first:
-			line = len(typedPrefix)
-			first = false
-		case line == 0:
-			line = 2
-		case line+1+len(id) > typedWidth:
-			n += line + 1
-			line = 2
-		default:
-			line++
-		}
-		line += len(id)
+		w = w.add(id)
 	}
-	if line > 0 {
-		n += line + 1
-	}
-	return n
+	return w.size
 }
 
 // factsPart ranks the lost facts — open errors, fixed errors, user
