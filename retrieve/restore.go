@@ -228,8 +228,8 @@ func (c *composer) compose(in restoreInput, header string, budget int, caps part
 	c.steps = len(steps)
 	var b strings.Builder
 	b.WriteString(header)
-	writePart(&b, titleUser, user)
 	writePart(&b, titleNow, now)
+	writePart(&b, titleUser, user)
 	writePart(&b, titleWorkingSet, ws)
 	writePart(&b, titleFacts, facts)
 	writePart(&b, titleSteps, steps)

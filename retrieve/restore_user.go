@@ -52,6 +52,19 @@ type userSentence struct {
 	pos   int // index within the item
 	text  string
 	score float64
+	note  string // the kind of the note it is, or ""
+}
+
+// noteScore ranks the notes the user kept explicitly above any sentence
+// of a prompt.
+const noteScore = 10.0
+
+// userPrefix starts the line of the user's words of one prompt or note.
+func userPrefix(s userSentence) string {
+	if s.note != "" {
+		return "- " + s.note + " (note): "
+	}
+	return fmt.Sprintf("- L%d: ", s.it.Line)
 }
 
 // userCandidates returns the novel statements of the user's prompts,
@@ -89,6 +102,18 @@ func (c *composer) userCandidates(in restoreInput) []userSentence {
 			out = append(out, userSentence{it: it, pos: i, text: s, score: score})
 		}
 	}
+	// The notes kept with `carryover note` (the state goes to Now).
+	for _, n := range in.notes {
+		if n.Kind == "state" || strings.TrimSpace(n.Text) == "" || c.nov.seenText(n.Text) {
+			continue
+		}
+		kind := n.Kind
+		if kind == "" {
+			kind = "note"
+		}
+		out = append(out, userSentence{it: carryover.Item{ID: -n.ID}, text: clip(oneLine(n.Text), userLineCap-40),
+			score: noteScore, note: kind})
+	}
 	slices.SortStableFunc(out, func(a, b userSentence) int { return cmpDesc(a.score, b.score) })
 	return out
 }
@@ -105,15 +130,22 @@ func (c *composer) userPart(in restoreInput, room int) []string {
 		it    carryover.Item
 		sents []userSentence
 	}
+	// Notes first, then prompts in the order they were said.
+	order := func(g *group) int {
+		if g.sents[0].note != "" {
+			return -1
+		}
+		return g.it.Line
+	}
 	var groups []*group
 	byItem := map[int64]*group{}
 	used := 0
 	lineLen := func(g *group, extra *userSentence) int {
-		n := len(fmt.Sprintf("- L%d: \n", g.it.Line))
 		ss := g.sents
 		if extra != nil {
 			ss = append(slices.Clone(ss), *extra)
 		}
+		n := len(userPrefix(ss[0])) + 1
 		for i, s := range ss {
 			if i > 0 {
 				n++
@@ -144,7 +176,7 @@ func (c *composer) userPart(in restoreInput, room int) []string {
 		g.sents = append(g.sents, s)
 		used += after - before
 	}
-	slices.SortFunc(groups, func(a, b *group) int { return a.it.Line - b.it.Line })
+	slices.SortStableFunc(groups, func(a, b *group) int { return order(a) - order(b) })
 	c.userLen = used
 	if c.userAvail == 0 {
 		for _, s := range c.memo.user {
@@ -158,7 +190,14 @@ func (c *composer) userPart(in restoreInput, room int) []string {
 		for i, s := range g.sents {
 			texts[i] = s.text
 		}
-		lines = append(lines, c.show(fmt.Sprintf("- L%d: %s\n", g.it.Line, strings.Join(texts, " ")), g.it.ID, 0))
+		id := g.it.ID
+		if id < 0 {
+			id = 0 // a note, not an item
+		}
+		if g.sents[0].note != "" {
+			c.notes++
+		}
+		lines = append(lines, c.show(userPrefix(g.sents[0])+strings.Join(texts, " ")+"\n", id, 0))
 	}
 	return lines
 }
