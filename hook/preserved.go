@@ -17,7 +17,7 @@ import (
 // more.
 const (
 	preservedTail = 4 << 20
-	boundaryTail  = 256 << 10
+	boundaryTail  = 64 << 10
 )
 
 // preservedCap bounds the text taken from them.

@@ -306,7 +306,7 @@ var restoreKinds = []struct {
 	kinds []carryover.ItemKind
 	limit int
 }{
-	{[]carryover.ItemKind{carryover.KindGoal}, 40},
+	{[]carryover.ItemKind{carryover.KindGoal}, 24},
 	{[]carryover.ItemKind{carryover.KindTodo}, 1},
 	{[]carryover.ItemKind{carryover.KindConstraint}, 40},
 	{[]carryover.ItemKind{carryover.KindDecision}, 40},
