@@ -31,12 +31,21 @@ type NeededOptions struct {
 	Shares retrieve.RestoreShares
 	// Progress, when set, is told each transcript as it starts.
 	Progress func(path string)
+	// Vocabulary are the transcripts general vocabulary is computed from
+	// (identifiers in the sessions of GeneralRepositories or more
+	// repositories); nil: Paths.
+	Vocabulary []string
 }
 
 // NeededResult is what Needed measured: one row per compaction (or cut).
 type NeededResult struct {
 	Budget int
 	Rows   []NeededRow
+	// Specific scores the same restores with general vocabulary left out
+	// of what was needed; General is its size, Repositories the
+	// repositories it was computed from.
+	Specific              []NeededRow
+	General, Repositories int
 }
 
 // NeededRow scores one compaction: the restore the hooks injected, and
@@ -50,10 +59,13 @@ type NeededRow struct {
 	FromMemory int       `json:"from_memory"`
 	// Restore, Tail and Recent count the needed identifiers each holds,
 	// and of them the ones typed from memory.
-	Restore    Held `json:"restore"`
-	Tail       Held `json:"last_chars"`
-	Recent     Held `json:"recent_identifiers"`
-	RestoreLen int  `json:"restore_chars"`
+	Restore Held `json:"restore"`
+	Tail    Held `json:"last_chars"`
+	Recent  Held `json:"recent_identifiers"`
+	// Instructions counts the needed identifiers the PreCompact
+	// instructions asked the summariser to keep (the session's own list).
+	Instructions Held `json:"instructions"`
+	RestoreLen   int  `json:"restore_chars"`
 	// Missed lists the needed identifiers the restore did not hold, the
 	// ones typed from memory first.
 	Missed []string `json:"missed,omitempty"`
@@ -94,16 +106,25 @@ func Needed(ctx context.Context, opt NeededOptions) (*NeededResult, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	res := &NeededResult{Budget: opt.Budget}
+	vocab := opt.Vocabulary
+	if vocab == nil {
+		vocab = opt.Paths
+	}
+	general, nrepo, err := GeneralVocabulary(vocab)
+	if err != nil {
+		return nil, err
+	}
+	res := &NeededResult{Budget: opt.Budget, General: len(general), Repositories: nrepo}
 	for i, f := range files {
 		if opt.Progress != nil {
 			opt.Progress(f)
 		}
-		rows, err := neededFile(ctx, opt, filepath.Join(tmp, fmt.Sprint(i)), f)
+		rows, specific, err := neededFile(ctx, opt, filepath.Join(tmp, fmt.Sprint(i)), f, general)
 		if err != nil {
 			return nil, err
 		}
 		res.Rows = append(res.Rows, rows...)
+		res.Specific = append(res.Specific, specific...)
 	}
 	return res, nil
 }
@@ -144,27 +165,26 @@ func NeededTranscripts(paths []string) ([]string, error) {
 
 // neededFile replays one transcript: through its compactions in order on
 // one store, or each simulated cut on a store of its own.
-func neededFile(ctx context.Context, opt NeededOptions, dir, path string) ([]NeededRow, error) {
+func neededFile(ctx context.Context, opt NeededOptions, dir, path string, general map[string]bool) (rows, specific []NeededRow, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sid := ingest.SessionIDFromPath(path)
 	cases, lines, err := neededCases(path, sid, opt.Cuts)
 	if err != nil {
-		return nil, fmt.Errorf("bench needed: %w", err)
+		return nil, nil, fmt.Errorf("bench needed: %w", err)
 	}
-	var rows []NeededRow
 	var r *Replay
 	for i, c := range cases {
 		if r == nil || c.Simulated {
 			d := filepath.Join(dir, fmt.Sprint(i))
 			if err := os.MkdirAll(d, 0o700); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			cfg := hookConfig(filepath.Join(d, "store.db"), opt.Budget, opt.Timeout)
 			cfg.RestoreShares = opt.Shares
 			if r, err = NewReplay(cfg, d, sid, lines); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		p := Cut(c.Boundary)
@@ -176,29 +196,37 @@ func neededFile(ctx context.Context, opt NeededOptions, dir, path string) ([]Nee
 		}
 		comp, err := r.Compact(ctx, p)
 		if err != nil {
-			return nil, fmt.Errorf("bench needed: %s: %w", c, err)
+			return nil, nil, fmt.Errorf("bench needed: %s: %w", c, err)
 		}
 		restore := cut(comp.Restore, opt.Budget)
-		row := NeededRow{Session: sid, Line: c.Boundary + 1, Simulated: c.Simulated, Needed: len(c.Needed),
-			FromMemory: len(c.FromMemory), RestoreLen: len(restore), RestoreText: restore}
-		row.Time = lineTime(lines, c.Boundary)
-		row.Restore.All, row.Restore.FromMemory = c.score(restore)
-		tail := c.Tail
-		if len(tail) > opt.Budget {
-			tail = tail[len(tail)-opt.Budget:]
-		}
-		row.Tail.All, row.Tail.FromMemory = c.score(tail)
-		row.Recent.All, row.Recent.FromMemory = c.score(packList(c.Recent, opt.Budget))
-		for _, mem := range []bool{true, false} {
-			for _, id := range c.Needed {
-				if c.FromMemory[id] == mem && !held(restore, id, c.Cwd) {
-					row.Missed = append(row.Missed, id)
-				}
+		rows = append(rows, scoreRow(opt, sid, lines, c, comp, restore))
+		specific = append(specific, scoreRow(opt, sid, lines, c.withoutGeneral(general), comp, restore))
+	}
+	return rows, specific, nil
+}
+
+// scoreRow scores one compaction's restore, instructions and baselines on
+// what the case needed.
+func scoreRow(opt NeededOptions, sid string, lines [][]byte, c neededCase, comp Compaction, restore string) NeededRow {
+	row := NeededRow{Session: sid, Line: c.Boundary + 1, Simulated: c.Simulated, Needed: len(c.Needed),
+		FromMemory: len(c.FromMemory), RestoreLen: len(restore), RestoreText: restore}
+	row.Time = lineTime(lines, c.Boundary)
+	row.Restore.All, row.Restore.FromMemory = c.score(restore)
+	tail := c.Tail
+	if len(tail) > opt.Budget {
+		tail = tail[len(tail)-opt.Budget:]
+	}
+	row.Tail.All, row.Tail.FromMemory = c.score(tail)
+	row.Recent.All, row.Recent.FromMemory = c.score(packList(c.Recent, opt.Budget))
+	row.Instructions.All, row.Instructions.FromMemory = c.score(comp.Instructions)
+	for _, mem := range []bool{true, false} {
+		for _, id := range c.Needed {
+			if c.FromMemory[id] == mem && !held(restore, id, c.Cwd) {
+				row.Missed = append(row.Missed, id)
 			}
 		}
-		rows = append(rows, row)
 	}
-	return rows, nil
+	return row
 }
 
 // lineTime is the time of the line at i, or of the nearest line before it
@@ -221,13 +249,14 @@ func lineTime(lines [][]byte, i int) time.Time {
 // NeededSummary aggregates rows of one kind (real or simulated): totals,
 // the mean of the sessions' rates and the worst session's.
 type NeededSummary struct {
-	Cases      int  `json:"cases"`
-	Sessions   int  `json:"sessions"`
-	Needed     int  `json:"needed"`
-	FromMemory int  `json:"from_memory"`
-	Restore    Held `json:"restore"`
-	Tail       Held `json:"last_chars"`
-	Recent     Held `json:"recent_identifiers"`
+	Cases        int  `json:"cases"`
+	Sessions     int  `json:"sessions"`
+	Needed       int  `json:"needed"`
+	FromMemory   int  `json:"from_memory"`
+	Restore      Held `json:"restore"`
+	Tail         Held `json:"last_chars"`
+	Recent       Held `json:"recent_identifiers"`
+	Instructions Held `json:"instructions"`
 	// Mean and Worst are per-session rates (held / needed) of the
 	// restore; WorstSession names the worst by from-memory rate.
 	MeanAll         float64 `json:"mean_all"`
@@ -239,11 +268,21 @@ type NeededSummary struct {
 
 // Summary aggregates the real compactions (simulated false) or the cuts.
 func (r *NeededResult) Summary(simulated bool) NeededSummary {
+	return summarize(r.Rows, simulated)
+}
+
+// SpecificSummary is Summary with general vocabulary left out of what
+// was needed.
+func (r *NeededResult) SpecificSummary(simulated bool) NeededSummary {
+	return summarize(r.Specific, simulated)
+}
+
+func summarize(rows []NeededRow, simulated bool) NeededSummary {
 	var s NeededSummary
 	type agg struct{ needed, mem, held, heldMem int }
 	per := map[string]*agg{}
 	var order []string
-	for _, row := range r.Rows {
+	for _, row := range rows {
 		if row.Simulated != simulated {
 			continue
 		}
@@ -253,6 +292,7 @@ func (r *NeededResult) Summary(simulated bool) NeededSummary {
 		s.Restore = addHeld(s.Restore, row.Restore)
 		s.Tail = addHeld(s.Tail, row.Tail)
 		s.Recent = addHeld(s.Recent, row.Recent)
+		s.Instructions = addHeld(s.Instructions, row.Instructions)
 		a := per[row.Session]
 		if a == nil {
 			a = &agg{}
@@ -351,14 +391,23 @@ func (r *NeededResult) Print(w io.Writer, show bool) error {
 			kind = "simulated cuts (no summary)"
 		}
 		fmt.Fprintf(w, "\n%s: %d in %d sessions\n", kind, s.Cases, s.Sessions)
-		fmt.Fprintf(w, "  restore             all needed %d/%d (%s), from memory %d/%d (%s)\n", s.Restore.All, s.Needed,
-			rate(s.Restore.All, s.Needed), s.Restore.FromMemory, s.FromMemory, rate(s.Restore.FromMemory, s.FromMemory))
-		fmt.Fprintf(w, "  per session         mean %.0f %% / %.0f %%, worst %.0f %% / %.0f %% (from memory: %s)\n",
-			100*s.MeanAll, 100*s.MeanFromMemory, 100*s.WorstAll, 100*s.WorstFromMemory, shortID(s.WorstSession))
-		fmt.Fprintf(w, "  last %d chars     %s / %s\n", r.Budget, rate(s.Tail.All, s.Needed), rate(s.Tail.FromMemory, s.FromMemory))
-		fmt.Fprintf(w, "  recent identifiers  %s / %s\n", rate(s.Recent.All, s.Needed), rate(s.Recent.FromMemory, s.FromMemory))
+		printSummary(w, s, r.Budget)
+		fmt.Fprintf(w, "%s, general vocabulary left out (%d identifiers in the sessions of %d or more of %d repositories):\n",
+			kind, r.General, GeneralRepositories, r.Repositories)
+		printSummary(w, r.SpecificSummary(sim), r.Budget)
 	}
 	return nil
+}
+
+func printSummary(w io.Writer, s NeededSummary, budget int) {
+	fmt.Fprintf(w, "  restore             all needed %d/%d (%s), from memory %d/%d (%s)\n", s.Restore.All, s.Needed,
+		rate(s.Restore.All, s.Needed), s.Restore.FromMemory, s.FromMemory, rate(s.Restore.FromMemory, s.FromMemory))
+	fmt.Fprintf(w, "  per session         mean %.0f %% / %.0f %%, worst %.0f %% / %.0f %% (from memory: %s)\n",
+		100*s.MeanAll, 100*s.MeanFromMemory, 100*s.WorstAll, 100*s.WorstFromMemory, shortID(s.WorstSession))
+	fmt.Fprintf(w, "  last %d chars     %s / %s\n", budget, rate(s.Tail.All, s.Needed), rate(s.Tail.FromMemory, s.FromMemory))
+	fmt.Fprintf(w, "  recent identifiers  %s / %s\n", rate(s.Recent.All, s.Needed), rate(s.Recent.FromMemory, s.FromMemory))
+	fmt.Fprintf(w, "  compaction list     %s / %s (the PreCompact instructions' keep-verbatim list)\n",
+		rate(s.Instructions.All, s.Needed), rate(s.Instructions.FromMemory, s.FromMemory))
 }
 
 func shortID(id string) string {
@@ -371,5 +420,7 @@ func shortID(id string) string {
 // JSON is what 'bench needed --json' prints: the rows and the summaries
 // of the real and the simulated compactions.
 func (r *NeededResult) JSON() map[string]any {
-	return map[string]any{"budget": r.Budget, "rows": r.Rows, "real": r.Summary(false), "simulated": r.Summary(true)}
+	return map[string]any{"budget": r.Budget, "rows": r.Rows, "real": r.Summary(false), "simulated": r.Summary(true),
+		"general_vocabulary": r.General, "repositories": r.Repositories,
+		"specific_real": r.SpecificSummary(false), "specific_simulated": r.SpecificSummary(true)}
 }

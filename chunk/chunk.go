@@ -336,7 +336,7 @@ func (b *builder) prompt(e *transcript.Entry, text string) {
 	b.item(p, e, carryover.KindGoal, shortLine(intent, 400), "", false)
 	var seen []string
 	for _, s := range sentences(intent) {
-		if len(seen) < maxConstraints && isConstraint(s) && !slices.Contains(seen, s) {
+		if len(seen) < maxConstraints && ownWords(intent, s) && isConstraint(s) && !slices.Contains(seen, s) {
 			seen = append(seen, s)
 			b.item(p, e, carryover.KindConstraint, s, "", false)
 		}
@@ -345,6 +345,24 @@ func (b *builder) prompt(e *transcript.Entry, text string) {
 		b.item(p, e, carryover.KindMarker, m, "user", false)
 	}
 	b.closeStep()
+}
+
+// Bounds of what a long prompt's own words are: pasted documents and logs
+// come between the user's lead-in and their closing request.
+const (
+	longPrompt = 600
+	ownHead    = 400
+	ownTail    = 300
+)
+
+// ownWords reports whether sentence s of prompt text is the user's own:
+// anywhere in a short prompt, at the head or the tail of a long one.
+func ownWords(text, s string) bool {
+	if len(text) <= longPrompt {
+		return true
+	}
+	i := strings.Index(text, s)
+	return i >= 0 && (i < ownHead || i+len(s) > len(text)-ownTail)
 }
 
 // intentOf is what the user asked in a prompt, without the IDE selection
@@ -477,6 +495,9 @@ func (b *builder) result(e *transcript.Entry, blk transcript.Block) {
 		p.text += "\n" + r
 	}
 	if failed {
+		if protocolError(blk.Text, out) {
+			return // Claude Code refused the call itself: nothing in the project failed
+		}
 		b.failure(cp.c, p, e, out, code)
 	} else {
 		b.success(cp.c, p, e, out)
@@ -487,12 +508,19 @@ func (b *builder) result(e *transcript.Entry, blk transcript.Block) {
 const rejectPrefix = "The user doesn't want to proceed with this tool use"
 
 func (b *builder) failure(c Call, p *part, e *transcript.Entry, out string, code int) {
-	if strings.HasPrefix(out, rejectPrefix) {
-		// Not an error: the user said no, sometimes with a rule to follow.
-		if _, reason, ok := strings.Cut(out, "reason for the rejection:"); ok && strings.TrimSpace(reason) != "" {
-			b.item(p, e, carryover.KindConstraint, shortLine(reason, 400), "", false)
+	if said, ok := rejection(c, out, code); ok {
+		// Not an error: the user said no, sometimes with what to do
+		// instead, which is a request of theirs like a prompt.
+		if said = strings.TrimSpace(said); said != "" {
+			b.item(p, e, carryover.KindGoal, shortLine(said, 400), "", false)
+			if isConstraint(said) {
+				b.item(p, e, carryover.KindConstraint, shortLine(said, 400), "", false)
+			}
 		}
 		return
+	}
+	if strings.TrimSpace(out) == "" {
+		return // an exit code alone says nothing the next step could use
 	}
 	msg := errorSummary(out, code)
 	if msg == "" {
@@ -539,6 +567,74 @@ func (b *builder) resolve(oe OpenError, p *part, e *transcript.Entry, fix, verif
 	if oe.idx == 0 {
 		b.res.Items = append(b.res.Items, *it) // keeps the ChunkSeq of the error's chunk
 	}
+}
+
+// rejection reports whether a failed call's output is the user declining
+// it, and what they said with it. Claude Code writes a fixed sentence,
+// followed in newer versions by what the user said; older versions wrote
+// the user's words alone as the error.
+func rejection(c Call, out string, code int) (string, bool) {
+	if strings.HasPrefix(out, rejectPrefix) {
+		for _, cue := range []string{"reason for the rejection:", "the user said:"} {
+			if i := strings.Index(out, cue); i >= 0 {
+				return out[i+len(cue):], true
+			}
+		}
+		return "", true
+	}
+	if c.Name == "" || code != 0 || strings.HasPrefix(out, "Exit code ") {
+		return "", false
+	}
+	return out, userText(out)
+}
+
+// userText reports whether a call's error output reads like a person's
+// sentence rather than a program's message: a few plain words, none of the
+// error words, no "CODE:" opening, one short line.
+func userText(out string) bool {
+	out = strings.TrimSpace(out)
+	if out == "" || len(out) > 400 || strings.Contains(out, "\n") {
+		return false
+	}
+	low := strings.ToLower(out)
+	if containsAny(low, errorWords) || containsAny(low, []string{"denied", "illegal", "permission", "status code", "eisdir", "enoent"}) {
+		return false
+	}
+	f := strings.Fields(out)
+	if len(f) == 0 || strings.HasSuffix(f[0], ":") || strings.ContainsAny(f[0], "/\\()[]<>=") {
+		return false
+	}
+	if len(f) < 3 && strings.ContainsAny(out, "0123456789_:./") {
+		return false // a short code or name, not a reply ("no", "stop that")
+	}
+	letters := 0
+	for _, r := range out {
+		if r == ' ' || r == ',' || r == '.' || r == '\'' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127 {
+			letters++
+		}
+	}
+	return letters*10 >= len([]rune(out))*8
+}
+
+// protocolMessages open the errors Claude Code itself returns for a call
+// it refused to run (a file edited before it was read, a string not
+// found): the call's protocol, not the project, failed.
+var protocolMessages = []string{"File has not been read yet", "File has been modified since read",
+	"File has been unexpectedly modified", "Sibling tool call errored", "No such tool available",
+	"String to replace not found", "InputValidationError", "Cancelled: parallel tool call", "File content (",
+	"File does not exist."}
+
+// protocolError reports a tool_use_error wrapper or a known message of
+// Claude Code's own (raw is the result as written, out as cleaned).
+func protocolError(raw, out string) bool {
+	if strings.Contains(raw, "<tool_use_error>") {
+		return true
+	}
+	out = strings.TrimPrefix(strings.TrimSpace(out), "Error: ")
+	if strings.HasPrefix(out, "Found ") && strings.Contains(out, "matches of the string to replace") {
+		return true
+	}
+	return hasPrefixAny(out, protocolMessages)
 }
 
 // toolKind groups tools whose success can resolve each other's errors.

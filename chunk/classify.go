@@ -195,39 +195,87 @@ func isSubcommand(s string) bool {
 
 // decisionCues mark assistant sentences that state a choice.
 var decisionCues = []string{"i'll use", "i will use", "we'll use", "let's use", "decided", "decide to", "decision",
-	"instead of", "rather than", "chose ", "chosen", "choosing", "the approach", "going with", "go with", "opted",
-	"better to", "prefer ", "i recommend", "i'd recommend", "i'll recommend", "i would recommend"}
+	"chose ", "chosen", "choosing", "going with", "opted", "i recommend", "i'd recommend", "i'll recommend",
+	"i would recommend"}
+
+// weakDecisionCues compare options; they state a choice only with someone
+// who makes it ("we should use X rather than Y"), not in a diagnosis ("the
+// issue is that it falls back to X instead of Y").
+var weakDecisionCues = []string{"instead of", "rather than", "better to", "the approach", "prefer ", "go with"}
+
+// choosers are who makes a choice in a sentence with a weak cue.
+var choosers = []string{"i'll ", "i will ", "we'll ", "we will ", "let's ", "we should ", "i should ", "i'm going to ",
+	"we're going to ", "i'd ", "we'd "}
+
+// reportOpenings start assistant sentences that diagnose or report rather
+// than choose.
+var reportOpenings = []string{"the issue", "the problem", "the error", "the bug", "this is", "that's", "it's",
+	"fixed", "i see", "looking at", "you're", "**"}
 
 // constraintWords mark user sentences that set a rule.
 var constraintWords = []string{"always", "never", "don't", "do not", "dont", "must", "must not", "should not",
 	"shouldn't", "make sure", "avoid"}
 
+// questionOpenings start a question even without its question mark.
+var questionOpenings = []string{"what ", "why ", "how ", "when ", "where ", "which ", "who ", "can you", "could you",
+	"would you", "can we", "could we", "should we", "should i", "do we", "do you", "does ", "did ", "is there",
+	"are there", "is it ", "wouldn't", "isn't", "aren't"}
+
 // markerWords start a marker line, with their boost.
 var markerWords = []string{"IMPORTANT:", "CRITICAL:", "REMEMBER:", "NOTE:", "TODO:"}
 
 func isDecision(sentence string) bool {
-	if len(sentence) < 20 || len(sentence) > 400 {
+	if len(sentence) < 20 || len(sentence) > 400 || strings.HasSuffix(sentence, ":") {
+		return false // a lead-in to a list is no choice yet
+	}
+	low := strings.ReplaceAll(strings.ToLower(sentence), "’", "'")
+	if hasPrefixAny(low, reportOpenings) {
 		return false
 	}
-	low := strings.ToLower(sentence)
-	for _, c := range decisionCues {
-		if strings.Contains(low, c) {
+	if containsAny(low, decisionCues) {
+		return true
+	}
+	return containsAny(low, weakDecisionCues) && containsAny(low, choosers)
+}
+
+// isConstraint reports whether a user sentence sets a rule. Questions,
+// lead-ins to a list and sentences that look like pasted code, markup or
+// table rows are not rules.
+func isConstraint(sentence string) bool {
+	if len(sentence) < 8 || len(sentence) > 400 || strings.ContainsAny(sentence, "{}") ||
+		strings.Contains(sentence, "</") || strings.Contains(sentence, "\":") || strings.Contains(sentence, `\n`) ||
+		strings.Count(sentence, "|") >= 2 || strings.ContainsRune(sentence, '\t') {
+		return false
+	}
+	low := strings.ReplaceAll(strings.ToLower(sentence), "’", "'")
+	if isQuestion(low) || strings.HasSuffix(low, ":") {
+		return false
+	}
+	for _, w := range constraintWords {
+		if hasWord(low, w) {
 			return true
 		}
 	}
 	return false
 }
 
-// isConstraint reports whether a user sentence sets a rule. Sentences that
-// look like pasted code or markup are not rules.
-func isConstraint(sentence string) bool {
-	if len(sentence) < 8 || len(sentence) > 400 || strings.ContainsAny(sentence, "{}") ||
-		strings.Contains(sentence, "</") || strings.Contains(sentence, "\":") || strings.Contains(sentence, `\n`) {
-		return false
+// isQuestion reports whether a lower-cased sentence asks rather than states.
+func isQuestion(low string) bool {
+	return strings.HasSuffix(low, "?") || hasPrefixAny(low, questionOpenings)
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, w := range subs {
+		if strings.Contains(s, w) {
+			return true
+		}
 	}
-	low := strings.ReplaceAll(strings.ToLower(sentence), "’", "'")
-	for _, w := range constraintWords {
-		if hasWord(low, w) {
+	return false
+}
+
+func hasPrefixAny(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
 			return true
 		}
 	}

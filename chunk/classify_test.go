@@ -88,6 +88,41 @@ func TestClassify(t *testing.T) {
 			`tool:m1:t1:Bash:{"command":"rm -rf build"}`,
 			"err:t1:The user doesn't want to proceed with this tool use. The tool use was rejected. The user provided the following reason for the rejection: never delete build outputs"},
 			want: []string{"never delete build outputs"}},
+		{name: "questions and table rows are no constraints", kind: carryover.KindConstraint, specs: []string{
+			"user:Should we always run the linter first? I saw we never report BadZipFile; wouldn't a warning be better? " +
+				"| never | always | must |. Don't push yet."},
+			want: []string{"Don't push yet."}},
+		{name: "a pasted document's rules are not the user's", kind: carryover.KindConstraint, specs: []string{
+			"user:Does this doc page help? " + strings.Repeat("Tools are Python packages that provide command-line interfaces. ", 8) +
+				"It is strongly recommended never to mutate a tool environment manually. " +
+				strings.Repeat("Tools may be installed with uv tool install. ", 6) + "Please never edit the lockfile by hand."},
+			want: []string{"Please never edit the lockfile by hand."}},
+		{name: "a rejected call with the user's words is a request, not an error", kind: carryover.KindGoal, specs: []string{
+			`tool:m1:t1:Edit:{"file_path":"/p/a.js","old_string":"a","new_string":"b"}`,
+			"err:t1:please add transformer.js too first",
+			`tool:m2:t2:Bash:{"command":"make deploy"}`,
+			"err:t2:The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, " +
+				"the new_string was NOT written to the file). To tell you how to proceed, the user said:\nuse port 48213 instead",
+			`tool:m3:t3:Bash:{"command":"rm -rf x"}`,
+			"err:t3:The user doesn't want to proceed with this tool use. The tool use was rejected. STOP what you are doing.",
+			`tool:m4:t4:Write:{"file_path":"/p/b.js","content":"x"}`, "err:t4:no"},
+			want: []string{"please add transformer.js too first", "use port 48213 instead", "no"}},
+		{name: "no error from a rejection, Claude Code's refusals or an empty failure", kind: carryover.KindError, specs: []string{
+			`tool:m1:t1:Edit:{"file_path":"/p/a.js","old_string":"a","new_string":"b"}`, "err:t1:please add transformer.js too first",
+			`tool:m2:t2:Write:{"file_path":"/p/b.js","content":"x"}`,
+			"err:t2:<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>",
+			`tool:m3:t3:Edit:{"file_path":"/p/c.js","old_string":"a","new_string":"b"}`,
+			"err:t3:Found 3 matches of the string to replace, but replace_all is false.",
+			`tool:m4:t4:Bash:{"command":"git push"}`, "err:t4:Exit code 128\n",
+			`tool:m5:t5:Read:{"file_path":"/p/dir"}`, "err:t5:EISDIR: illegal operation on a directory, read",
+			`tool:m6:t6:WebFetch:{"url":"https://x.test/a"}`, "err:t6:Request failed with status code 404",
+			`tool:m7:t7:Write:{"file_path":"/p/b.js","content":"x"}`, "err:t7:no"},
+			want: []string{"EISDIR: illegal operation on a directory, read", "Request failed with status code 404"}},
+		{name: "diagnoses and lead-ins are no decisions", kind: carryover.KindDecision, specs: []string{
+			"asst:m1:The issue is that we fall back to the template instead of the function. " +
+				"I'll recommend the most common approach but include alternatives:\n**Use rewrites instead of serving from public/** - proxy it. " +
+				"Fixed the ignore file (it had one entry instead of two). We should use rows rather than pages here."},
+			want: []string{"We should use rows rather than pages here."}},
 		{name: "decision", specs: []string{"asst:m1:Let me look. I'll use SQLite rather than Postgres because it is embedded. Done."},
 			kind: carryover.KindDecision, want: []string{"I'll use SQLite rather than Postgres because it is embedded."}},
 		{name: "no decision in plain text", specs: []string{"asst:m1:Now the tests pass."}, kind: carryover.KindDecision},

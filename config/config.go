@@ -25,6 +25,15 @@ import (
 	"github.com/carryover-dev/carryover/redact"
 )
 
+// HookOutputCap is the most characters of a hook's output Claude Code
+// gives the model; HookContextMax is what carryover's hooks cut their
+// context to, under it (package hook's MaxContext). A budget above the cap
+// draws a warning.
+const (
+	HookOutputCap  = 10_000
+	HookContextMax = 9000
+)
+
 // Bounds of values: a project may set the budgets, and each of them is
 // text injected into a session.
 const (

@@ -175,6 +175,11 @@ func (l *loader) apply(k keyDef, v any, src Source) {
 	if k.record != "" {
 		rec = k.record
 	}
+	if n := map[string]int{"budget": l.c.Budget, "recall_budget": l.c.RecallBudget}[rec]; n > HookOutputCap {
+		l.problem(Problem{Source: src, Key: k.name, Msg: fmt.Sprintf("%d chars is over the %d Claude Code shows of a hook's output "+
+			"(it moves more to a file and shows the model a 2 KB preview); carryover's hooks cut what they inject to %d, so the rest is never used",
+			n, HookOutputCap, HookContextMax)})
+	}
 	if k.adds() {
 		l.c.Sources[rec] = append(nonDefault(l.c.Sources[rec]), src)
 	} else {

@@ -74,6 +74,13 @@ func (r *run) sessionStart(ctx context.Context) error {
 			}
 		}
 	}
+	if in.Source == "compact" {
+		// What the compaction kept verbatim is in the model's context, like
+		// the summary: the restore spends nothing on it.
+		if kept := preservedText(in.TranscriptPath); kept != "" {
+			summary += "\n" + kept
+		}
+	}
 	// After a compaction the recall index is written from the items the
 	// restore reads rather than read again.
 	st := &itemsRead{Store: r.st}

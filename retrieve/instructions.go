@@ -9,7 +9,11 @@ import (
 )
 
 // InstructionsCap bounds the PreCompact instructions, in characters.
-const InstructionsCap = 2000
+const InstructionsCap = 3000
+
+// VerbatimCap bounds the session's own "keep these verbatim" list within
+// the instructions.
+const VerbatimCap = 1500
 
 // instructionsBase tells the summariser what to keep verbatim.
 const instructionsBase = `Compaction instructions from carryover:
@@ -25,64 +29,121 @@ The full verbatim conversation is archived: after compaction, exact details can 
 
 // Instructions returns the text appended to the summariser's prompt at
 // PreCompact: what to keep verbatim, that the archive is searchable, and
-// reminders of this window's open errors and edited files, all within
-// InstructionsCap.
+// the session's own list of details to keep verbatim (at most
+// VerbatimCap): what the user stated, the files being edited, the last
+// passing test and build commands, the open errors and the todo state of
+// this window, all within InstructionsCap. The summariser has a far larger
+// budget than the restore; what it keeps, the restore then leaves out.
 func Instructions(ctx context.Context, st carryover.Store, sessionID string, window int) (string, error) {
 	var b strings.Builder
 	b.WriteString(instructionsBase)
 	if sessionID == "" {
 		return b.String(), nil
 	}
-	items, err := st.Items(ctx, carryover.ItemFilter{
-		SessionID:    sessionID,
-		Kinds:        []carryover.ItemKind{carryover.KindError},
-		BeforeWindow: max(window, 0) + 1,
-		Limit:        50,
-	})
+	window = max(window, 0)
+	groups, err := carryover.ReadItemGroups(ctx, st, carryover.ItemFilter{SessionID: sessionID, BeforeWindow: window + 1},
+		[]carryover.ItemGroup{
+			{Kinds: []carryover.ItemKind{carryover.KindGoal}, Limit: 40},
+			{Kinds: []carryover.ItemKind{carryover.KindFileEdit}, Limit: 100},
+			{Kinds: []carryover.ItemKind{carryover.KindCommand}, Limit: 80},
+			{Kinds: []carryover.ItemKind{carryover.KindError}, Limit: 50},
+			{Kinds: []carryover.ItemKind{carryover.KindTodo}, Limit: 1},
+		})
 	if err != nil {
-		return "", fmt.Errorf("instructions errors: %w", err)
+		return "", fmt.Errorf("instructions items: %w", err)
 	}
-	var open []string
-	for _, it := range items {
-		if it.Window == window && !it.Resolved && len(open) < 3 {
-			open = append(open, clip(oneLine(it.Text), 150))
+	goals, edits, commands, errs, todos := groups[0], groups[1], groups[2], groups[3], groups[4]
+	inWindow := func(its []carryover.Item) []carryover.Item {
+		var out []carryover.Item
+		for _, it := range its {
+			if it.Window == window {
+				out = append(out, it)
+			}
 		}
+		return out
 	}
-	items, err = st.Items(ctx, carryover.ItemFilter{
-		SessionID:    sessionID,
-		Kinds:        []carryover.ItemKind{carryover.KindFileEdit},
-		BeforeWindow: max(window, 0) + 1,
-		Limit:        100,
-	})
-	if err != nil {
-		return "", fmt.Errorf("instructions files: %w", err)
+
+	// The user's statements: every window's (an earlier summary may have
+	// dropped them), the best first, then in the order they were said.
+	c := newComposer(newNovelty("", ""), "", &restoreMemo{})
+	said := c.userCandidates(restoreInput{items: map[carryover.ItemKind][]carryover.Item{carryover.KindGoal: goals}})
+	var user []string
+	used := 0
+	for _, s := range said {
+		if s.score < 1 || used+len(s.text) > verbatimUserCap {
+			continue
+		}
+		user = append(user, s.text)
+		used += len(s.text)
 	}
+
 	var files []string
 	seen := map[string]bool{}
-	for _, it := range items {
-		p := oneLine(it.Text)
-		if it.Window == window && !seen[p] && len(files) < 10 {
+	for _, it := range inWindow(edits) {
+		if p := oneLine(it.Text); !seen[p] && len(files) < 10 {
 			seen[p] = true
 			files = append(files, clip(p, 150))
 		}
 	}
+	var cmds []string
+	found := map[string]bool{}
+	for _, it := range inWindow(commands) { // newest first
+		k := commandKind(it.Text)
+		if (k == "test" || k == "build" || k == "lint") && !found[k] {
+			found[k] = true
+			cmds = append(cmds, k+": "+clip(shortCommand(oneLine(it.Text)), commandTextCap))
+		}
+	}
+	var open []string
+	for _, it := range inWindow(errs) {
+		if !it.Resolved && len(open) < 3 {
+			open = append(open, clip(oneLine(it.Text), 150))
+		}
+	}
+	var todo []string
+	if len(todos) > 0 {
+		if t := todoLine(todos[0].Text, 300); t != "" {
+			todo = append(todo, t)
+		}
+	}
 
-	remind(&b, "Errors still open in this part of the session (keep them verbatim):\n", open)
-	remind(&b, "Files edited in this part of the session (keep these paths):\n", files)
+	list := &capped{max: VerbatimCap}
+	list.add("What the user stated (keep verbatim, with the values):\n", user, verbatimUserCap+120)
+	list.add("Errors still open (keep verbatim):\n", open, 500)
+	list.add("Last passing commands (keep verbatim):\n", cmds, 450)
+	list.add("Files being edited (keep these paths):\n", files, 600)
+	list.add("Todo state:\n", todo, 350)
+	if list.b.Len() > 0 && b.Len()+len(verbatimHeading)+list.b.Len() <= InstructionsCap {
+		b.WriteString(verbatimHeading)
+		b.WriteString(list.b.String())
+	}
 	return b.String(), nil
 }
 
-// remind appends a heading and as many of the lines as fit in
-// InstructionsCap; nothing when not even the first line fits.
-func remind(b *strings.Builder, heading string, lines []string) {
-	if len(lines) == 0 || b.Len()+len(heading)+len(lines[0])+3 > InstructionsCap {
+// verbatimHeading opens the session's own list.
+const verbatimHeading = "Keep these details of this session verbatim:\n"
+
+// verbatimUserCap bounds the user's statements in the list.
+const verbatimUserCap = 600
+
+// capped is a list of headed lines within max bytes.
+type capped struct {
+	b   strings.Builder
+	max int
+}
+
+// add appends a heading and as many of the lines as fit, in at most
+// part bytes; nothing when not even the first line fits.
+func (c *capped) add(heading string, lines []string, part int) {
+	limit := min(c.max, c.b.Len()+part)
+	if len(lines) == 0 || c.b.Len()+len(heading)+len(lines[0])+3 > limit {
 		return
 	}
-	b.WriteString(heading)
+	c.b.WriteString(heading)
 	for _, l := range lines {
-		if b.Len()+len(l)+3 > InstructionsCap {
+		if c.b.Len()+len(l)+3 > limit {
 			break
 		}
-		b.WriteString("- " + l + "\n")
+		c.b.WriteString("- " + l + "\n")
 	}
 }

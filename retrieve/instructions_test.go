@@ -18,6 +18,10 @@ func TestInstructions(t *testing.T) {
 		{Kind: carryover.KindError, Text: "old error of window 0", Window: 0, Line: 100, ChunkSeq: 1, Weight: 0.85},
 		{Kind: carryover.KindError, Text: "fixed error of window 1", Resolved: true, Window: 1, Line: 790, ChunkSeq: 4, Weight: 0.85},
 		{Kind: carryover.KindFileEdit, Text: "/src/app/retrieve/fill.go", Window: 1, Line: 780, ChunkSeq: 3, Weight: 0.7},
+		{Kind: carryover.KindGoal, Text: "We decided the staging deploy port is 48213. Can you check the shell?", Window: 0, Line: 3, ChunkSeq: 0},
+		{Kind: carryover.KindCommand, Text: "go test ./retrieve/ -run TestBudget -count=1 2>&1 | tail -5", Window: 1, Line: 805, ChunkSeq: 6},
+		{Kind: carryover.KindCommand, Text: "go test ./old/", Window: 0, Line: 50, ChunkSeq: 1},
+		{Kind: carryover.KindTodo, Text: "[x] parser\n[>] wire the --budget flag", Window: 1, Line: 806, ChunkSeq: 6},
 	}
 	// Many long paths: the reminders must stay within the cap.
 	for i := range 40 {
@@ -33,12 +37,17 @@ func TestInstructions(t *testing.T) {
 	if len(got) > retrieve.InstructionsCap {
 		t.Errorf("%d chars, over %d", len(got), retrieve.InstructionsCap)
 	}
-	for _, want := range []string{"carryover search", "exact file paths", "FAIL: TestBudget (retrieve_test.go:42)", "/src/app/retrieve/fill.go"} {
+	list := got[strings.Index(got, "Keep these details of this session verbatim:"):]
+	if len(list) > retrieve.VerbatimCap+len("Keep these details of this session verbatim:\n") {
+		t.Errorf("the session's list takes %d chars, over %d", len(list), retrieve.VerbatimCap)
+	}
+	for _, want := range []string{"carryover search", "exact file paths", "FAIL: TestBudget (retrieve_test.go:42)", "/src/app/retrieve/fill.go",
+		"- We decided the staging deploy port is 48213.\n", "- test: go test ./retrieve/ -run TestBudget -count=1\n", "[>] wire the --budget flag"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("instructions lack %q", want)
 		}
 	}
-	for _, not := range []string{"old error of window 0", "fixed error of window 1"} {
+	for _, not := range []string{"old error of window 0", "fixed error of window 1", "check the shell", "go test ./old/"} {
 		if strings.Contains(got, not) {
 			t.Errorf("instructions remind of %q, not open in this window", not)
 		}

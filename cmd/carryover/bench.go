@@ -207,6 +207,8 @@ func (a *app) benchNeeded(ctx context.Context, args []string) error {
 	all := fl.Bool("all", false, "your own sessions (Claude Code's transcripts under ~/.claude/projects)")
 	var transcripts stringList
 	fl.Var(&transcripts, "transcripts", "a transcript or a directory of them (repeatable; default: the spotter sessions beside the repo)")
+	var vocab stringList
+	fl.Var(&vocab, "vocabulary", "transcripts general vocabulary is computed from: identifiers in the sessions of 3 or more repositories (repeatable; default: all the sessions beside the repo, or --transcripts)")
 	asJSON := fl.Bool("json", false, "print JSON")
 	show := fl.Bool("show", false, "list the identifiers each restore missed")
 	pos, err := parseInterspersed(fl, args)
@@ -219,7 +221,11 @@ func (a *app) benchNeeded(ctx context.Context, args []string) error {
 	}
 	if len(opt.Paths) == 0 {
 		opt.Paths = []string{sharedPath("data", "transcripts", "spotter")}
+		if len(vocab) == 0 {
+			vocab = stringList{sharedPath("data", "transcripts")}
+		}
 	}
+	opt.Vocabulary = vocab
 	if opt.Budget <= 0 {
 		return usageErr{"bench needed: --budget must be positive"}
 	}
