@@ -251,7 +251,7 @@ func recallBlock(keep []carryover.Hit, terms []term, req RecallRequest, budget i
 	// Each result is preceded by a blank line and ends with a newline.
 	const framing = 2
 	room := budget - len(header) - framing*len(keep)
-	rs := snippets(keep, terms, room)
+	rs := snippets(plainEntries(keep), terms, room)
 	// The quote marks take room the snippets did not count: cut the room
 	// by what went over, doubled at each try (a snippet shorter than its
 	// share does not shrink at first), then drop the last hits.
@@ -264,7 +264,7 @@ func recallBlock(keep []carryover.Hit, terms []term, req RecallRequest, budget i
 	}
 	for i := 0; i < 6 && over() > 0; i++ {
 		room -= over() << i
-		rs = snippets(keep, terms, room)
+		rs = snippets(plainEntries(keep), terms, room)
 	}
 	for len(rs) > 0 && over() > 0 {
 		rs = rs[:len(rs)-1]

@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/internal/rawblock"
+	"github.com/carryover-dev/carryover/passage"
 )
 
 // rawWrite is a batch's raw lines compressed into blocks, and the stored
@@ -15,6 +17,9 @@ type rawWrite struct {
 	plan rawblock.Plan
 	tail *rawblock.Block
 	from int
+	// passages of the batch's raw lines, cut while the transaction
+	// inserts the rest.
+	passages []passage.Passage
 }
 
 // prepareRaw reads the session's tail block and compresses the batch's
@@ -32,7 +37,22 @@ func (s *Store) prepareRaw(ctx context.Context, b carryover.Batch) func() (*rawW
 	if err != nil {
 		return func() (*rawWrite, error) { return nil, err }
 	}
-	return rawblock.Background(len(b.Chunks) > 0, func() (*rawWrite, error) { return s.packRaw(b, tail, from) })
+	return rawblock.Background(len(b.Chunks) > 0, func() (*rawWrite, error) {
+		w, err := s.packRaw(b, tail, from)
+		if err == nil {
+			w.passages = cutPassages(b.Raw)
+		}
+		return w, err
+	})
+}
+
+// cutPassages cuts the raw lines' texts into passages (package passage).
+func cutPassages(raw []carryover.RawLine) []passage.Passage {
+	var out []passage.Passage
+	for _, l := range raw {
+		out = append(out, passage.Split(l.Line, l.Text)...)
+	}
+	return out
 }
 
 // rowQueryer is what the raw reads need of the pool or a transaction.
@@ -102,9 +122,11 @@ func (s *Store) writeRaw(ctx context.Context, tx *sql.Tx, b carryover.Batch, w *
 		return err
 	}
 	if !rawblock.Same(now, w.tail) {
+		ps := w.passages
 		if w, err = s.planRaw(ctx, tx, b); err != nil {
 			return err
 		}
+		w.passages = ps
 	}
 	p := w.plan
 	if p.DeleteFrom > 0 {
@@ -122,6 +144,46 @@ func (s *Store) writeRaw(ctx context.Context, tx *sql.Tx, b carryover.Batch, w *
 			(session_id, first_line, last_line, first_offset, end_offset, text_bytes, data) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			b.Session.ID, bl.FirstLine, bl.LastLine, bl.FirstOffset, bl.EndOffset, bl.TextBytes, bl.Data); err != nil {
 			return wrapErr("apply: raw lines", err)
+		}
+	}
+	return writePassages(ctx, tx, b, w.passages)
+}
+
+// writePassages indexes the passages of the batch's raw lines, after
+// removing those of the lines it replaces (a replaced tail, or lines an
+// earlier ingest stored already).
+func writePassages(ctx context.Context, tx *sql.Tx, b carryover.Batch, ps []passage.Passage) error {
+	first, last := b.Raw[0].Line, b.Raw[len(b.Raw)-1].Line
+	if b.RawReplace {
+		last = math.MaxInt
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM passages WHERE session_id = ? AND line BETWEEN ? AND ?`, b.Session.ID, first, last); err != nil {
+		return wrapErr("apply: passages", err)
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	row, err := tx.PrepareContext(ctx, `INSERT INTO passages (session_id, line, part) VALUES (?, ?, ?)`)
+	if err != nil {
+		return wrapErr("apply: passages", err)
+	}
+	defer row.Close()
+	idx, err := tx.PrepareContext(ctx, `INSERT INTO passages_fts (rowid, text) VALUES (?, ?)`)
+	if err != nil {
+		return wrapErr("apply: passages", err)
+	}
+	defer idx.Close()
+	for _, p := range ps {
+		res, err := row.ExecContext(ctx, b.Session.ID, p.Line, p.Part)
+		if err != nil {
+			return wrapErr("apply: passages", err)
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return wrapErr("apply: passages", err)
+		}
+		if _, err := idx.ExecContext(ctx, id, passage.Index(p)); err != nil {
+			return wrapErr("apply: passages", err)
 		}
 	}
 	return nil

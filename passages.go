@@ -1,0 +1,26 @@
+package carryover
+
+import "context"
+
+// PassageHit is a passage (package passage) found by a search: a window
+// of the text of one transcript line, which the raw archive holds.
+type PassageHit struct {
+	SessionID string
+	Project   string
+	Line      int // the transcript line
+	Part      int // the passage's index among the line's passages
+	// BM25 is the full-text score, negated (higher is better), on the
+	// passages' own scale.
+	BM25 float64
+}
+
+// PassageSearcher is a store that indexes passages of the raw lines it
+// keeps (an optional capability: search, recall and the tool hooks find
+// with it what a chunk's truncated text lost).
+type PassageSearcher interface {
+	// SearchPassages ranks passages by full-text relevance, with Search's
+	// query rules. Query.SessionID, Project and BeforeWindow (the
+	// compactions before the passage's line) filter; File and Since are
+	// ignored.
+	SearchPassages(ctx context.Context, q Query) ([]PassageHit, error)
+}
