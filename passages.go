@@ -24,3 +24,13 @@ type PassageSearcher interface {
 	// ignored.
 	SearchPassages(ctx context.Context, q Query) ([]PassageHit, error)
 }
+
+// PassageIndexer is a store that indexes passages of raw lines a write
+// left to later (Batch.DeferPassages), or that were archived before it
+// indexed passages.
+type PassageIndexer interface {
+	// IndexPassages indexes the passages of up to maxLines of the
+	// session's raw lines not indexed yet, from its first, and reports
+	// whether none is left.
+	IndexPassages(ctx context.Context, sessionID string, maxLines int) (done bool, err error)
+}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -75,17 +76,101 @@ func passageVector(text string) (string, int) {
 }
 
 // queuePassages queues the batch's passages after removing those of the
-// lines it replaces (a replaced tail, or lines an earlier ingest stored).
-func (s *Store) queuePassages(batch *pgx.Batch, sess session, b carryover.Batch, ps []indexedPassage) {
+// lines it replaces (a replaced tail, or lines an earlier ingest stored),
+// when every line before them is indexed and the batch does not defer
+// them; else it leaves them to IndexPassages.
+func (s *Store) queuePassages(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, sess session, b carryover.Batch, ps []indexedPassage) error {
 	first, last := b.Raw[0].Line, b.Raw[len(b.Raw)-1].Line
-	if b.RawReplace {
-		last = math.MaxInt32
+	mark, err := s.passageMark(ctx, tx, sess.id)
+	if err != nil {
+		return err
 	}
-	batch.Queue(`DELETE FROM passages WHERE session_id = $1 AND owner = $2 AND line BETWEEN $3 AND $4`, sess.id, s.owner, first, last)
+	to := last
+	if b.RawReplace {
+		to = math.MaxInt32
+	}
+	if b.DeferPassages || first > mark+1 {
+		if first <= mark {
+			batch.Queue(`DELETE FROM passages WHERE session_id = $1 AND owner = $2 AND line BETWEEN $3 AND $4`, sess.id, s.owner, first, to)
+			s.queueMark(batch, sess, first-1)
+		}
+		return nil
+	}
+	s.queueIndex(batch, sess, first, to, ps)
+	s.queueMark(batch, sess, max(last, mark))
+	return nil
+}
+
+func (s *Store) queueIndex(batch *pgx.Batch, sess session, from, to int, ps []indexedPassage) {
+	batch.Queue(`DELETE FROM passages WHERE session_id = $1 AND owner = $2 AND line BETWEEN $3 AND $4`, sess.id, s.owner, from, to)
 	for _, p := range ps {
 		batch.Queue(`INSERT INTO passages (owner, team, session_id, line, part, len, tsv) VALUES ($1, $2, $3, $4, $5, $6, $7::tsvector)`,
 			s.owner, sess.team, sess.id, p.line, p.part, p.len, p.tsv)
 	}
+}
+
+func (s *Store) queueMark(batch *pgx.Batch, sess session, line int) {
+	batch.Queue(`INSERT INTO passage_marks (owner, team, session_id, line) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (session_id, owner) DO UPDATE SET line = excluded.line`, s.owner, sess.team, sess.id, line)
+}
+
+// passageMark is the last raw line of the owner's session up to which
+// every line's passages are indexed (0 when none).
+func (s *Store) passageMark(ctx context.Context, q querier, session string) (int, error) {
+	var mark int
+	err := q.QueryRow(ctx, `SELECT line FROM passage_marks WHERE session_id = $1 AND owner = $2`, session, s.owner).Scan(&mark)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	return mark, wrap("passages: mark", err)
+}
+
+// IndexPassages indexes the passages of up to maxLines raw lines of the
+// owner's session after its mark (see Batch.DeferPassages), and reports
+// whether every stored line is indexed.
+func (s *Store) IndexPassages(ctx context.Context, sessionID string, maxLines int) (bool, error) {
+	mark, err := s.passageMark(ctx, s.pool, sessionID)
+	if err != nil {
+		return false, err
+	}
+	var last int
+	var team string
+	err = s.pool.QueryRow(ctx, `SELECT coalesce((SELECT max(last_line) FROM raw_blocks WHERE session_id = $1 AND owner = $2), 0),
+		coalesce((SELECT team FROM sessions WHERE id = $1 AND owner = $2), '')`, sessionID, s.owner).Scan(&last, &team)
+	if err != nil || last <= mark {
+		return err == nil, wrap("index passages", err)
+	}
+	to := min(last, mark+max(maxLines, 1))
+	lines, err := s.RawLines(ctx, sessionID, mark+1, to)
+	if err != nil {
+		return false, err
+	}
+	ps := indexPassages(lines)
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return false, wrap("index passages", err)
+	}
+	defer tx.Rollback(ctx)
+	// The session's row, locked as Apply locks it: no write of the
+	// session runs meanwhile.
+	var one int
+	if err := tx.QueryRow(ctx, `SELECT 1 FROM sessions WHERE id = $1 AND owner = $2 FOR UPDATE`, sessionID, s.owner).Scan(&one); err != nil {
+		return false, wrap("index passages", err)
+	}
+	if now, err := s.passageMark(ctx, tx, sessionID); err != nil || now != mark {
+		return false, err
+	}
+	batch := &pgx.Batch{}
+	sess := session{id: sessionID, team: team}
+	s.queueIndex(batch, sess, mark+1, to, ps)
+	s.queueMark(batch, sess, to)
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return false, wrap("index passages", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return false, wrap("index passages", err)
+	}
+	return to >= last, nil
 }
 
 // SearchPassages ranks passages by BM25 as the embedded store does, with

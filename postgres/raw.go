@@ -29,7 +29,7 @@ func (s *Store) prepareRaw(ctx context.Context, b carryover.Batch) func() (*rawW
 	}
 	return rawblock.Background(len(b.Chunks) > 0, func() (*rawWrite, error) {
 		w, err := s.planRaw(ctx, s.pool, b)
-		if err == nil {
+		if err == nil && !b.DeferPassages {
 			w.passages = indexPassages(b.Raw)
 		}
 		return w, err
@@ -112,7 +112,9 @@ func (s *Store) writeRaw(ctx context.Context, tx pgx.Tx, sess session, b carryov
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 			s.owner, sess.team, sess.id, bl.FirstLine, bl.LastLine, bl.FirstOffset, bl.EndOffset, bl.TextBytes, bl.Data)
 	}
-	s.queuePassages(batch, sess, b, w.passages)
+	if err := s.queuePassages(ctx, tx, batch, sess, b, w.passages); err != nil {
+		return err
+	}
 	return wrap("apply: raw lines", tx.SendBatch(ctx, batch).Close())
 }
 

@@ -39,7 +39,7 @@ func (s *Store) prepareRaw(ctx context.Context, b carryover.Batch) func() (*rawW
 	}
 	return rawblock.Background(len(b.Chunks) > 0, func() (*rawWrite, error) {
 		w, err := s.packRaw(b, tail, from)
-		if err == nil {
+		if err == nil && !b.DeferPassages {
 			w.passages = cutPassages(b.Raw)
 		}
 		return w, err
@@ -151,13 +151,38 @@ func (s *Store) writeRaw(ctx context.Context, tx *sql.Tx, b carryover.Batch, w *
 
 // writePassages indexes the passages of the batch's raw lines, after
 // removing those of the lines it replaces (a replaced tail, or lines an
-// earlier ingest stored already).
+// earlier ingest stored already), when every line before them is indexed
+// and the batch does not defer them; else it leaves them to
+// IndexPassages.
 func writePassages(ctx context.Context, tx *sql.Tx, b carryover.Batch, ps []passage.Passage) error {
 	first, last := b.Raw[0].Line, b.Raw[len(b.Raw)-1].Line
-	if b.RawReplace {
-		last = math.MaxInt
+	mark, err := passageMark(ctx, tx, b.Session.ID)
+	if err != nil {
+		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM passages WHERE session_id = ? AND line BETWEEN ? AND ?`, b.Session.ID, first, last); err != nil {
+	to := last
+	if b.RawReplace {
+		to = math.MaxInt
+	}
+	if b.DeferPassages || first > mark+1 {
+		// Left for later: what the batch replaces is not indexed any more.
+		if first <= mark {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM passages WHERE session_id = ? AND line BETWEEN ? AND ?`, b.Session.ID, first, to); err != nil {
+				return wrapErr("apply: passages", err)
+			}
+			return setPassageMark(ctx, tx, b.Session.ID, first-1)
+		}
+		return nil
+	}
+	if err := indexPassages(ctx, tx, b.Session.ID, first, to, ps); err != nil {
+		return err
+	}
+	return setPassageMark(ctx, tx, b.Session.ID, max(last, mark))
+}
+
+// indexPassages replaces the passages of lines from..to with ps.
+func indexPassages(ctx context.Context, tx *sql.Tx, session string, from, to int, ps []passage.Passage) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM passages WHERE session_id = ? AND line BETWEEN ? AND ?`, session, from, to); err != nil {
 		return wrapErr("apply: passages", err)
 	}
 	if len(ps) == 0 {
@@ -174,7 +199,7 @@ func writePassages(ctx context.Context, tx *sql.Tx, b carryover.Batch, ps []pass
 	}
 	defer idx.Close()
 	for _, p := range ps {
-		res, err := row.ExecContext(ctx, b.Session.ID, p.Line, p.Part)
+		res, err := row.ExecContext(ctx, session, p.Line, p.Part)
 		if err != nil {
 			return wrapErr("apply: passages", err)
 		}
@@ -187,6 +212,62 @@ func writePassages(ctx context.Context, tx *sql.Tx, b carryover.Batch, ps []pass
 		}
 	}
 	return nil
+}
+
+// passageMark is the last raw line of the session up to which every
+// line's passages are indexed (0 when none).
+func passageMark(ctx context.Context, q rowQueryer, session string) (int, error) {
+	var mark int
+	err := q.QueryRowContext(ctx, `SELECT line FROM passage_marks WHERE session_id = ?`, session).Scan(&mark)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return mark, wrapErr("passages: mark", err)
+}
+
+func setPassageMark(ctx context.Context, tx *sql.Tx, session string, line int) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO passage_marks (session_id, line) VALUES (?, ?)
+		ON CONFLICT (session_id) DO UPDATE SET line = excluded.line`, session, line)
+	return wrapErr("passages: mark", err)
+}
+
+// IndexPassages indexes the passages of up to maxLines raw lines of the
+// session after its mark (see Batch.DeferPassages), and reports whether
+// every stored line is indexed.
+func (s *Store) IndexPassages(ctx context.Context, sessionID string, maxLines int) (bool, error) {
+	mark, err := passageMark(ctx, s.db, sessionID)
+	if err != nil {
+		return false, err
+	}
+	_, last, err := s.RawRange(ctx, sessionID)
+	if err != nil || last <= mark {
+		return err == nil, err
+	}
+	to := min(last, mark+max(maxLines, 1))
+	lines, err := s.RawLines(ctx, sessionID, mark+1, to)
+	if err != nil {
+		return false, err
+	}
+	ps := cutPassages(lines)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, wrapErr("index passages", err)
+	}
+	defer tx.Rollback()
+	// A write meanwhile moved the mark: its own turn, next time.
+	if now, err := passageMark(ctx, tx, sessionID); err != nil || now != mark {
+		return false, err
+	}
+	if err := indexPassages(ctx, tx, sessionID, mark+1, to, ps); err != nil {
+		return false, err
+	}
+	if err := setPassageMark(ctx, tx, sessionID, to); err != nil {
+		return false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return false, wrapErr("index passages", err)
+	}
+	return to >= last, nil
 }
 
 // RawLines returns the session's raw lines numbered from to to (to <= 0:

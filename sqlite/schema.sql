@@ -228,6 +228,10 @@ CREATE VIRTUAL TABLE passages_fts USING fts5 (
 CREATE TRIGGER passages_ad AFTER DELETE ON passages BEGIN
 	DELETE FROM passages_fts WHERE rowid = old.id;
 END;
+CREATE TABLE passage_marks (
+	session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+	line       INTEGER NOT NULL
+) WITHOUT ROWID;
 INSERT INTO meta (key, value) VALUES ('fts_backfill_below', 1);
 INSERT INTO meta (key, value) VALUES ('terms_backfill_below', 1);
 INSERT INTO meta (key, value) VALUES ('vec_backfill_below', 1);

@@ -117,8 +117,31 @@ func testDeepLines(t *testing.T, st carryover.Store) {
 	if err := os.WriteFile(path, []byte(strings.Join(deepTranscript(), "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{}); err != nil {
+	// Archived as a cold PreCompact does: the passages left for later.
+	if _, err := (&ingest.Archiver{Store: st, DeferPassagesOver: 1}).File(ctx, path, ingest.Options{}); err != nil {
 		t.Fatal(err)
+	}
+	ps := st.(carryover.PassageSearcher)
+	count := func() int {
+		t.Helper()
+		hits, err := ps.SearchPassages(ctx, carryover.Query{Text: "RATE_LIMIT_WINDOW_MS", Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d passages indexed by a write that defers them", n)
+	}
+	steps := 0
+	for done := false; !done; steps++ {
+		var err error
+		if done, err = st.(carryover.PassageIndexer).IndexPassages(ctx, deepID, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if steps < 3 {
+		t.Errorf("%d lines indexed in %d steps of 3", len(deepTranscript()), steps)
 	}
 	cs, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: deepID, Turn: -1})
 	if err != nil {
@@ -191,16 +214,22 @@ func testDeepLines(t *testing.T, st carryover.Store) {
 	if res := search(long); len(res.Results) == 0 || !strings.Contains(res.Results[0].Text, "84213") {
 		t.Errorf("a 2,000-char query lost the deep line: %+v", res.Results)
 	}
-	// A re-ingest of the same file indexes nothing twice, and the
-	// passages go with their session.
-	ps := st.(carryover.PassageSearcher)
-	count := func() int {
-		t.Helper()
-		hits, err := ps.SearchPassages(ctx, carryover.Query{Text: "RATE_LIMIT_WINDOW_MS", Limit: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(hits)
+	// More lines index after the mark; the passages go with their
+	// session.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail := strings.Replace(deepTranscript()[1], "u-1", "u-tail", 1)
+	if _, err := f.WriteString(strings.Replace(tail, "RATE_LIMIT_WINDOW_MS", "RATE_LIMIT_BURST", 1) + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := ps.SearchPassages(ctx, carryover.Query{Text: "RATE_LIMIT_BURST", Limit: 10}); err != nil || len(hits) != 1 {
+		t.Errorf("the appended line: %d passages (%v), want 1", len(hits), err)
 	}
 	if n := count(); n != 1 {
 		t.Errorf("%d passages hold the key, want 1", n)

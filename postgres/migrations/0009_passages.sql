@@ -31,3 +31,20 @@ CREATE POLICY passages_insert ON passages FOR INSERT
 CREATE POLICY passages_update ON passages FOR UPDATE USING (owner = current_user)
 	WITH CHECK (owner = current_user AND (team = '' OR team = ANY ((SELECT carryover_teams())::text[])));
 CREATE POLICY passages_delete ON passages FOR DELETE USING (owner = current_user);
+
+-- passage_marks holds, per session and owner, the last raw line up to
+-- which every line's passages are indexed: a write the user waits on (a
+-- cold archive in PreCompact) leaves them to a later hook (IndexPassages).
+CREATE TABLE passage_marks (
+	owner      text NOT NULL,
+	team       text NOT NULL DEFAULT '',
+	session_id text NOT NULL,
+	line       integer NOT NULL,
+	PRIMARY KEY (session_id, owner),
+	FOREIGN KEY (session_id, owner) REFERENCES sessions (id, owner) ON DELETE CASCADE
+);
+ALTER TABLE passage_marks ENABLE ROW LEVEL SECURITY;
+CREATE POLICY passage_marks_read ON passage_marks FOR SELECT USING (owner = current_user);
+CREATE POLICY passage_marks_insert ON passage_marks FOR INSERT WITH CHECK (owner = current_user);
+CREATE POLICY passage_marks_update ON passage_marks FOR UPDATE USING (owner = current_user) WITH CHECK (owner = current_user);
+CREATE POLICY passage_marks_delete ON passage_marks FOR DELETE USING (owner = current_user);

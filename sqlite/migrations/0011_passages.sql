@@ -23,3 +23,10 @@ CREATE VIRTUAL TABLE passages_fts USING fts5 (
 CREATE TRIGGER passages_ad AFTER DELETE ON passages BEGIN
 	DELETE FROM passages_fts WHERE rowid = old.id;
 END;
+-- passage_marks holds, per session, the last raw line up to which every
+-- line's passages are indexed: a write the user waits on (a cold archive
+-- in PreCompact) leaves them to a later hook (IndexPassages).
+CREATE TABLE passage_marks (
+	session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+	line       INTEGER NOT NULL
+) WITHOUT ROWID;
