@@ -43,9 +43,17 @@ const passageMinCoverage = 0.5
 // them by coverage alone lost 1 to 6 facts.
 const passageSlots = 2
 
-// maxPassageReads bounds the passages one search reads back from the raw
-// archive (each a block decompressed and a line decoded).
-const maxPassageReads = 12
+// maxPassageReads bounds the passages one search ranks; maxPassageLines
+// the transcript lines it reads back from the raw archive (each a block
+// decompressed and a line decoded), the best passages' first.
+const (
+	maxPassageReads = 12
+	maxPassageLines = 6
+)
+
+// passageMinScoreShare: a passage scoring below this share of the best
+// one's BM25 is not read (it shares a common word or two with the query).
+const passageMinScoreShare = 0.3
 
 // findPassages searches the store's passages, when it indexes them, and
 // reads back the best of them: the ones that cover at least
@@ -64,23 +72,31 @@ func findPassages(ctx context.Context, st carryover.Store, q carryover.Query, te
 	}
 	var out []passageFind
 	at := map[string]int{} // out's index of a line
-	var cache struct {
-		key   string
+	type read struct {
 		text  string
 		parts []passage.Passage
 	}
+	lines := map[string]*read{}
 	for _, h := range hits {
+		if h.BM25 < hits[0].BM25*passageMinScoreShare {
+			break
+		}
 		key := fmt.Sprintf("%s:%d", h.SessionID, h.Line)
-		if cache.key != key {
+		cache := lines[key]
+		if cache == nil {
+			if len(lines) == maxPassageLines {
+				continue
+			}
 			raw, err := st.RawLines(ctx, h.SessionID, h.Line, h.Line)
 			if err != nil {
 				return nil, fmt.Errorf("search passages: %w", err)
 			}
-			if len(raw) != 1 {
-				continue // pruned meanwhile
+			cache = &read{}
+			lines[key] = cache
+			if len(raw) == 1 { // else pruned meanwhile
+				cache.text = passage.Text(raw[0].Text)
+				cache.parts = passage.Cut(h.Line, cache.text)
 			}
-			cache.key, cache.text = key, passage.Text(raw[0].Text)
-			cache.parts = passage.Cut(h.Line, cache.text)
 		}
 		if h.Part >= len(cache.parts) {
 			continue
