@@ -32,8 +32,8 @@ type passageFind struct {
 }
 
 // passageMinCoverage is the least coverage of a query's informative terms
-// by a passage for it to stand as a hit of its own or to replace a
-// chunk's window.
+// by a passage for it to be shown, unless it holds an identifier of the
+// query.
 const passageMinCoverage = 0.5
 
 // passageSlots is how many of a full list's last places a passage that
@@ -50,10 +50,6 @@ const (
 	maxPassageReads = 12
 	maxPassageLines = 6
 )
-
-// passageMinScoreShare: a passage scoring below this share of the best
-// one's BM25 is not read (it shares a common word or two with the query).
-const passageMinScoreShare = 0.3
 
 // findPassages searches the store's passages, when it indexes them, and
 // reads back the best of them: the ones that cover at least
@@ -78,9 +74,6 @@ func findPassages(ctx context.Context, st carryover.Store, q carryover.Query, te
 	}
 	lines := map[string]*read{}
 	for _, h := range hits {
-		if h.BM25 < hits[0].BM25*passageMinScoreShare {
-			break
-		}
 		key := fmt.Sprintf("%s:%d", h.SessionID, h.Line)
 		cache := lines[key]
 		if cache == nil {
@@ -104,7 +97,7 @@ func findPassages(ctx context.Context, st carryover.Store, q carryover.Query, te
 		p := cache.parts[h.Part]
 		lower := lowerASCII(p.Text)
 		cov := coverage(terms, inPassage(lower))
-		if cov < passageMinCoverage {
+		if cov < passageMinCoverage && !holdsRare(terms, lower) {
 			continue
 		}
 		if i, ok := at[key]; ok {
@@ -154,6 +147,16 @@ func hasTerm(lower string, t term) bool {
 	return len(stem) >= 4 && stem != t.text && strings.Contains(lower, stem)
 }
 
+// holdsRare reports whether lower holds an identifier of the query.
+func holdsRare(terms []term, lower string) bool {
+	for _, t := range terms {
+		if t.rare && strings.Contains(lower, t.text) {
+			return true
+		}
+	}
+	return false
+}
+
 // markRare marks the query's identifier terms lower holds.
 func markRare(rare []bool, terms []term, lower string) {
 	for i, t := range terms {
@@ -194,6 +197,31 @@ type searchEntry struct {
 	attached bool
 	cov      float64
 	band     string
+}
+
+// attachPassages is mergePassages without hits of their own: a passage
+// only shows the lines a hit's chunk lost (recall injects unasked, and its
+// gates are the chunks').
+func attachPassages(hits []carryover.Hit, finds []passageFind, terms []term) []searchEntry {
+	es := plainEntries(hits)
+	for i := range es {
+		es[i].cov = coverage(terms, inChunk(es[i].hit.Chunk))
+	}
+	for i := range finds {
+		f := &finds[i]
+		for j := range es {
+			c := es[j].hit.Chunk
+			if c.SessionID != f.hit.SessionID || f.hit.Line < c.FirstLine || f.hit.Line > c.LastLine {
+				continue
+			}
+			better := f.cov > es[j].cov || ownsRare(f, es[j:j+1], terms)
+			if es[j].pass == nil && better && lacksLines(f, c, terms) {
+				es[j].pass, es[j].attached = f, true
+			}
+			break
+		}
+	}
+	return es
 }
 
 // mergePassages adds the passages to the chunk hits, in rank order: a

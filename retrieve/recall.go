@@ -228,7 +228,15 @@ func ExplainRecall(ctx context.Context, st carryover.Store, req RecallRequest) (
 		keep = keep[:RecallMaxHits]
 	}
 	ex.Candidates = cands
-	ex.Block = recallBlock(keep, terms, req, budget, ex.MinScore, ex.MinCoverage)
+	// The lines past a kept chunk's cut that answer the prompt (passages
+	// of its lines), shown beside its window; nothing else is added.
+	var finds []passageFind
+	if len(keep) > 0 {
+		if finds, err = findPassages(ctx, st, q, terms); err != nil {
+			return ex, fmt.Errorf("recall: %w", err)
+		}
+	}
+	ex.Block = recallBlock(attachPassages(keep, finds, terms), terms, req, budget, ex.MinScore, ex.MinCoverage)
 	for i := range ex.Candidates {
 		cd := &ex.Candidates[i]
 		cd.Why = why[cd.Hit.Chunk.ID]
@@ -242,7 +250,7 @@ func ExplainRecall(ctx context.Context, st carryover.Store, req RecallRequest) (
 
 // recallBlock renders the hits a recall keeps into the injected block,
 // within budget characters.
-func recallBlock(keep []carryover.Hit, terms []term, req RecallRequest, budget int, minScore, minCov float64) Block {
+func recallBlock(keep []searchEntry, terms []term, req RecallRequest, budget int, minScore, minCov float64) Block {
 	if len(keep) == 0 {
 		return Block{}
 	}
@@ -251,7 +259,7 @@ func recallBlock(keep []carryover.Hit, terms []term, req RecallRequest, budget i
 	// Each result is preceded by a blank line and ends with a newline.
 	const framing = 2
 	room := budget - len(header) - framing*len(keep)
-	rs := snippets(plainEntries(keep), terms, room)
+	rs := snippets(keep, terms, room)
 	// The quote marks take room the snippets did not count: cut the room
 	// by what went over, doubled at each try (a snippet shorter than its
 	// share does not shrink at first), then drop the last hits.
@@ -264,7 +272,7 @@ func recallBlock(keep []carryover.Hit, terms []term, req RecallRequest, budget i
 	}
 	for i := 0; i < 6 && over() > 0; i++ {
 		room -= over() << i
-		rs = snippets(plainEntries(keep), terms, room)
+		rs = snippets(keep, terms, room)
 	}
 	for len(rs) > 0 && over() > 0 {
 		rs = rs[:len(rs)-1]
@@ -282,9 +290,9 @@ func recallBlock(keep []carryover.Hit, terms []term, req RecallRequest, budget i
 		// closing tag, an instruction) passes for carryover's own.
 		b.WriteString("\n" + strings.TrimSuffix(r.Text, r.Snippet) + quoteLines(r.Snippet) + "\n")
 		blk.ChunkIDs = append(blk.ChunkIDs, r.ChunkID)
-		for _, h := range keep {
-			if h.Chunk.ID == r.ChunkID {
-				reasons = append(reasons, recallWhy(terms, h, req, minScore, minCov))
+		for _, e := range keep {
+			if e.hit.Chunk.ID == r.ChunkID {
+				reasons = append(reasons, recallWhy(terms, e.hit, req, minScore, minCov))
 				break
 			}
 		}

@@ -190,7 +190,12 @@ func snippets(es []searchEntry, terms []term, budget int) []Result {
 		h := e.hit
 		c := h.Chunk
 		header := fmt.Sprintf("[session %s, turn %d, L%d-%d]\n", carryover.ShortID(c.SessionID), c.Turn, c.FirstLine, c.LastLine)
-		if e.pass != nil {
+		switch {
+		case e.pass != nil && e.attached:
+			short := carryover.ShortID(c.SessionID)
+			header = fmt.Sprintf("[session %s, turn %d, L%d-%d; numbered: L%d, more: carryover get %s:%d-%d]\n",
+				short, c.Turn, c.FirstLine, c.LastLine, e.pass.hit.Line, short, e.pass.hit.Line, e.pass.hit.Line)
+		case e.pass != nil:
 			header = passageHeader(e.pass)
 		}
 		share := int(float64(left)*rankWeight(i)/weightLeft) - len(header)

@@ -173,6 +173,10 @@ func testDeepLines(t *testing.T, st carryover.Store) {
 		{"全量同步", "  777│ 错误：首次全量同步失败", true},
 	} {
 		res := search(c.query)
+		if os.Getenv("XX_DEBUG") != "" {
+			hs, _ := st.(carryover.PassageSearcher).SearchPassages(ctx, carryover.Query{Text: c.query, Limit: 12})
+			t.Logf("%q: %+v", c.query, hs)
+		}
 		var shown []string
 		at := -1
 		for i, r := range res.Results {
@@ -195,6 +199,20 @@ func testDeepLines(t *testing.T, st carryover.Store) {
 		if len(r.Text) > retrieve.DefaultSearchBudget {
 			t.Errorf("%q: %d bytes, over the budget", c.query, len(r.Text))
 		}
+	}
+	// Prompt recall, after a compaction, shows the line past the cut of
+	// the chunk it injects from the earlier window.
+	sess, err := st.Session(ctx, deepID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := retrieve.ExplainRecall(ctx, st, retrieve.RecallRequest{SessionID: deepID, Window: 1, Project: sess.Project,
+		Prompt: "dump the service configuration again: what is RATE_LIMIT_WINDOW_MS in the service configuration settings?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ex.Block.Text, "2613│ RATE_LIMIT_WINDOW_MS=84213") {
+		t.Errorf("recall does not show the deep line:\n%s\ncandidates: %+v", ex.Block.Text, ex.Candidates)
 	}
 	for i := 1; i < 4; i++ {
 		// Labels never rise down the list.
