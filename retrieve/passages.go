@@ -394,20 +394,6 @@ func plainEntries(hits []carryover.Hit) []searchEntry {
 	return es
 }
 
-// bestLine is the text line of the passages found that holds the greatest
-// weight of the query's terms, trimmed.
-func bestLine(f *passageFind, terms []term) string {
-	best, bestScore := "", -1.0
-	for _, p := range f.parts {
-		for n := p.From; n <= p.To && n <= len(f.lines); n++ {
-			if s := lineScore(f.lines[n-1], terms); s > bestScore {
-				best, bestScore = strings.TrimSpace(f.lines[n-1]), s
-			}
-		}
-	}
-	return best
-}
-
 // lacksLines reports whether the passage has lines that match the query
 // and are not in the chunk's text (cut off, or never rendered).
 func lacksLines(f *passageFind, c carryover.Chunk, terms []term) bool {

@@ -173,10 +173,6 @@ func testDeepLines(t *testing.T, st carryover.Store) {
 		{"全量同步", "  777│ 错误：首次全量同步失败", true},
 	} {
 		res := search(c.query)
-		if os.Getenv("XX_DEBUG") != "" {
-			hs, _ := st.(carryover.PassageSearcher).SearchPassages(ctx, carryover.Query{Text: c.query, Limit: 12})
-			t.Logf("%q: %+v", c.query, hs)
-		}
 		var shown []string
 		at := -1
 		for i, r := range res.Results {
