@@ -14,12 +14,20 @@ type PassageHit struct {
 	BM25 float64
 }
 
+// MaxPassageCandidates bounds the passages one search ranks: a query
+// whose rarest term is in more finds no passage (it names nothing
+// specific enough to point at a line, and ranking that many would cost a
+// search most of its time on a large archive).
+const MaxPassageCandidates = 500
+
 // PassageSearcher is a store that indexes passages of the raw lines it
 // keeps (an optional capability: search, recall and the tool hooks find
 // with it what a chunk's truncated text lost).
 type PassageSearcher interface {
 	// SearchPassages ranks passages by full-text relevance, with Search's
-	// query rules. Query.SessionID, Project and BeforeWindow (the
+	// query rules, keeping the rarest terms while they match at most
+	// MaxPassageCandidates passages together; nothing when the rarest
+	// alone matches more. Query.SessionID, Project and BeforeWindow (the
 	// compactions before the passage's line) filter; File and Since are
 	// ignored.
 	SearchPassages(ctx context.Context, q Query) ([]PassageHit, error)

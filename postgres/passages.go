@@ -174,8 +174,9 @@ func (s *Store) IndexPassages(ctx context.Context, sessionID string, maxLines in
 }
 
 // SearchPassages ranks passages by BM25 as the embedded store does, with
-// Search's query rules and cost bounds: the rarest terms are kept while
-// their matches add up to at most rank.MaxCandidates. The collection's
+// Search's query rules: the rarest terms are kept while their matches add
+// up to at most carryover.MaxPassageCandidates, and nothing is found when
+// the rarest alone matches more. The collection's
 // statistics are estimated (the table's row estimate; the candidates'
 // mean length), so the scores are close to the embedded store's, not
 // equal. Query.SessionID, Project and BeforeWindow filter.
@@ -210,7 +211,7 @@ func (s *Store) SearchPassages(ctx context.Context, q carryover.Query) ([]carryo
 	}
 	w.args[0] = queries
 	rows, err := s.pool.Query(ctx, `SELECT (SELECT count(*) FROM (SELECT 1 FROM passages p
-			WHERE p.tsv @@ t.q::tsquery`+w.and()+` LIMIT `+fmt.Sprint(maxCandidates+1)+`) x)
+			WHERE p.tsv @@ t.q::tsquery`+w.and()+` LIMIT `+fmt.Sprint(carryover.MaxPassageCandidates+1)+`) x)
 		FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i) ORDER BY t.i`, w.args...)
 	if err != nil {
 		return nil, wrap("search passages: plan", err)
@@ -232,10 +233,13 @@ func (s *Store) SearchPassages(ctx context.Context, q carryover.Query) ([]carryo
 		return nil, nil
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].rows < found[j].rows })
+	if found[0].rows > carryover.MaxPassageCandidates {
+		return nil, nil // nothing specific enough to point at a line
+	}
 	var p plan
 	total := 0
 	for i, ph := range found {
-		if i > 0 && total+ph.rows > maxCandidates {
+		if i > 0 && total+ph.rows > carryover.MaxPassageCandidates {
 			break
 		}
 		total += ph.rows
@@ -247,7 +251,7 @@ func (s *Store) SearchPassages(ctx context.Context, q carryover.Query) ([]carryo
 	}
 	w.args[0] = p.match()
 	cands := `SELECT p.id, p.session_id, p.line, p.part, p.len, p.tsv FROM passages p WHERE p.tsv @@ $1::tsquery` + w.and() +
-		` ORDER BY p.id DESC LIMIT ` + fmt.Sprint(maxCandidates)
+		` ORDER BY p.id DESC LIMIT ` + fmt.Sprint(carryover.MaxPassageCandidates)
 	w.args = append(w.args, p.lexemes())
 	rows, err = s.pool.Query(ctx, `WITH c AS (`+cands+`)
 		SELECT c.id, c.session_id, c.line, c.part, c.len, coalesce(o.project, ''), u.lexeme, u.positions

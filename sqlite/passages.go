@@ -10,7 +10,8 @@ import (
 )
 
 // SearchPassages ranks passages of the raw lines by BM25 over their
-// contentless index, with Search's query rules and cost bounds (plan).
+// contentless index, with Search's query rules; it finds nothing when even
+// the rarest term is in more than carryover.MaxPassageCandidates passages.
 // Query.SessionID, Project and BeforeWindow filter: a passage's window is
 // the number of the session's compactions before its line. Limit
 // defaults to DefaultSearchLimit.
@@ -40,20 +41,22 @@ func (s *Store) SearchPassages(ctx context.Context, q carryover.Query) ([]carryo
 	if q.BeforeWindow > 0 {
 		w.add("(SELECT count(*) FROM compactions k WHERE k.session_id = p.session_id AND k.line < p.line) < ?", q.BeforeWindow)
 	}
-	pl, err := s.plan(ctx, "passages_fts", terms, lo, hi)
-	if err != nil || pl.match == "" {
+	pl, err := s.planUpTo(ctx, "passages_fts", terms, lo, hi, carryover.MaxPassageCandidates)
+	if err != nil || pl.match == "" || pl.capped {
+		// Capped: even the rarest term is in too many passages to point
+		// at a line; the chunks' ranking judges such a query better.
 		return nil, err
 	}
 	lim := q.Limit
 	if lim <= 0 {
 		lim = DefaultSearchLimit
 	}
-	ranked := `SELECT passages_fts.rowid AS rid, -bm25(passages_fts) AS bm FROM passages_fts
-		JOIN passages p ON p.id = passages_fts.rowid
-		WHERE passages_fts MATCH ? AND passages_fts.rowid BETWEEN ? AND ?` + and(w)
-	if pl.capped {
-		ranked = `SELECT rid, bm FROM (` + ranked + ` ORDER BY passages_fts.rowid DESC LIMIT ` + fmt.Sprint(maxCandidates) + `)`
+	join := ""
+	if len(w.conds) > 0 {
+		join = " JOIN passages p ON p.id = passages_fts.rowid"
 	}
+	ranked := `SELECT passages_fts.rowid AS rid, -bm25(passages_fts) AS bm FROM passages_fts` + join + `
+		WHERE passages_fts MATCH ? AND passages_fts.rowid BETWEEN ? AND ?` + and(w)
 	rows, err := s.db.QueryContext(ctx, `SELECT r.bm, p.session_id, p.line, p.part, pr.root FROM (`+ranked+`) r
 		JOIN passages p ON p.id = r.rid JOIN sessions s ON s.id = p.session_id JOIN projects pr ON pr.id = s.project_id
 		ORDER BY r.bm DESC, r.rid DESC LIMIT `+fmt.Sprint(lim), append([]any{pl.match, lo, hi}, w.args...)...)
