@@ -147,10 +147,28 @@ func hasTerm(lower string, t term) bool {
 	return len(stem) >= 4 && stem != t.text && strings.Contains(lower, stem)
 }
 
-// holdsRare reports whether lower holds an identifier of the query.
+// specific reports whether a query term names one thing: an identifier
+// (a path, snake_case, camelCase, a dotted name, a flag) or a number of
+// three digits or more (a port, an id, a count, a setting's value).
+func specific(t term) bool {
+	if t.rare {
+		return true
+	}
+	if len(t.text) < 3 {
+		return false
+	}
+	for _, r := range t.text {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsRare reports whether lower holds a specific term of the query.
 func holdsRare(terms []term, lower string) bool {
 	for _, t := range terms {
-		if t.rare && strings.Contains(lower, t.text) {
+		if specific(t) && strings.Contains(lower, t.text) {
 			return true
 		}
 	}
@@ -160,7 +178,7 @@ func holdsRare(terms []term, lower string) bool {
 // markRare marks the query's identifier terms lower holds.
 func markRare(rare []bool, terms []term, lower string) {
 	for i, t := range terms {
-		if t.rare && !rare[i] && strings.Contains(lower, t.text) {
+		if specific(t) && !rare[i] && strings.Contains(lower, t.text) {
 			rare[i] = true
 		}
 	}

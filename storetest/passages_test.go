@@ -168,6 +168,7 @@ func testDeepLines(t *testing.T, st carryover.Store) {
 	}{
 		{"RATE_LIMIT_WINDOW_MS", " 2613│ RATE_LIMIT_WINDOW_MS=84213", true},
 		{"What was the rate limit window in the config?", " 2613│ RATE_LIMIT_WINDOW_MS=84213", false},
+		{"Where does the 84213 in the service settings come from?", " 2613│ RATE_LIMIT_WINDOW_MS=84213", true},
 		{"TestRefundRoundsHalfEven", " 1878│ --- FAIL: TestRefundRoundsHalfEven (0.00s)", true},
 		{"Which billing test failed, and why?", "refund_test.go:88: got 10.04, want 10.05", false},
 		{"全量同步", "  777│ 错误：首次全量同步失败", true},
