@@ -86,19 +86,29 @@ func (r *run) archive(ctx context.Context) (ingest.Report, error) {
 // archive leaves the passages to a later hook.
 const deferPassagesOver = 256 << 10
 
-// passageStep is how many raw lines one IndexPassages call indexes.
-const passageStep = 4000
+// passageStep is how many raw lines one IndexPassages call indexes, and
+// passageSteps how many calls one hook makes (a cold 3 MB transcript is
+// some 3,000 lines).
+const (
+	passageStep  = 4000
+	passageSteps = 3
+)
 
 // indexPassages indexes the passages an earlier archive left (see
-// ingest.Archiver.DeferPassagesOver), until none is left or the hook's
-// deadline. A failure is logged: the chunks are archived, and a later
+// ingest.Archiver.DeferPassagesOver), until none is left, the hook's
+// deadline or passageSteps steps. A failure is logged: the chunks are archived, and a later
 // hook tries again.
 func (r *run) indexPassages(ctx context.Context, session string) {
 	ix, ok := r.st.(carryover.PassageIndexer)
 	if !ok || session == "" {
 		return
 	}
-	for ctx.Err() == nil {
+	// At most passageSteps steps a hook: a long session archived before
+	// passages existed is indexed over its next hooks, not in one.
+	for range passageSteps {
+		if ctx.Err() != nil {
+			return
+		}
 		done, err := ix.IndexPassages(ctx, session, passageStep)
 		if err != nil {
 			r.h.log().Error("hook index passages", "session", session, "err", err)
