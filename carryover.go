@@ -318,6 +318,10 @@ type Batch struct {
 	// transcript again from the start).
 	Raw        []RawLine
 	RawReplace bool
+	// DeferPassages leaves the raw lines' passages (PassageSearcher) to
+	// be indexed later (PassageIndexer), not in this write: a cold
+	// archive in PreCompact is on the user's wait.
+	DeferPassages bool
 }
 
 // HookRun records one hook invocation: what ran, how long it took and how

@@ -94,7 +94,7 @@ type Compaction struct {
 
 // Compact replays a compaction at p: the transcript up to the boundary,
 // PreCompact (automatic), the transcript up to and including the summary,
-// SessionStart(compact). Points must come in order.
+// SessionStart(compact), PostCompact. Points must come in order.
 func (r *Replay) Compact(ctx context.Context, p Point) (Compaction, error) {
 	c := Compaction{Point: p}
 	if p.Summary < p.Boundary {
@@ -120,7 +120,12 @@ func (r *Replay) Compact(ctx context.Context, p Point) (Compaction, error) {
 	if err != nil {
 		return c, err
 	}
-	c.Restore, err = additionalContext(out)
+	if c.Restore, err = additionalContext(out); err != nil {
+		return c, err
+	}
+	// Then PostCompact, as Claude Code fires it (its output is not
+	// injected): it finishes what PreCompact left (the passages).
+	_, _, err = r.Run(ctx, hook.PostCompact, map[string]any{"trigger": "auto"})
 	return c, err
 }
 

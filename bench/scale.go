@@ -396,6 +396,7 @@ func generateSession(ctx context.Context, st *sqlite.Store, voc *vocabulary, pla
 	}
 	turn, turnLeft, prompt := -1, 0, ""
 	var b carryover.Batch
+	var offset int64
 	for seq := range n {
 		if turnLeft == 0 {
 			turn++
@@ -422,10 +423,11 @@ func generateSession(ctx context.Context, st *sqlite.Store, voc *vocabulary, pla
 				PreTokens: 160000, PostTokens: 9000, Line: c.FirstLine - 1, Time: c.Start,
 				Summary: "This session is being continued from a previous conversation.\n" + genText(rng, voc, 1500)})
 		}
+		b.Raw = append(b.Raw, genRaw(rng, voc, c, &offset)...)
 		if len(b.Chunks) == plan.Batch || seq == n-1 {
 			sess.Updated, sess.Turns = c.End, turn+1
 			b.Session = sess
-			b.State = carryover.IngestState{SessionID: sid, Path: sess.TranscriptPath, FileID: "generated", Line: c.LastLine}
+			b.State = carryover.IngestState{SessionID: sid, Path: sess.TranscriptPath, FileID: "generated", Line: c.LastLine, Offset: offset}
 			if err := st.Apply(ctx, b); err != nil {
 				return fmt.Errorf("bench scale: session %d: %w", s, err)
 			}
@@ -466,6 +468,35 @@ func genChunk(rng *rand.Rand, voc *vocabulary, sid, project string, seq, turn, w
 	h := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%s", sid, seq, text))
 	c.Hash = hex.EncodeToString(h[:16])
 	return c
+}
+
+// genRaw makes the chunk's transcript lines as a real ingest stores them
+// (raw lines, masked JSON, and so passages): the assistant's text, the
+// tool result the chunk shortened, whole (the chunk's text and as much
+// again), and six lines without message text (progress, system, a tool
+// call).
+func genRaw(rng *rand.Rand, voc *vocabulary, c carryover.Chunk, offset *int64) []carryover.RawLine {
+	msg := func(typ string, content any) []byte {
+		b, _ := json.Marshal(map[string]any{"type": typ, "sessionId": c.SessionID, "timestamp": c.Start.Format(time.RFC3339Nano),
+			"message": map[string]any{"role": typ, "content": content}})
+		return b
+	}
+	texts := [][]byte{
+		msg("assistant", []any{map[string]any{"type": "text", "text": c.Summary}}),
+		msg("user", []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_gen", "content": c.Text + "\n" + genText(rng, voc, len(c.Text))}}),
+	}
+	out := make([]carryover.RawLine, 0, c.LastLine-c.FirstLine+1)
+	for l := c.FirstLine; l <= c.LastLine; l++ {
+		var text []byte
+		if i := l - c.FirstLine; i < len(texts) {
+			text = texts[i]
+		} else {
+			text = fmt.Appendf(nil, `{"type":"progress","sessionId":%q,"data":{"type":"hook_progress","line":%d}}`, c.SessionID, l)
+		}
+		out = append(out, carryover.RawLine{Line: l, Offset: *offset, Size: len(text) + 1, Text: text})
+		*offset += int64(len(text) + 1)
+	}
+	return out
 }
 
 func genText(rng *rand.Rand, voc *vocabulary, size int) string {

@@ -54,6 +54,11 @@ func (r *run) archive(ctx context.Context) (ingest.Report, error) {
 		return ingest.Report{}, errors.New("no transcript_path in payload")
 	}
 	a := ingest.Archiver{Store: r.st, Redactor: r.h.Redactor}
+	if r.ev == PreCompact {
+		// A cold archive's passages wait for the next hook (Stop,
+		// PostCompact, SessionEnd): PreCompact is on the user's wait.
+		a.DeferPassagesOver = deferPassagesOver
+	}
 	if r.h.OneShot {
 		a.Prepare = func(n int64) {
 			r.warmed = r.warmed || r.h.warmStore(n)
@@ -69,7 +74,50 @@ func (r *run) archive(ctx context.Context) (ingest.Report, error) {
 	if rep.Complete && rep.SessionID == r.in.SessionID {
 		r.knowProject(rep.Project)
 	}
+	switch r.ev {
+	case Stop, PostCompact, SessionEnd:
+		// Nobody waits on these: the passages an archive left go now.
+		r.indexPassages(ctx, rep.SessionID)
+	}
 	return rep, nil
+}
+
+// deferPassagesOver is the transcript bytes over which PreCompact's
+// archive leaves the passages to a later hook.
+const deferPassagesOver = 256 << 10
+
+// passageStep is how many raw lines one IndexPassages call indexes, and
+// passageSteps how many calls one hook makes (a cold 3 MB transcript is
+// some 3,000 lines).
+const (
+	passageStep  = 4000
+	passageSteps = 3
+)
+
+// indexPassages indexes the passages an earlier archive left (see
+// ingest.Archiver.DeferPassagesOver), until none is left, the hook's
+// deadline or passageSteps steps. A failure is logged: the chunks are archived, and a later
+// hook tries again.
+func (r *run) indexPassages(ctx context.Context, session string) {
+	ix, ok := r.st.(carryover.PassageIndexer)
+	if !ok || session == "" {
+		return
+	}
+	// At most passageSteps steps a hook: a long session archived before
+	// passages existed is indexed over its next hooks, not in one.
+	for range passageSteps {
+		if ctx.Err() != nil {
+			return
+		}
+		done, err := ix.IndexPassages(ctx, session, passageStep)
+		if err != nil {
+			r.h.log().Error("hook index passages", "session", session, "err", err)
+			return
+		}
+		if done {
+			return
+		}
+	}
 }
 
 // archiveLogged archives what is new and logs a failure: the restore or

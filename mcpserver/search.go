@@ -172,12 +172,23 @@ func (s *server) renderHit(n int, r retrieve.Result, c carryover.Chunk) string {
 			snippet = after
 		}
 	}
-	head := fmt.Sprintf("[%d] chunk %d · session %s · turn %d · lines %d-%d · window %d · %s",
-		n, r.ChunkID, carryover.ShortID(r.SessionID), r.Turn, r.Lines[0], r.Lines[1], c.Window, stamp(c.Start))
+	if c.ID == 0 {
+		// A passage's chunk, which the search did not rank itself.
+		c = carryover.Chunk{Start: r.Time, Project: r.Project, Window: -1}
+	}
+	head := fmt.Sprintf("[%d] chunk %d · session %s · turn %d · lines %d-%d", n, r.ChunkID, carryover.ShortID(r.SessionID), r.Turn, r.Lines[0], r.Lines[1])
+	if c.Window >= 0 {
+		head += fmt.Sprintf(" · window %d", c.Window)
+	}
+	head += " · " + stamp(c.Start)
 	if s.opt.Project == "" || c.Project != s.opt.Project {
 		if c.Project != "" {
 			head += " · project " + c.Project
 		}
+	}
+	if r.RawLine > 0 {
+		snippet += fmt.Sprintf("\n(numbered lines of transcript line %d; all of it: get {\"session\": %q, \"from_line\": %d, \"to_line\": %d})",
+			r.RawLine, r.SessionID, r.RawLine, r.RawLine)
 	}
 	return head + "\n" + snippet
 }
@@ -198,6 +209,16 @@ type recordingStore struct {
 	kind       carryover.ItemKind
 	chunks     map[int64]carryover.Chunk
 	unfiltered int // hits before the kind filter
+}
+
+// SearchPassages searches the store's passages when it indexes them and
+// no kind filter applies (a passage is not a chunk an item came from).
+func (r *recordingStore) SearchPassages(ctx context.Context, q carryover.Query) ([]carryover.PassageHit, error) {
+	ps, ok := r.Store.(carryover.PassageSearcher)
+	if !ok || r.kind != "" {
+		return nil, nil
+	}
+	return ps.SearchPassages(ctx, q)
 }
 
 func (r *recordingStore) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit, error) {

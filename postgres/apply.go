@@ -197,7 +197,7 @@ func (s *Store) upsertSession(ctx context.Context, tx pgx.Tx, ss carryover.Sessi
 		return out, wrap("apply: session", err)
 	}
 	if oldTeam != nil && *oldTeam != out.team {
-		for _, table := range []string{"chunks", "items", "compactions", "raw_blocks", "chunk_shares"} {
+		for _, table := range []string{"chunks", "items", "compactions", "raw_blocks", "chunk_shares", "passages", "passage_marks"} {
 			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET team = $1 WHERE session_id = $2 AND owner = $3`, out.team, ss.ID, s.owner); err != nil {
 				return out, wrap("apply: share "+table, err)
 			}

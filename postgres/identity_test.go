@@ -86,7 +86,7 @@ func TestIdentityMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `DROP TABLE chunk_shares;
+	if _, err := conn.Exec(ctx, `DROP TABLE passages, passage_marks; DROP TABLE chunk_shares;
 		ALTER TABLE sessions DROP COLUMN parent, DROP COLUMN cwd, DROP COLUMN branch;
 		UPDATE meta SET value = '6' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)

@@ -47,6 +47,7 @@ func TestReindexAfterMigration(t *testing.T) {
 		`ALTER TABLE sessions DROP COLUMN parent, DROP COLUMN cwd, DROP COLUMN branch`,
 		`DROP TABLE raw_blocks`,
 		`DROP TABLE chunk_shares`,
+		`DROP TABLE passages, passage_marks`,
 		`UPDATE meta SET value = '3' WHERE key = 'schema_version'`,
 	} {
 		if _, err := conn.Exec(ctx, q); err != nil {

@@ -16,6 +16,8 @@ type rawWrite struct {
 	plan rawblock.Plan
 	tail *rawblock.Block
 	from int
+	// passages of the batch's raw lines, tokenized meanwhile.
+	passages []indexedPassage
 }
 
 // prepareRaw compresses the batch's raw lines before the transaction, in
@@ -25,7 +27,13 @@ func (s *Store) prepareRaw(ctx context.Context, b carryover.Batch) func() (*rawW
 	if len(b.Raw) == 0 {
 		return func() (*rawWrite, error) { return nil, nil }
 	}
-	return rawblock.Background(len(b.Chunks) > 0, func() (*rawWrite, error) { return s.planRaw(ctx, s.pool, b) })
+	return rawblock.Background(len(b.Chunks) > 0, func() (*rawWrite, error) {
+		w, err := s.planRaw(ctx, s.pool, b)
+		if err == nil && !b.DeferPassages {
+			w.passages = indexPassages(b.Raw)
+		}
+		return w, err
+	})
 }
 
 // planRaw reads the owner's tail block of the session and plans the
@@ -85,9 +93,11 @@ func (s *Store) writeRaw(ctx context.Context, tx pgx.Tx, sess session, b carryov
 		return err
 	}
 	if !rawblock.Same(now, w.tail) {
+		ps := w.passages
 		if w, err = s.planRaw(ctx, tx, b); err != nil {
 			return err
 		}
+		w.passages = ps
 	}
 	p := w.plan
 	batch := &pgx.Batch{}
@@ -102,8 +112,8 @@ func (s *Store) writeRaw(ctx context.Context, tx pgx.Tx, sess session, b carryov
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 			s.owner, sess.team, sess.id, bl.FirstLine, bl.LastLine, bl.FirstOffset, bl.EndOffset, bl.TextBytes, bl.Data)
 	}
-	if batch.Len() == 0 {
-		return nil
+	if err := s.queuePassages(ctx, tx, batch, sess, b, w.passages); err != nil {
+		return err
 	}
 	return wrap("apply: raw lines", tx.SendBatch(ctx, batch).Close())
 }

@@ -50,7 +50,7 @@ func TestSharedChunksMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `DROP TABLE chunk_shares; UPDATE meta SET value = '7' WHERE key = 'schema_version'`); err != nil {
+	if _, err := conn.Exec(ctx, `DROP TABLE passages, passage_marks; DROP TABLE chunk_shares; UPDATE meta SET value = '7' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
 

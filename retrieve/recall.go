@@ -228,7 +228,15 @@ func ExplainRecall(ctx context.Context, st carryover.Store, req RecallRequest) (
 		keep = keep[:RecallMaxHits]
 	}
 	ex.Candidates = cands
-	ex.Block = recallBlock(keep, terms, req, budget, ex.MinScore, ex.MinCoverage)
+	// The lines past a kept chunk's cut that answer the prompt (passages
+	// of its lines), shown beside its window; nothing else is added.
+	var finds []passageFind
+	if len(keep) > 0 {
+		if finds, err = findPassages(ctx, st, q, terms); err != nil {
+			return ex, fmt.Errorf("recall: %w", err)
+		}
+	}
+	ex.Block = recallBlock(attachPassages(keep, finds, terms), terms, req, budget, ex.MinScore, ex.MinCoverage)
 	for i := range ex.Candidates {
 		cd := &ex.Candidates[i]
 		cd.Why = why[cd.Hit.Chunk.ID]
@@ -242,7 +250,7 @@ func ExplainRecall(ctx context.Context, st carryover.Store, req RecallRequest) (
 
 // recallBlock renders the hits a recall keeps into the injected block,
 // within budget characters.
-func recallBlock(keep []carryover.Hit, terms []term, req RecallRequest, budget int, minScore, minCov float64) Block {
+func recallBlock(keep []searchEntry, terms []term, req RecallRequest, budget int, minScore, minCov float64) Block {
 	if len(keep) == 0 {
 		return Block{}
 	}
@@ -282,9 +290,9 @@ func recallBlock(keep []carryover.Hit, terms []term, req RecallRequest, budget i
 		// closing tag, an instruction) passes for carryover's own.
 		b.WriteString("\n" + strings.TrimSuffix(r.Text, r.Snippet) + quoteLines(r.Snippet) + "\n")
 		blk.ChunkIDs = append(blk.ChunkIDs, r.ChunkID)
-		for _, h := range keep {
-			if h.Chunk.ID == r.ChunkID {
-				reasons = append(reasons, recallWhy(terms, h, req, minScore, minCov))
+		for _, e := range keep {
+			if e.hit.Chunk.ID == r.ChunkID {
+				reasons = append(reasons, recallWhy(terms, e.hit, req, minScore, minCov))
 				break
 			}
 		}

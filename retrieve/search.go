@@ -39,6 +39,11 @@ type Result struct {
 	Project   string
 	Time      time.Time // the chunk's start
 	Snippet   string    // Text without its header line
+	// RawLine, when not 0, is the transcript line whose passage the
+	// snippet shows (numbered by its text lines): a tool result or
+	// message that the raw archive holds whole (carryover get
+	// SESSION:RawLine-RawLine).
+	RawLine int
 	// Band says how well this hit matches: BandStrong when it clears both
 	// bars of a strong match (WeakMinScore, WeakMinCoverage), BandGood
 	// when it clears one, BandWeak when neither.
@@ -99,21 +104,63 @@ func Search(ctx context.Context, st carryover.Store, req SearchRequest) (SearchR
 	}
 	hits = Refine(hits, q.Text, limit)
 	terms := queryTerms(q.Text)
-	res := snippets(hits, terms, budget)
-	weak := len(res) > 0
-	for i, h := range hits[:len(res)] {
-		scored, covered := h.BM25 >= WeakMinScore, coverage(terms, inChunk(h.Chunk)) >= WeakMinCoverage
+	finds, err := findPassages(ctx, st, q, terms)
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	es := mergePassages(hits, finds, terms, limit)
+	weak := len(es) > 0
+	for i := range es {
+		scored, covered := es[i].hit.BM25 >= WeakMinScore, es[i].cov >= WeakMinCoverage
 		switch {
 		case scored && covered:
-			res[i].Band = BandStrong
+			es[i].band = BandStrong
 			weak = false
 		case scored || covered:
-			res[i].Band = BandGood
+			es[i].band = BandGood
 		default:
-			res[i].Band = BandWeak
+			es[i].band = BandWeak
 		}
 	}
+	// One order: a hit's band is the coarse part of its rank, so a label
+	// never rises down the list.
+	orderBands(es)
+	res := snippets(es, terms, budget)
 	return SearchResponse{Results: res, Weak: weak}, nil
+}
+
+// orderBands makes the order and the labels agree: a weak hit (neither
+// bar cleared) never ranks above a good or strong one, and a label never
+// rises down the list (a strong hit below a good one is shown as good).
+// Sorting strong above good too cost a dev fact on `bench survival` (the
+// fused score places a right "good" hit above a "strong" one that only
+// shares words), so within the two the fused order stands.
+func orderBands(es []searchEntry) {
+	sort.SliceStable(es, func(i, j int) bool { return min(bandRank(es[i].band), 1) > min(bandRank(es[j].band), 1) })
+	for i := 1; i < len(es); i++ {
+		if bandRank(es[i].band) > bandRank(es[i-1].band) {
+			es[i].band = es[i-1].band
+		}
+	}
+}
+
+// rawLine is the transcript line of the entry's passage, if it shows one.
+func rawLine(e searchEntry) int {
+	if e.pass == nil {
+		return 0
+	}
+	return e.pass.hit.Line
+}
+
+// bandRank orders the bands, strongest highest.
+func bandRank(b string) int {
+	switch b {
+	case BandStrong:
+		return 2
+	case BandGood:
+		return 1
+	}
+	return 0
 }
 
 // Refine applies to a store's hits, in rank order, the rules that need
@@ -132,17 +179,25 @@ func Refine(hits []carryover.Hit, query string, limit int) []carryover.Hit {
 // snippets renders hits in rank order until budget bytes are used. Each
 // hit gets its rankWeight's part of what is left, so short chunks leave
 // room to the ones after them; the last one may be cut to fit.
-func snippets(hits []carryover.Hit, terms []term, budget int) []Result {
-	hits = uniqueHits(hits)
+func snippets(es []searchEntry, terms []term, budget int) []Result {
 	var out []Result
 	left := budget
 	weightLeft := 0.0
-	for i := range hits {
+	for i := range es {
 		weightLeft += rankWeight(i)
 	}
-	for i, h := range hits {
+	for i, e := range es {
+		h := e.hit
 		c := h.Chunk
 		header := fmt.Sprintf("[session %s, turn %d, L%d-%d]\n", carryover.ShortID(c.SessionID), c.Turn, c.FirstLine, c.LastLine)
+		switch {
+		case e.pass != nil && e.attached:
+			short := carryover.ShortID(c.SessionID)
+			header = fmt.Sprintf("[session %s, turn %d, L%d-%d; numbered: L%d, more: carryover get %s:%d-%d]\n",
+				short, c.Turn, c.FirstLine, c.LastLine, e.pass.hit.Line, short, e.pass.hit.Line, e.pass.hit.Line)
+		case e.pass != nil:
+			header = passageHeader(e.pass)
+		}
 		share := int(float64(left)*rankWeight(i)/weightLeft) - len(header)
 		weightLeft -= rankWeight(i)
 		share = max(share, min(minSnippet, left-len(header)))
@@ -153,7 +208,20 @@ func snippets(hits []carryover.Hit, terms []term, budget int) []Result {
 		if strings.TrimSpace(body) == "" {
 			body = c.Summary
 		}
-		snippet := window(body, terms, share)
+		var snippet string
+		switch {
+		case e.pass != nil && e.attached:
+			// The chunk's best window, then the lines past its cut.
+			more := passageSnippet(e.pass, terms, share/2, &c)
+			snippet = window(body, terms, share-len(more)-1)
+			if more != "" {
+				snippet += "\n" + more
+			}
+		case e.pass != nil:
+			snippet = passageSnippet(e.pass, terms, share, nil)
+		default:
+			snippet = window(body, terms, share)
+		}
 		text := header + snippet
 		out = append(out, Result{
 			Project:   c.Project,
@@ -165,6 +233,8 @@ func snippets(hits []carryover.Hit, terms []term, budget int) []Result {
 			Score:     h.Score,
 			Text:      text,
 			ChunkID:   c.ID,
+			Band:      e.band,
+			RawLine:   rawLine(e),
 		})
 		left -= len(text)
 	}

@@ -24,7 +24,7 @@ func TestSnippetsShareByRank(t *testing.T) {
 		}})
 	}
 	const budget = 2000
-	rs := snippets(hits, queryTerms("widgetFactory setting"), budget)
+	rs := snippets(plainEntries(hits), queryTerms("widgetFactory setting"), budget)
 	if len(rs) != len(hits) {
 		t.Fatalf("got %d results, want %d", len(rs), len(hits))
 	}

@@ -83,8 +83,8 @@ func TestTermsBackfill(t *testing.T) {
 	}
 }
 
-// undoShares takes a store back to before schema version 10.
-const undoShares = `DROP TABLE chunk_shares`
+// undoShares takes a store back to before schema version 10 (and 11).
+const undoShares = `DROP TABLE passage_marks; DROP TABLE passages; DROP TABLE passages_fts; DROP TABLE chunk_shares`
 
 // TestSharedChunksMigration turns a store back into schema version 9,
 // where the chunks a resumed session shares with the session it resumed

@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/internal/rawblock"
+	"github.com/carryover-dev/carryover/passage"
 )
 
 // rawWrite is a batch's raw lines compressed into blocks, and the stored
@@ -15,6 +17,9 @@ type rawWrite struct {
 	plan rawblock.Plan
 	tail *rawblock.Block
 	from int
+	// passages of the batch's raw lines, cut while the transaction
+	// inserts the rest.
+	passages []passage.Passage
 }
 
 // prepareRaw reads the session's tail block and compresses the batch's
@@ -32,7 +37,22 @@ func (s *Store) prepareRaw(ctx context.Context, b carryover.Batch) func() (*rawW
 	if err != nil {
 		return func() (*rawWrite, error) { return nil, err }
 	}
-	return rawblock.Background(len(b.Chunks) > 0, func() (*rawWrite, error) { return s.packRaw(b, tail, from) })
+	return rawblock.Background(len(b.Chunks) > 0, func() (*rawWrite, error) {
+		w, err := s.packRaw(b, tail, from)
+		if err == nil && !b.DeferPassages {
+			w.passages = cutPassages(b.Raw)
+		}
+		return w, err
+	})
+}
+
+// cutPassages cuts the raw lines' texts into passages (package passage).
+func cutPassages(raw []carryover.RawLine) []passage.Passage {
+	var out []passage.Passage
+	for _, l := range raw {
+		out = append(out, passage.Split(l.Line, l.Text)...)
+	}
+	return out
 }
 
 // rowQueryer is what the raw reads need of the pool or a transaction.
@@ -102,9 +122,11 @@ func (s *Store) writeRaw(ctx context.Context, tx *sql.Tx, b carryover.Batch, w *
 		return err
 	}
 	if !rawblock.Same(now, w.tail) {
+		ps := w.passages
 		if w, err = s.planRaw(ctx, tx, b); err != nil {
 			return err
 		}
+		w.passages = ps
 	}
 	p := w.plan
 	if p.DeleteFrom > 0 {
@@ -124,7 +146,128 @@ func (s *Store) writeRaw(ctx context.Context, tx *sql.Tx, b carryover.Batch, w *
 			return wrapErr("apply: raw lines", err)
 		}
 	}
+	return writePassages(ctx, tx, b, w.passages)
+}
+
+// writePassages indexes the passages of the batch's raw lines, after
+// removing those of the lines it replaces (a replaced tail, or lines an
+// earlier ingest stored already), when every line before them is indexed
+// and the batch does not defer them; else it leaves them to
+// IndexPassages.
+func writePassages(ctx context.Context, tx *sql.Tx, b carryover.Batch, ps []passage.Passage) error {
+	first, last := b.Raw[0].Line, b.Raw[len(b.Raw)-1].Line
+	mark, err := passageMark(ctx, tx, b.Session.ID)
+	if err != nil {
+		return err
+	}
+	to := last
+	if b.RawReplace {
+		to = math.MaxInt
+	}
+	if b.DeferPassages || first > mark+1 {
+		// Left for later: what the batch replaces is not indexed any more.
+		if first <= mark {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM passages WHERE session_id = ? AND line BETWEEN ? AND ?`, b.Session.ID, first, to); err != nil {
+				return wrapErr("apply: passages", err)
+			}
+			return setPassageMark(ctx, tx, b.Session.ID, first-1)
+		}
+		return nil
+	}
+	if err := indexPassages(ctx, tx, b.Session.ID, first, to, ps); err != nil {
+		return err
+	}
+	return setPassageMark(ctx, tx, b.Session.ID, max(last, mark))
+}
+
+// indexPassages replaces the passages of lines from..to with ps.
+func indexPassages(ctx context.Context, tx *sql.Tx, session string, from, to int, ps []passage.Passage) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM passages WHERE session_id = ? AND line BETWEEN ? AND ?`, session, from, to); err != nil {
+		return wrapErr("apply: passages", err)
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	row, err := tx.PrepareContext(ctx, `INSERT INTO passages (session_id, line, part) VALUES (?, ?, ?)`)
+	if err != nil {
+		return wrapErr("apply: passages", err)
+	}
+	defer row.Close()
+	idx, err := tx.PrepareContext(ctx, `INSERT INTO passages_fts (rowid, text) VALUES (?, ?)`)
+	if err != nil {
+		return wrapErr("apply: passages", err)
+	}
+	defer idx.Close()
+	for _, p := range ps {
+		res, err := row.ExecContext(ctx, session, p.Line, p.Part)
+		if err != nil {
+			return wrapErr("apply: passages", err)
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return wrapErr("apply: passages", err)
+		}
+		if _, err := idx.ExecContext(ctx, id, passage.Index(p)); err != nil {
+			return wrapErr("apply: passages", err)
+		}
+	}
 	return nil
+}
+
+// passageMark is the last raw line of the session up to which every
+// line's passages are indexed (0 when none).
+func passageMark(ctx context.Context, q rowQueryer, session string) (int, error) {
+	var mark int
+	err := q.QueryRowContext(ctx, `SELECT line FROM passage_marks WHERE session_id = ?`, session).Scan(&mark)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return mark, wrapErr("passages: mark", err)
+}
+
+func setPassageMark(ctx context.Context, tx *sql.Tx, session string, line int) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO passage_marks (session_id, line) VALUES (?, ?)
+		ON CONFLICT (session_id) DO UPDATE SET line = excluded.line`, session, line)
+	return wrapErr("passages: mark", err)
+}
+
+// IndexPassages indexes the passages of up to maxLines raw lines of the
+// session after its mark (see Batch.DeferPassages), and reports whether
+// every stored line is indexed.
+func (s *Store) IndexPassages(ctx context.Context, sessionID string, maxLines int) (bool, error) {
+	mark, err := passageMark(ctx, s.db, sessionID)
+	if err != nil {
+		return false, err
+	}
+	_, last, err := s.RawRange(ctx, sessionID)
+	if err != nil || last <= mark {
+		return err == nil, err
+	}
+	to := min(last, mark+max(maxLines, 1))
+	lines, err := s.RawLines(ctx, sessionID, mark+1, to)
+	if err != nil {
+		return false, err
+	}
+	ps := cutPassages(lines)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, wrapErr("index passages", err)
+	}
+	defer tx.Rollback()
+	// A write meanwhile moved the mark: its own turn, next time.
+	if now, err := passageMark(ctx, tx, sessionID); err != nil || now != mark {
+		return false, err
+	}
+	if err := indexPassages(ctx, tx, sessionID, mark+1, to, ps); err != nil {
+		return false, err
+	}
+	if err := setPassageMark(ctx, tx, sessionID, to); err != nil {
+		return false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return false, wrapErr("index passages", err)
+	}
+	return to >= last, nil
 }
 
 // RawLines returns the session's raw lines numbered from to to (to <= 0:

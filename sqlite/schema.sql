@@ -212,6 +212,26 @@ CREATE TABLE chunk_shares (
 ) WITHOUT ROWID;
 CREATE INDEX chunk_shares_chunk ON chunk_shares (chunk_id);
 CREATE INDEX chunk_shares_seq ON chunk_shares (session_id, seq);
+CREATE TABLE passages (
+	id         INTEGER PRIMARY KEY,
+	session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+	line       INTEGER NOT NULL,
+	part       INTEGER NOT NULL
+);
+CREATE INDEX passages_session_line ON passages (session_id, line);
+CREATE VIRTUAL TABLE passages_fts USING fts5 (
+	text,
+	content = '',
+	contentless_delete = 1,
+	tokenize = "porter unicode61 remove_diacritics 2 tokenchars '_'"
+);
+CREATE TRIGGER passages_ad AFTER DELETE ON passages BEGIN
+	DELETE FROM passages_fts WHERE rowid = old.id;
+END;
+CREATE TABLE passage_marks (
+	session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+	line       INTEGER NOT NULL
+) WITHOUT ROWID;
 INSERT INTO meta (key, value) VALUES ('fts_backfill_below', 1);
 INSERT INTO meta (key, value) VALUES ('terms_backfill_below', 1);
 INSERT INTO meta (key, value) VALUES ('vec_backfill_below', 1);

@@ -17,7 +17,7 @@ import (
 // at delete time, but it made deleting a 2,000-chunk session take minutes.
 
 // ftsTables are the full-text indexes Compact merges.
-var ftsTables = []string{"chunks_fts", "items_fts"}
+var ftsTables = []string{"chunks_fts", "items_fts", "passages_fts"}
 
 // ErrCheckpointBusy means another connection kept the WAL from being
 // truncated: older page versions may remain in it until the next

@@ -245,8 +245,13 @@ type scope struct {
 // drops terms that match nothing, and keeps the rarest terms while their
 // counts add up to at most maxCandidates.
 func (s *Store) plan(ctx context.Context, fts string, terms []string, lo, hi int64) (searchPlan, error) {
+	return s.planUpTo(ctx, fts, terms, lo, hi, maxCandidates)
+}
+
+// planUpTo is plan with limit in place of maxCandidates.
+func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi int64, limit int) (searchPlan, error) {
 	probe, err := s.db.PrepareContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+fts+`
-		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT `+fmt.Sprint(maxCandidates+1)+`)`)
+		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT `+fmt.Sprint(limit+1)+`)`)
 	if err != nil {
 		return searchPlan{}, wrapErr("search: plan", err)
 	}
@@ -273,12 +278,12 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, lo, hi int
 	sort.SliceStable(found, func(i, j int) bool { return found[i].rows < found[j].rows })
 	kept, total := []string{found[0].text}, found[0].rows
 	for _, t := range found[1:] {
-		if total+t.rows > maxCandidates {
+		if total+t.rows > limit {
 			break
 		}
 		kept, total = append(kept, t.text), total+t.rows
 	}
-	return searchPlan{match: strings.Join(kept, " OR "), capped: total > maxCandidates, df: counts, kept: kept}, nil
+	return searchPlan{match: strings.Join(kept, " OR "), capped: total > limit, df: counts, kept: kept}, nil
 }
 
 // searchPlan is what plan chose.

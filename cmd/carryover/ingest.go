@@ -74,6 +74,11 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 			bar.Add(1)
 			continue
 		}
+		// The passages of lines archived before the store indexed them,
+		// or that a hook left to later.
+		if err := indexPassages(ctx, st, rep.SessionID); err != nil {
+			fmt.Fprintf(stderr, "carryover: error: %v\n", err)
+		}
 		chunks += rep.Chunks
 		lines += rep.Lines
 		if !*quiet {
@@ -108,4 +113,19 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 		return fmt.Errorf("%d of %d transcripts failed", failed, len(files))
 	}
 	return nil
+}
+
+// indexPassages indexes every raw line of the session whose passages are
+// not indexed yet (carryover.PassageIndexer).
+func indexPassages(ctx context.Context, st carryover.Store, session string) error {
+	ix, ok := st.(carryover.PassageIndexer)
+	if !ok || session == "" {
+		return nil
+	}
+	for {
+		done, err := ix.IndexPassages(ctx, session, 4000)
+		if err != nil || done {
+			return err
+		}
+	}
 }

@@ -170,6 +170,10 @@ func (a *app) writeHits(resp retrieve.SearchResponse, sh *carryover.IDShortener,
 		if tty {
 			text = cmdhelp.Bold(text, query)
 		}
+		if r.RawLine > 0 {
+			// Numbered lines of a tool result or message kept whole.
+			text += fmt.Sprintf("\n   (line %d of the transcript; all of it: carryover get %s:%d-%d)", r.RawLine, sh.Short(r.SessionID), r.RawLine, r.RawLine)
+		}
 		fmt.Fprintf(w, "── chunk %d · %s · %s · %s · session %s · turn %d · lines %d-%d\n%s\n\n", r.ChunkID, r.Band,
 			termsafe.Line(a.shortPath(r.Project)), r.Time.Local().Format("2006-01-02 15:04"), sh.Short(r.SessionID),
 			r.Turn, r.Lines[0], r.Lines[1], text)

@@ -231,3 +231,9 @@ func endsCVC(s []byte) bool {
 	}
 	return cons[n-3] && !cons[n-2] && cons[n-1]
 }
+
+// Stem returns the Porter stem of a lowercase word, as the full-text
+// index stems it.
+func Stem(w string) string {
+	return string(porterStem(nil, []byte(w)))
+}
