@@ -20,7 +20,7 @@ import (
 )
 
 // indexedPassage is a passage as the passages table holds it: its place
-// and its tokens, not its text (see 0009_passages.sql).
+// and its tokens, not its text (see 0010_passages.sql).
 type indexedPassage struct {
 	line, part int
 	tsv        string // tsvector literal

@@ -96,8 +96,8 @@ func TestIdentityMigration(t *testing.T) {
 	}
 
 	st := openStore(t, path)
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 11 {
-		t.Fatalf("schema version %d, %v after the migration; want 11", version, err)
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 12 {
+		t.Fatalf("schema version %d, %v after the migration; want 12", version, err)
 	}
 	want := map[string]struct{ parent, project, cwd string }{
 		p1:   {"", app, app},
@@ -173,7 +173,7 @@ func TestIdentityMigration(t *testing.T) {
 	}
 
 	// The text index is intact, finds the moved chunks in their new
-	// project, and its triggers are all back (with version 11's, which
+	// project, and its triggers are all back (with version 12's, which
 	// deletes a passage's index row).
 	if _, err := db.Exec(`INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')`); err != nil {
 		t.Errorf("full-text index after the migration: %v", err)

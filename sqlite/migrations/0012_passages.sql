@@ -1,4 +1,4 @@
--- Schema version 11: passages, windows of lines of every message text and
+-- Schema version 12: passages, windows of lines of every message text and
 -- tool result, whole (package passage), so that search finds a line deep
 -- in a long tool result no chunk kept. The index is contentless: a
 -- passage's text is read back from its raw line (raw_blocks) and cut

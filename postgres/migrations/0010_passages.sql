@@ -1,4 +1,4 @@
--- Schema version 9: passages, windows of lines of every message text and
+-- Schema version 10: passages, windows of lines of every message text and
 -- tool result, whole (package passage), so that search finds a line deep
 -- in a long tool result no chunk kept. A row holds the passage's tokens
 -- (the chunks' tokenizer, see index.go) as a tsvector and its length in
