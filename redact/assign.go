@@ -53,6 +53,9 @@ func matchAssignment(sc *scan, i int, ru *rule) int {
 	if !ok {
 		return ke
 	}
+	if key == "PASS" && strings.HasSuffix(s[:ks], "--- ") {
+		return ke // go test -v's "--- PASS: TestName", not a password
+	}
 	j := skipQuote(s, ke)
 	quotedKey := j > ke
 	if j < len(s) && s[j] == ']' { // ENV["SECRET"] = ...

@@ -189,6 +189,7 @@ func RoundTwoLookalikes(r *rand.Rand) []string {
 		"$ mosquitto_sub -h broker -t 'sensors/#' -v\n",
 		"2026-01-05 10:30:45 INFO started\n10:31:02.118 worker ready\n",
 		"main.go:42:17: undefined: tokenSource\n",
+		"=== RUN   TestOrderTotal0001\n--- PASS: TestOrderTotal0001 (0.00s)\n    --- PASS: TestOrderTotal0001/case_2 (0.00s)\n--- FAIL: TestRefund0002 (0.01s)\nPASS\n",
 		"[server]\nhost = 0.0.0.0\nport = 8080\npassword_file = /run/secrets/db\n",
 		"$ openssl rand -hex 16 > key.txt && ls src/\n/home/dev/proj/src/a0y/main_test.exs\n/home/dev/proj/src/b1z/worker2_test.exs\nsrc/c3po/r2d2_helper.exs\n",
 		"$ base64 logo.png\n" + Fold(base64.StdEncoding.EncodeToString([]byte(RS(r, B64, 300))), 76) + "\n",
