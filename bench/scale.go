@@ -24,7 +24,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/chunk"
 	"github.com/carryover-dev/carryover/ingest"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 	"github.com/carryover-dev/carryover/transcript"
 )
 
@@ -343,7 +343,7 @@ func (p ScalePlan) project(session int) string {
 // sessions at a time: Apply embeds before it takes the write lock, so the
 // embedding of one batch overlaps another's write.
 func generateArchive(ctx context.Context, db string, voc *vocabulary, plan ScalePlan, workers int) error {
-	st, err := sqlite.Open(ctx, db, sqlite.Options{BusyTimeout: time.Minute})
+	st, err := storeopen.Local(ctx, db, storeopen.LocalOptions{BusyTimeout: time.Minute})
 	if err != nil {
 		return err
 	}
@@ -384,7 +384,7 @@ feed:
 }
 
 // generateSession writes session s in batches of plan.Batch chunks.
-func generateSession(ctx context.Context, st *sqlite.Store, voc *vocabulary, plan ScalePlan, s int) error {
+func generateSession(ctx context.Context, st carryover.Store, voc *vocabulary, plan ScalePlan, s int) error {
 	rng := rand.New(rand.NewPCG(uint64(s), 0x5ca1e))
 	n := min(plan.PerSession, plan.Chunks-s*plan.PerSession)
 	sid, project := plan.sessionID(s), plan.project(s)
