@@ -18,7 +18,7 @@ func TestCallersImportNoAdapter(t *testing.T) {
 		"github.com/carryover-dev/carryover/sqlite":   true,
 		"github.com/carryover-dev/carryover/postgres": true,
 	}
-	for _, dir := range []string{"hook", "bench", "doctor", "install", "cmd/carryover"} {
+	for _, dir := range []string{"hook", "bench", "doctor", "install", "statusline", "cmd/carryover"} {
 		files, err := filepath.Glob(filepath.Join("..", dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)
