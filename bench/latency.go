@@ -17,7 +17,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 // Timing is one binary's figures for a measurement.
@@ -231,7 +231,7 @@ func Latency(ctx context.Context, opt LatencyOptions) (*LatencyResult, error) {
 // usual case, and when it recalls, on a fresh copy of the store each run
 // (a recall is made once per window).
 func (b *latencyBench) toolHooks(sid, path, db string) ([]LatencyRow, error) {
-	st, err := sqlite.Open(context.Background(), db, sqlite.Options{ReadOnly: true})
+	st, err := storeopen.Local(context.Background(), db, storeopen.LocalOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}

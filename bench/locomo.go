@@ -20,8 +20,9 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/embedding"
+	"github.com/carryover-dev/carryover/rank"
 	"github.com/carryover-dev/carryover/retrieve"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 // The LoCoMo benchmark (Maharana et al., ACL 2024) measures retrieval over
@@ -172,7 +173,7 @@ func Locomo(ctx context.Context, opt LocomoOptions) (*LocomoResult, error) {
 // corrected evidence.
 func runLocomo(ctx context.Context, dbPath string, convs []locomoConv, audit map[string][]string) (*LocomoResult, error) {
 	start := time.Now()
-	st, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
+	st, err := storeopen.Local(ctx, dbPath, storeopen.LocalOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("bench locomo: %w", err)
 	}
@@ -217,7 +218,7 @@ func runLocomo(ctx context.Context, dbPath string, convs []locomoConv, audit map
 			// The store's search: its BM25 parts, re-sorted, are the bm25
 			// ranker (it reranks its whole candidate pool, so asking for
 			// the pool returns every BM25 candidate).
-			hits, err := st.Search(ctx, carryover.Query{Text: qa.Question, SessionID: sid, Limit: sqlite.HybridPool})
+			hits, err := st.Search(ctx, carryover.Query{Text: qa.Question, SessionID: sid, Limit: rank.Pool})
 			if err != nil {
 				return nil, fmt.Errorf("bench locomo %s: %w", c.SampleID, err)
 			}
@@ -272,7 +273,7 @@ func runLocomo(ctx context.Context, dbPath string, convs []locomoConv, audit map
 // through the store's real write path: Seq and FirstLine carry the turn's
 // index (FirstLine from 1, so a hit maps back to its dia_id), Turn its
 // LoCoMo session number.
-func indexLocomo(ctx context.Context, st *sqlite.Store, sid string, turns []locomoTurn) error {
+func indexLocomo(ctx context.Context, st carryover.Store, sid string, turns []locomoTurn) error {
 	chunks := make([]carryover.Chunk, len(turns))
 	for i, t := range turns {
 		chunks[i] = carryover.Chunk{
@@ -450,7 +451,7 @@ func (r *LocomoResult) Print(w io.Writer) error {
 	fmt.Fprintf(w, "turn R@k: fraction of a question's evidence turns among the top k; session R@k: fraction of its evidence sessions\n")
 	fmt.Fprintf(w, "with a turn in the top k; both averaged over questions. hashed: %s, query idf from the conversation;\n", embedding.DefaultHashed().Name())
 	fmt.Fprintf(w, "hashed_ctx: turn vector + %g x neighbours'; fused: the product's search within the conversation (BM25 top %d reranked\n",
-		neighbourW, sqlite.HybridPool)
+		neighbourW, rank.Pool)
 	fmt.Fprintf(w, "with stored vectors, parent turns and each LoCoMo session scored as one document).\n")
 	cats := []string{"all", "1 multi-hop", "2 temporal", "3 open-domain", "4 single-hop"}
 	for _, set := range []string{"original", "corrected"} {

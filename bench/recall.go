@@ -17,7 +17,7 @@ import (
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/retrieve"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 // Recall measures UserPromptSubmit recall as the hook runs it
@@ -349,7 +349,7 @@ func archiveOthers(ctx context.Context, db string, sessions []benchSession, grou
 			return err
 		}
 	}
-	st, err := sqlite.Open(ctx, db, sqlite.Options{})
+	st, err := storeopen.Local(ctx, db, storeopen.LocalOptions{})
 	if err != nil {
 		return fmt.Errorf("bench recall: %w", err)
 	}

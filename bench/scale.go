@@ -24,12 +24,13 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/chunk"
 	"github.com/carryover-dev/carryover/ingest"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 	"github.com/carryover-dev/carryover/transcript"
 )
 
 // ScaleResult is what Scale measured.
 type ScaleResult struct {
+	Store        string       `json:"store"` // "sqlite" or "postgresql"
 	Chunks       int          `json:"chunks"`
 	Sessions     int          `json:"sessions"`
 	Projects     int          `json:"projects"`
@@ -65,6 +66,13 @@ type ScaleOptions struct {
 	// generating it.
 	Keep        bool
 	Transcripts string // transcripts whose chunks give the vocabulary
+	// DatabaseURL, when set, puts the archive on this PostgreSQL server
+	// (the configured team store) instead of a generated SQLite file, and
+	// the hooks and searches measured read it there. The database must
+	// hold no session (a throwaway one): the generated sessions stay, and
+	// with Keep a database holding sessions is measured again as it is.
+	DatabaseURL string
+	Owner, Team string // the server's row identity (config's owner and team)
 	Workers     int    // sessions generated and applied at once
 	Runs        int    // runs per measurement
 	Exe         string // the binary measured
@@ -108,7 +116,7 @@ func Scale(ctx context.Context, opt ScaleOptions) (*ScaleResult, error) {
 		return nil, err
 	}
 	db := filepath.Join(storeDir, fmt.Sprintf("scale-%d.db", plan.Chunks))
-	if opt.Keep {
+	if opt.Keep && opt.DatabaseURL == "" {
 		logf("carryover: store kept at %s\n", db)
 	} else {
 		// Only what this run created goes: Dir may hold other files.
@@ -119,11 +127,28 @@ func Scale(ctx context.Context, opt ScaleOptions) (*ScaleResult, error) {
 			}
 		}()
 	}
+	reuse := opt.Keep && fileSize(db) > 0
+	if opt.DatabaseURL != "" {
+		// The SQLite file is then the hooks' local spool, which must stay
+		// empty: it fills only when a hook falls back from the server.
+		db = filepath.Join(tmp, "spool.db")
+		if reuse, err = serverHoldsSessions(ctx, opt); err != nil {
+			return nil, err
+		}
+		if reuse && !opt.Keep {
+			return nil, fmt.Errorf("bench scale: the server at %s holds sessions already: "+
+				"give it an empty, throwaway database (or --keep to measure what it holds)", storeopen.RedactURL(opt.DatabaseURL))
+		}
+	}
 
-	res := &ScaleResult{Chunks: plan.Chunks, Sessions: plan.sessions(), Projects: min(plan.Projects, plan.sessions()),
+	res := &ScaleResult{Store: "sqlite", Chunks: plan.Chunks, Sessions: plan.sessions(), Projects: min(plan.Projects, plan.sessions()),
 		Vocabulary: len(voc.lines), Runs: opt.Runs}
-	if fileSize(db) > 0 && opt.Keep {
-		logf("carryover: reusing %s (ingest not measured)\n", db)
+	target := storeopen.Config{DB: db, DatabaseURL: opt.DatabaseURL, Owner: opt.Owner, Team: opt.Team}
+	if opt.DatabaseURL != "" {
+		res.Store = "postgresql"
+	}
+	if reuse {
+		logf("carryover: reusing %s (ingest not measured)\n", storeName(target))
 	} else {
 		os.Remove(db)
 		if opt.CPUProfile != "" {
@@ -137,7 +162,7 @@ func Scale(ctx context.Context, opt ScaleOptions) (*ScaleResult, error) {
 			}
 		}
 		start := time.Now()
-		if err := generateArchive(ctx, db, voc, plan, opt.Workers); err != nil {
+		if err := generateArchive(ctx, target, voc, plan, opt.Workers); err != nil {
 			return nil, err
 		}
 		res.IngestS = time.Since(start).Seconds()
@@ -145,7 +170,12 @@ func Scale(ctx context.Context, opt ScaleOptions) (*ScaleResult, error) {
 		res.ChunksPerS = float64(plan.Chunks) / res.IngestS
 	}
 	res.StoreMB = float64(fileSize(db)+fileSize(db+"-wal")) / (1 << 20)
-	if res.Measurements, err = measureScaleChild(ctx, opt.Exe, db, plan, opt.Runs, opt.Log); err != nil {
+	if opt.DatabaseURL != "" {
+		if res.StoreMB, err = serverMB(ctx, target); err != nil {
+			return nil, err
+		}
+	}
+	if res.Measurements, err = measureScaleChild(ctx, opt.Exe, db, opt.DatabaseURL, plan, opt.Runs, opt.Log); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -153,8 +183,8 @@ func Scale(ctx context.Context, opt ScaleOptions) (*ScaleResult, error) {
 
 // Print writes what Scale measured.
 func (r *ScaleResult) Print(w io.Writer) error {
-	fmt.Fprintf(w, "scale: %d chunks in %d sessions of %d projects (vocabulary: %d lines of real chunks)\n",
-		r.Chunks, r.Sessions, r.Projects, r.Vocabulary)
+	fmt.Fprintf(w, "scale: %d chunks in %d sessions of %d projects on %s (vocabulary: %d lines of real chunks)\n",
+		r.Chunks, r.Sessions, r.Projects, r.Store, r.Vocabulary)
 	fmt.Fprintf(w, "ingest through Store.Apply (with vectors): %.1f s, %.0f chunks/s; store %.1f MB\n\n",
 		r.IngestS, r.ChunksPerS, r.StoreMB)
 	fmt.Fprintf(w, "whole-process latency, %d runs each (median / p90 / max RSS)\n\n", r.Runs)
@@ -171,10 +201,19 @@ func (r *ScaleResult) Print(w io.Writer) error {
 // at its parent's peak when the parent execs it (Linux carries the
 // high-water mark across exec), and this process's peak, after generating
 // the archive, is not the hook's. The child is the measured binary itself.
-func measureScaleChild(ctx context.Context, exe, db string, plan ScalePlan, runs int, stderr io.Writer) ([]LatencyRow, error) {
-	cmd := exec.CommandContext(ctx, exe, "bench", "scale", "--measure-db", db, "--exe", exe,
+// With a server (dsn), the child and the processes it measures get its
+// URL from the environment, not from their command lines.
+func measureScaleChild(ctx context.Context, exe, db, dsn string, plan ScalePlan, runs int, stderr io.Writer) ([]LatencyRow, error) {
+	args := []string{"bench", "scale", "--measure-db", db, "--exe", exe,
 		"--chunks", strconv.Itoa(plan.Chunks), "--per-session", strconv.Itoa(plan.PerSession),
-		"--projects", strconv.Itoa(plan.Projects), "--runs", strconv.Itoa(runs))
+		"--projects", strconv.Itoa(plan.Projects), "--runs", strconv.Itoa(runs)}
+	if dsn != "" {
+		args = append(args, "--measure-server")
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	if dsn != "" {
+		cmd.Env = append(os.Environ(), "CARRYOVER_DATABASE_URL="+dsn)
+	}
 	cmd.Stderr = stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -188,8 +227,10 @@ func measureScaleChild(ctx context.Context, exe, db string, plan ScalePlan, runs
 }
 
 // MeasureScale runs the recall hook and searches over the generated store
-// db, whole processes of exe.
-func MeasureScale(exe, db string, plan ScalePlan, runs int) ([]LatencyRow, error) {
+// db, whole processes of exe. With server, they read the server that
+// CARRYOVER_DATABASE_URL names, and db is the hooks' local spool: a hook
+// that fell back to it would time the wrong store, so that is an error.
+func MeasureScale(exe, db string, server bool, plan ScalePlan, runs int) ([]LatencyRow, error) {
 	exe, err := thisOr(exe)
 	if err != nil {
 		return nil, err
@@ -226,18 +267,61 @@ func MeasureScale(exe, db string, plan ScalePlan, runs int) ([]LatencyRow, error
 		rows = append(rows, row)
 	}
 	for _, q := range scaleQueries {
-		row, err := b.measure(measurement{name: q.name,
-			argv: func(int, int) []string { return []string{"--db", db, "search", q.query, "--json"} }})
+		argv := []string{"--db", db, "search", q.query, "--json"}
+		if server {
+			argv = argv[2:] // --db would choose the SQLite file
+		}
+		row, err := b.measure(measurement{name: q.name, argv: func(int, int) []string { return argv }})
 		if err != nil {
 			return nil, err
 		}
 		rows = append(rows, row)
+	}
+	if server && fileSize(db) > 0 {
+		return nil, fmt.Errorf("bench scale: a hook fell back to the local store %s: the server was not measured (see the log)", db)
 	}
 	for i := range rows[1:] {
 		r := &rows[i+1]
 		r.Note = fmt.Sprintf("%.1f× version", r.MedianMS/rows[0].MedianMS)
 	}
 	return rows, nil
+}
+
+// serverHoldsSessions reports whether the server opt.DatabaseURL names
+// holds any session.
+func serverHoldsSessions(ctx context.Context, opt ScaleOptions) (bool, error) {
+	st, err := storeopen.Server(ctx, opt.DatabaseURL, storeopen.ServerOptions{ConnectTimeout: 5 * time.Second, Owner: opt.Owner, Team: opt.Team})
+	if err != nil {
+		return false, fmt.Errorf("bench scale: %w", err)
+	}
+	defer st.Close()
+	ss, err := st.Sessions(ctx, carryover.SessionFilter{Limit: 1})
+	if err != nil {
+		return false, fmt.Errorf("bench scale: %w", err)
+	}
+	return len(ss) > 0, nil
+}
+
+// serverMB is the size of the server's archive (its tables and indexes).
+func serverMB(ctx context.Context, target storeopen.Config) (float64, error) {
+	st, err := storeopen.Open(ctx, target, 5*time.Second, storeopen.LocalOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("bench scale: %w", err)
+	}
+	defer st.Close()
+	n, err := st.Size(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("bench scale: %w", err)
+	}
+	return float64(n) / (1 << 20), nil
+}
+
+// storeName names the store for messages, a server's password masked.
+func storeName(target storeopen.Config) string {
+	if target.DatabaseURL != "" {
+		return storeopen.RedactURL(target.DatabaseURL)
+	}
+	return target.DB
 }
 
 // vocabulary is what generated chunks are made of: real chunks' lines,
@@ -340,10 +424,10 @@ func (p ScalePlan) project(session int) string {
 }
 
 // generateArchive writes the planned sessions through Store.Apply, workers
-// sessions at a time: Apply embeds before it takes the write lock, so the
-// embedding of one batch overlaps another's write.
-func generateArchive(ctx context.Context, db string, voc *vocabulary, plan ScalePlan, workers int) error {
-	st, err := sqlite.Open(ctx, db, sqlite.Options{BusyTimeout: time.Minute})
+// sessions at a time, to the target store: Apply embeds before it takes the
+// write lock, so the embedding of one batch overlaps another's write.
+func generateArchive(ctx context.Context, target storeopen.Config, voc *vocabulary, plan ScalePlan, workers int) error {
+	st, err := storeopen.Open(ctx, target, 5*time.Second, storeopen.LocalOptions{BusyTimeout: time.Minute})
 	if err != nil {
 		return err
 	}
@@ -384,7 +468,7 @@ feed:
 }
 
 // generateSession writes session s in batches of plan.Batch chunks.
-func generateSession(ctx context.Context, st *sqlite.Store, voc *vocabulary, plan ScalePlan, s int) error {
+func generateSession(ctx context.Context, st carryover.Store, voc *vocabulary, plan ScalePlan, s int) error {
 	rng := rand.New(rand.NewPCG(uint64(s), 0x5ca1e))
 	n := min(plan.PerSession, plan.Chunks-s*plan.PerSession)
 	sid, project := plan.sessionID(s), plan.project(s)

@@ -4,7 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 // TestScaleSmall generates a small archive and checks the shape of what
@@ -44,5 +47,46 @@ func TestScaleSmall(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("store directory left behind without Keep: %v", err)
+	}
+}
+
+// TestScaleServer generates the archive on a PostgreSQL server and
+// measures the hooks and searches there: the run reports the server's
+// store, refuses a database that holds sessions, and with Keep measures
+// it again without generating.
+func TestScaleServer(t *testing.T) {
+	dsn := storetest.PostgresDatabase(t)
+	src := sharedDir(t, "data", "transcripts", "spotter")
+	exe := carryoverBinary(t)
+	opt := ScaleOptions{
+		Plan:        ScalePlan{Chunks: 1000, PerSession: 500, Projects: 2, Batch: 250},
+		Transcripts: src, Workers: 2, Runs: 1, Exe: exe, Log: os.Stderr, DatabaseURL: dsn,
+	}
+	res, err := Scale(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Store != "postgresql" || res.Sessions != 2 || res.IngestS <= 0 || res.StoreMB <= 0 {
+		t.Errorf("store %q, %d sessions, ingest %.2f s, %.1f MB; want postgresql, 2 sessions, a time and a size",
+			res.Store, res.Sessions, res.IngestS, res.StoreMB)
+	}
+	if len(res.Measurements) != 1+len(scalePrompts)+len(scaleQueries) {
+		t.Fatalf("%d measurements: %+v", len(res.Measurements), res.Measurements)
+	}
+	for _, r := range res.Measurements {
+		if r.MedianMS <= 0 {
+			t.Errorf("measurement %+v has no time", r)
+		}
+	}
+	if _, err := Scale(context.Background(), opt); err == nil || !strings.Contains(err.Error(), "holds sessions") {
+		t.Fatalf("a database holding sessions: %v, want a refusal", err)
+	}
+	opt.Keep = true
+	res, err = Scale(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IngestS != 0 || len(res.Measurements) != 1+len(scalePrompts)+len(scaleQueries) {
+		t.Errorf("with Keep: ingest %.2f s, %d measurements; want the archive measured again, not generated", res.IngestS, len(res.Measurements))
 	}
 }

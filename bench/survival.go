@@ -14,7 +14,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/retrieve"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 // DefaultHookTimeout is the hooks' deadline in benchmarks that score what
@@ -168,7 +168,7 @@ func survivalRestore(ctx context.Context, opt SurvivalOptions, tmp, sid string) 
 // survivalRecall searches the session's archive with each item's question
 // and returns the text of the top K results, cut to the budget.
 func survivalRecall(ctx context.Context, db, sid string, items []Item, opt SurvivalOptions) ([]string, error) {
-	st, err := sqlite.Open(ctx, db, sqlite.Options{CachePages: hook.ReadCachePages})
+	st, err := storeopen.Local(ctx, db, storeopen.LocalOptions{CachePages: hook.ReadCachePages})
 	if err != nil {
 		return nil, fmt.Errorf("bench survival: %w", err)
 	}

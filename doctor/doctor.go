@@ -22,7 +22,7 @@ import (
 	"github.com/carryover-dev/carryover/demo"
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/install"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 	"github.com/carryover-dev/carryover/transcript"
 )
 
@@ -436,7 +436,7 @@ func corruptHint(path string) string {
 }
 
 func (d *doctor) checkStore(ctx context.Context, cfg conf.Config) {
-	if moved, err := sqlite.MovedAside(cfg.DB); err == nil {
+	if moved, err := storeopen.MovedAside(cfg.DB); err == nil {
 		for _, m := range moved {
 			info := m + ": a damaged store, moved aside"
 			if fi, err := os.Stat(m); err == nil {
@@ -446,18 +446,18 @@ func (d *doctor) checkStore(ctx context.Context, cfg conf.Config) {
 				" (sessions whose transcripts are gone are only in this file); delete it once done")
 		}
 	}
-	var nw *sqlite.NotWritableError
-	if err := sqlite.CheckWrite(cfg.DB); errors.As(err, &nw) {
+	var nw *storeopen.NotWritableError
+	if err := storeopen.CheckWrite(cfg.DB); errors.As(err, &nw) {
 		d.fail("store", fmt.Sprintf("%s: cannot be written: %v", cfg.DB, err), nw.Fix)
 		return
 	}
-	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{BusyTimeout: 2 * time.Second})
+	st, err := storeopen.Local(ctx, cfg.DB, storeopen.LocalOptions{BusyTimeout: 2 * time.Second})
 	if err != nil {
 		hint := "check the path and its permissions (--db, CARRYOVER_DB)"
 		switch {
-		case errors.Is(err, sqlite.ErrNotStore):
+		case errors.Is(err, storeopen.ErrNotStore):
 			hint = "carryover uses only a store it created and left this file as it is: point --db, CARRYOVER_DB or the db setting at carryover's store"
-		case errors.Is(err, sqlite.ErrCorrupt):
+		case errors.Is(err, storeopen.ErrCorrupt):
 			hint = corruptHint(cfg.DB)
 		}
 		d.fail("store", err.Error(), hint)
@@ -467,7 +467,7 @@ func (d *doctor) checkStore(ctx context.Context, cfg conf.Config) {
 	h, err := st.Check(ctx)
 	if err != nil {
 		hint := "check the file's permissions and free disk space"
-		if errors.Is(err, sqlite.ErrCorrupt) {
+		if errors.Is(err, storeopen.ErrCorrupt) {
 			hint = corruptHint(cfg.DB)
 		}
 		d.fail("store", fmt.Sprintf("%s: %v", cfg.DB, err), hint)

@@ -15,7 +15,7 @@ import (
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/internal/hugeheap"
 	"github.com/carryover-dev/carryover/retrieve"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 // do does the work of the event on the open store.
@@ -131,7 +131,7 @@ func (r *run) archiveLogged(ctx context.Context) (ingest.Report, error) {
 	}
 	if err != nil {
 		r.h.log().Error("hook ingest", "session", r.in.SessionID, "err", err)
-		r.corrupt = r.corrupt || errors.Is(err, sqlite.ErrCorrupt)
+		r.corrupt = r.corrupt || errors.Is(err, storeopen.ErrCorrupt)
 	}
 	return rep, nil
 }
@@ -159,7 +159,7 @@ func (r *run) inject(ctx context.Context, event, project string, window int, blk
 	if err != nil {
 		// The block is still worth injecting; the audit row is lost.
 		r.h.log().Error("record injection", "err", err)
-		r.corrupt = r.corrupt || errors.Is(err, sqlite.ErrCorrupt)
+		r.corrupt = r.corrupt || errors.Is(err, storeopen.ErrCorrupt)
 	}
 	return nil
 }
@@ -180,7 +180,7 @@ func prepareHeap(n int64) {
 }
 
 // warmStore starts faulting in SQLite's memory on the other core (see
-// sqlite.WarmAllocator; some 800 page faults fewer for the inserts of a
+// storeopen.WarmAllocator; some 800 page faults fewer for the inserts of a
 // cold ingest) when the one-event process is about to archive n bytes, a
 // megabyte or more, and reports whether it did. Not with a single core,
 // which would only interleave the work.
@@ -188,7 +188,7 @@ func (h *Handler) warmStore(n int64) bool {
 	if !h.OneShot || n < 1<<20 || runtime.GOMAXPROCS(0) < 2 {
 		return false
 	}
-	go sqlite.WarmAllocator()
+	go storeopen.WarmAllocator()
 	return true
 }
 

@@ -13,10 +13,9 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
-	"github.com/carryover-dev/carryover/postgres"
 	"github.com/carryover-dev/carryover/retrieve"
 	"github.com/carryover-dev/carryover/spool"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 // ReadCachePages is the page cache of a hook or command that mostly reads:
@@ -154,12 +153,12 @@ func ReadsMostly(ev Event, postToolUseArchive bool) bool {
 	return ev == UserPromptSubmit || ev == SessionStart || ev == PostToolUseFailure || ev == PostToolUse && !postToolUseArchive
 }
 
-func openLocal(ctx context.Context, db string, busy time.Duration, readsMostly bool) (*sqlite.Store, error) {
-	opt := sqlite.Options{BusyTimeout: busy}
+func openLocal(ctx context.Context, db string, busy time.Duration, readsMostly bool) (carryover.Store, error) {
+	opt := storeopen.LocalOptions{BusyTimeout: busy}
 	if readsMostly {
 		opt.CachePages, opt.MmapBytes = ReadCachePages, ReadMmapBytes
 	}
-	return sqlite.Open(ctx, db, opt)
+	return storeopen.Local(ctx, db, opt)
 }
 
 // serveLocal serves the event from the local store. A damaged store is
@@ -179,7 +178,7 @@ func (h *Handler) serveLocal(ctx context.Context, ev Event, in Input, out io.Wri
 		var buf bytes.Buffer
 		r := &run{h: h, ev: ev, in: in, st: st, out: &buf, project: project, warmed: warmed}
 		err = r.do(ctx)
-		if !errors.Is(err, sqlite.ErrCorrupt) && !r.corrupt {
+		if !errors.Is(err, storeopen.ErrCorrupt) && !r.corrupt {
 			if _, werr := out.Write(buf.Bytes()); err == nil {
 				err = werr
 			}
@@ -190,13 +189,13 @@ func (h *Handler) serveLocal(ctx context.Context, ev Event, in Input, out io.Wri
 		// log and delete the log by name, which, once the file is moved
 		// aside, may be a fresh store's. The process exits soon.
 	}
-	if !corrupt && (!errors.Is(err, sqlite.ErrCorrupt) || errors.Is(err, sqlite.ErrNotStore)) {
+	if !corrupt && (!errors.Is(err, storeopen.ErrCorrupt) || errors.Is(err, storeopen.ErrNotStore)) {
 		// Open's errors name the store. A file that is not carryover's
 		// (not a database at all, or another application's) is left alone.
 		return nil, err
 	}
 	h.log().Error("store is damaged", "db", db, "err", err)
-	moved, merr := sqlite.MoveAsideOnce(db, opened, time.Now())
+	moved, merr := storeopen.MoveAsideOnce(db, opened, time.Now())
 	if merr != nil {
 		return nil, fmt.Errorf("damaged store: %w", merr)
 	}
@@ -260,11 +259,9 @@ var errPending = errors.New("the session's local backlog is not pushed yet")
 // first) and serves the event. The store is returned open unless nil.
 func (h *Handler) serveOnServer(ctx context.Context, ev Event, in Input, out io.Writer, project *string) (carryover.Store, error) {
 	timeout := cmp.Or(h.Config.ConnectTimeout, defaultConnectTimeout)
-	cctx, cancel := context.WithTimeout(ctx, timeout+100*time.Millisecond)
-	st, err := postgres.Open(cctx, h.Config.DatabaseURL, postgres.Options{ConnectTimeout: timeout, Owner: h.Config.Owner, Team: h.Config.Team})
-	cancel()
+	st, err := storeopen.Server(ctx, h.Config.DatabaseURL, storeopen.ServerOptions{ConnectTimeout: timeout, Owner: h.Config.Owner, Team: h.Config.Team})
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", postgres.RedactURL(h.Config.DatabaseURL), err)
+		return nil, err
 	}
 	if marks, err := spool.Pending(h.Config.DB); err != nil {
 		h.log().Error("pending sessions", "err", err)

@@ -16,7 +16,7 @@ import (
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/internal/cmdhelp"
 	"github.com/carryover-dev/carryover/spool"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 // purgeList is what 'uninstall --purge' deletes: only files carryover
@@ -54,7 +54,7 @@ func (p *purgeList) paths() []string {
 	return append(out, p.logs...)
 }
 
-// movedAsideName matches the copies sqlite.MoveAside makes of a damaged
+// movedAsideName matches the copies storeopen.MoveAsideOnce makes of a damaged
 // store: <store>.corrupt-<UTC time>[-n].
 var movedAsideName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.corrupt-\d{8}T\d{6}(-\d+)?$`) })
 
@@ -72,7 +72,7 @@ type Archive struct {
 func (a Archive) list(ctx context.Context) (*purgeList, error) {
 	db := a.DB
 	p := &purgeList{}
-	switch err := sqlite.Owned(ctx, db); {
+	switch err := storeopen.Owned(ctx, db); {
 	case err == nil:
 		p.store = db
 		p.files = existing(db+"-wal", db+"-shm")
@@ -81,7 +81,7 @@ func (a Archive) list(ctx context.Context) (*purgeList, error) {
 		return nil, hint(fmt.Errorf("purge %s: %w", db, err),
 			"carryover deletes only its own store, and nothing was changed; check --db, CARRYOVER_DB and the db setting of your config")
 	}
-	moved, err := sqlite.MovedAside(db)
+	moved, err := storeopen.MovedAside(db)
 	if err != nil {
 		return nil, fmt.Errorf("purge: %w", err)
 	}

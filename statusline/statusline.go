@@ -26,7 +26,7 @@ import (
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/internal/replace"
 	"github.com/carryover-dev/carryover/redact"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 // thresholds are the remaining-context percentages that trigger an
@@ -256,7 +256,7 @@ func (l *Line) archive(ctx context.Context, cfg Config, in input, st *state) err
 	timeout := cmp.Or(cfg.Timeout, 2*time.Second)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	s, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{BusyTimeout: timeout / 2})
+	s, err := storeopen.Local(ctx, cfg.DB, storeopen.LocalOptions{BusyTimeout: timeout / 2})
 	if err != nil {
 		return err
 	}
@@ -289,7 +289,7 @@ func figures(ctx context.Context, cfg Config, sessionID, stamp string, st *state
 		st.Archived = false // no store yet
 		return nil
 	}
-	s, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{ReadOnly: true, BusyTimeout: 200 * time.Millisecond})
+	s, err := storeopen.Local(ctx, cfg.DB, storeopen.LocalOptions{ReadOnly: true, BusyTimeout: 200 * time.Millisecond})
 	if err != nil {
 		return err
 	}

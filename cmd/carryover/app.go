@@ -18,7 +18,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/internal/cmdhelp"
 	"github.com/carryover-dev/carryover/redact"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 	"github.com/carryover-dev/carryover/termsafe"
 )
 
@@ -212,11 +212,11 @@ func (a *app) fail(err error) int {
 	var he hintErr
 	if errors.As(err, &he) && he.hint != "" {
 		fmt.Fprintf(a.stderr, "carryover: hint: %s\n", termsafe.String(he.hint))
-	} else if errors.Is(err, sqlite.ErrCorrupt) {
+	} else if errors.Is(err, storeopen.ErrCorrupt) {
 		fmt.Fprintf(a.stderr, "carryover: hint: the store is damaged; move it aside with its -wal and -shm files ('carryover doctor' shows how) and rebuild it with 'carryover ingest --all' (transcripts are the source of truth)\n")
-	} else if sqlite.IsBusy(err) {
+	} else if storeopen.IsBusy(err) {
 		fmt.Fprintf(a.stderr, "carryover: hint: another program held the store's write lock for too long (a hook archiving a large session, or another carryover command); what is stored is intact: run the command again (it resumes)\n")
-	} else if errors.Is(err, sqlite.ErrFull) {
+	} else if errors.Is(err, storeopen.ErrFull) {
 		fmt.Fprintf(a.stderr, "carryover: hint: free space where the store is (or choose another with --db); nothing stored was lost, and running the command again resumes\n")
 	}
 	a.log.Error("command failed", "err", err)
@@ -226,13 +226,13 @@ func (a *app) fail(err error) int {
 // openStore opens the configured store for a command that writes to it:
 // a local store this user cannot write is refused, with how to fix it.
 func (a *app) openStore(ctx context.Context, cfg config) (carryover.Store, error) {
-	return a.openStoreWith(ctx, cfg, sqlite.Options{}, true)
+	return a.openStoreWith(ctx, cfg, storeopen.LocalOptions{}, true)
 }
 
 // openStoreRead opens the configured store for a command that only reads:
 // a local store this user cannot write opens read-only.
 func (a *app) openStoreRead(ctx context.Context, cfg config) (carryover.Store, error) {
-	return a.openStoreWith(ctx, cfg, sqlite.Options{}, false)
+	return a.openStoreWith(ctx, cfg, storeopen.LocalOptions{}, false)
 }
 
 // readStore loads the configuration for project directory dir ("" for
@@ -270,7 +270,7 @@ func (a *app) checkArchived(cfg config) error {
 
 // openStoreWith is openStore (write) or openStoreRead with the options of
 // a local store; its busy timeout defaults to 5 s.
-func (a *app) openStoreWith(ctx context.Context, cfg config, opt sqlite.Options, write bool) (carryover.Store, error) {
+func (a *app) openStoreWith(ctx context.Context, cfg config, opt storeopen.LocalOptions, write bool) (carryover.Store, error) {
 	// --db names a SQLite file explicitly: it wins over a configured server.
 	if cfg.DatabaseURL != "" && a.dbFlag == "" {
 		if err := checkURL(cfg.DatabaseURL); err != nil {
@@ -283,8 +283,8 @@ func (a *app) openStoreWith(ctx context.Context, cfg config, opt sqlite.Options,
 		return st, nil
 	}
 	opt.BusyTimeout = cmp.Or(opt.BusyTimeout, 5*time.Second)
-	var nw *sqlite.NotWritableError
-	if err := sqlite.CheckWrite(cfg.DB); errors.As(err, &nw) {
+	var nw *storeopen.NotWritableError
+	if err := storeopen.CheckWrite(cfg.DB); errors.As(err, &nw) {
 		if write {
 			if abs, _ := filepath.Abs(cfg.DB); nw.Path == abs {
 				return nil, hintErr{fmt.Errorf("cannot write the store %s: %s", cfg.DB, nw.Reason), nw.Fix}
@@ -293,9 +293,9 @@ func (a *app) openStoreWith(ctx context.Context, cfg config, opt sqlite.Options,
 		}
 		opt.ReadOnly = true
 	}
-	st, err := sqlite.Open(ctx, cfg.DB, opt)
+	st, err := storeopen.Local(ctx, cfg.DB, opt)
 	if err != nil {
-		// sqlite.Open's errors name the store already.
+		// storeopen.Local's errors name the store already.
 		return nil, storeErr(err)
 	}
 	return st, nil
@@ -303,11 +303,11 @@ func (a *app) openStoreWith(ctx context.Context, cfg config, opt sqlite.Options,
 
 // storeErr adds a hint to an error opening the local store.
 func storeErr(err error) error {
-	if errors.Is(err, sqlite.ErrNotStore) {
+	if errors.Is(err, storeopen.ErrNotStore) {
 		return hintErr{err, "carryover uses only a store it created, and changed nothing in this file:" +
 			" point --db, CARRYOVER_DB or the db setting of your config at carryover's store (or at a new path)"}
 	}
-	if errors.Is(err, sqlite.ErrCorrupt) || errors.Is(err, sqlite.ErrFull) {
+	if errors.Is(err, storeopen.ErrCorrupt) || errors.Is(err, storeopen.ErrFull) {
 		return err // fail gives their hints
 	}
 	return hintErr{err, "use --db PATH or CARRYOVER_DB to choose another store"}

@@ -170,12 +170,13 @@ func (a *app) benchScale(ctx context.Context, args []string) error {
 	fl.StringVar(&opt.Exe, "exe", "", "binary to measure (default: this one)")
 	fl.StringVar(&opt.CPUProfile, "cpuprofile", "", "write a CPU profile of the generation to this file")
 	measureDB := fl.String("measure-db", "", "internal: only measure this store and print the rows as JSON")
+	measureServer := fl.Bool("measure-server", false, "internal: with --measure-db, measure the server CARRYOVER_DATABASE_URL names")
 	asJSON := fl.Bool("json", false, "print JSON")
 	if _, err := parseInterspersed(fl, args); err != nil {
 		return err
 	}
 	if *measureDB != "" {
-		rows, err := bench.MeasureScale(opt.Exe, *measureDB, opt.Plan, opt.Runs)
+		rows, err := bench.MeasureScale(opt.Exe, *measureDB, *measureServer, opt.Plan, opt.Runs)
 		if err != nil {
 			return err
 		}
@@ -187,6 +188,18 @@ func (a *app) benchScale(ctx context.Context, args []string) error {
 	}
 	if _, err := os.Stat(opt.Transcripts); err != nil {
 		return hintErr{err, "pass --transcripts (real sessions beside the repo give the vocabulary)"}
+	}
+	// The configured store is measured: a team's server when database_url
+	// is set (an empty, throwaway database), else a generated SQLite file.
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return err
+	}
+	if cfg.DatabaseURL != "" {
+		if err := checkURL(cfg.DatabaseURL); err != nil {
+			return err
+		}
+		opt.DatabaseURL, opt.Owner, opt.Team = cfg.DatabaseURL, cfg.Owner, cfg.Team
 	}
 	res, err := bench.Scale(ctx, opt)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/internal/progress"
 	"github.com/carryover-dev/carryover/internal/projectdir"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 func (a *app) cmdIngest(ctx context.Context, args []string) error {
@@ -66,7 +66,7 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 				bar.Done()
 				return ctx.Err()
 			}
-			if errors.Is(err, sqlite.ErrFull) {
+			if errors.Is(err, storeopen.ErrFull) {
 				return err // every further transcript would fail the same way
 			}
 			failed++
@@ -97,7 +97,7 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 	bar.Done()
 	// A store made before vectors existed gets them here at once rather than
 	// a batch per hook.
-	vectors, err := ingest.Backfill(ctx, st, sqlite.BackfillBatch*16)
+	vectors, err := ingest.Backfill(ctx, st, storeopen.BackfillBatch*16)
 	if err != nil {
 		return err
 	}

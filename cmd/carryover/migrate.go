@@ -7,12 +7,11 @@ import (
 	"os"
 
 	"github.com/carryover-dev/carryover/internal/progress"
-	"github.com/carryover-dev/carryover/postgres"
 	"github.com/carryover-dev/carryover/spool"
+	"github.com/carryover-dev/carryover/storeopen"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/replicate"
-	"github.com/carryover-dev/carryover/sqlite"
 )
 
 // cmdMigrate copies the local SQLite archive to a server (--to) or a
@@ -68,9 +67,9 @@ func (a *app) cmdMigrate(ctx context.Context, args []string) error {
 			}
 		}
 	}
-	dir := "to " + postgres.RedactURL(dsn)
+	dir := "to " + storeopen.RedactURL(dsn)
 	if *from != "" {
-		dir = "from " + postgres.RedactURL(dsn) + " to " + cfg.DB
+		dir = "from " + storeopen.RedactURL(dsn) + " to " + cfg.DB
 	}
 	fmt.Fprintf(a.stdout, "carryover: migrated %s %s\n", rep.Summary(), dir)
 	return nil
@@ -78,13 +77,13 @@ func (a *app) cmdMigrate(ctx context.Context, args []string) error {
 
 // openLocal opens the SQLite store; with mustExist a missing file is an
 // error rather than a new, empty store.
-func (a *app) openLocal(ctx context.Context, path string, mustExist bool) (*sqlite.Store, error) {
+func (a *app) openLocal(ctx context.Context, path string, mustExist bool) (storeopen.LocalStore, error) {
 	if mustExist {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return nil, hintErr{fmt.Errorf("no local store at %s", path), "use --db PATH or CARRYOVER_DB to name the SQLite store to copy"}
 		}
 	}
-	st, err := sqlite.Open(ctx, path, sqlite.Options{})
+	st, err := storeopen.Local(ctx, path, storeopen.LocalOptions{})
 	if err != nil {
 		return nil, storeErr(err)
 	}

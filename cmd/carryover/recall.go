@@ -9,7 +9,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/retrieve"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 	"github.com/carryover-dev/carryover/termsafe"
 )
 
@@ -41,7 +41,7 @@ func (a *app) cmdRecall(ctx context.Context, args []string) error {
 		return err
 	}
 	// A recall reads as the hook does.
-	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: hook.ReadCachePages}, false)
+	st, err := a.openStoreWith(ctx, cfg, storeopen.LocalOptions{CachePages: hook.ReadCachePages}, false)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/carryover-dev/carryover/internal/cmdhelp"
 	"github.com/carryover-dev/carryover/internal/progress"
 	"github.com/carryover-dev/carryover/retrieve"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 	"github.com/carryover-dev/carryover/termsafe"
 )
 
@@ -56,7 +56,7 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 		return err
 	}
 	// A search reads a few hundred pages once, as a recall does.
-	st, err := a.openStoreWith(ctx, cfg, sqlite.Options{CachePages: hook.ReadCachePages}, false)
+	st, err := a.openStoreWith(ctx, cfg, storeopen.LocalOptions{CachePages: hook.ReadCachePages}, false)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/carryover-dev/carryover/postgres"
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 // Store selection: database_url's PostgreSQL server, else the SQLite file,
@@ -15,25 +16,19 @@ import (
 const cliConnectTimeout = 5 * time.Second
 
 // openServer connects to the configured server.
-func openServer(ctx context.Context, cfg config, dsn string, timeout time.Duration) (*postgres.Store, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout+100*time.Millisecond)
-	defer cancel()
-	st, err := postgres.Open(ctx, dsn, postgres.Options{ConnectTimeout: timeout, Owner: cfg.Owner, Team: cfg.Team})
-	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", postgres.RedactURL(dsn), err)
-	}
-	return st, nil
+func openServer(ctx context.Context, cfg config, dsn string, timeout time.Duration) (carryover.Store, error) {
+	return storeopen.Server(ctx, dsn, storeopen.ServerOptions{ConnectTimeout: timeout, Owner: cfg.Owner, Team: cfg.Team})
 }
 
 // serverHint is the hint of a server that cannot be used.
 func serverHint(dsn string) string {
 	return fmt.Sprintf("check that the server at %s is running and reachable, and the database_url setting "+
-		"(or CARRYOVER_DATABASE_URL); hooks keep working on the local store meanwhile and 'carryover sync' pushes their backlog", postgres.RedactURL(dsn))
+		"(or CARRYOVER_DATABASE_URL); hooks keep working on the local store meanwhile and 'carryover sync' pushes their backlog", storeopen.RedactURL(dsn))
 }
 
 // checkURL rejects what is not a PostgreSQL URL before anything connects.
 func checkURL(dsn string) error {
-	if err := postgres.CheckURL(dsn); err != nil {
+	if err := storeopen.CheckURL(dsn); err != nil {
 		return hintErr{err, "write it as postgres://USER@HOST:PORT/DATABASE (see docs/postgres.md)"}
 	}
 	return nil

@@ -10,7 +10,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/claudesettings"
 	"github.com/carryover-dev/carryover/install"
-	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storeopen"
 	"github.com/carryover-dev/carryover/termsafe"
 )
 
@@ -82,7 +82,7 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 		return nil
 	}
 	fmt.Fprintf(a.stdout, " (%.1f MB)\n", float64(fi.Size())/(1<<20))
-	st, err := sqlite.Open(ctx, cfg.DB, sqlite.Options{ReadOnly: true})
+	st, err := storeopen.Local(ctx, cfg.DB, storeopen.LocalOptions{ReadOnly: true})
 	if err != nil {
 		return storeErr(err)
 	}

@@ -7,9 +7,9 @@ import (
 	"os"
 
 	"github.com/carryover-dev/carryover/internal/progress"
-	"github.com/carryover-dev/carryover/postgres"
 	"github.com/carryover-dev/carryover/replicate"
 	"github.com/carryover-dev/carryover/spool"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 // cmdSync pushes what hooks wrote to the local store while the server was
@@ -74,7 +74,7 @@ func (a *app) cmdSync(ctx context.Context, args []string) error {
 			return hintErr{fmt.Errorf("sync: %w (%s still pending)", err, plural(len(left), "session")), resumeHint}
 		}
 	}
-	fmt.Fprintf(a.stdout, "carryover: synced %s to %s\n", rep.Summary(), postgres.RedactURL(cfg.DatabaseURL))
+	fmt.Fprintf(a.stdout, "carryover: synced %s to %s\n", rep.Summary(), storeopen.RedactURL(cfg.DatabaseURL))
 	return nil
 }
 
