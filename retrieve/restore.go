@@ -375,6 +375,7 @@ type restoreMemo struct {
 	// the room all of them would take.
 	typed      []string
 	typedShow  []string // as shown: relative to the root
+	typedLow   []string // typedShow in lower case
 	typedSeen  []int8   // whether the summary holds each: 0 not asked yet, 1 yes, 2 no
 	typedItem  map[string]int64
 	typedAvail int
@@ -382,6 +383,12 @@ type restoreMemo struct {
 	// the items left out as already in the summary.
 	facts       *[numSections][]*entry
 	factsQuoted []int64
+	// The commands' lines, in order, and the commands left out as already
+	// in the summary.
+	commands       *[]commandCandidate
+	commandsQuoted []int64
+	// The last steps' lines, newest first.
+	steps *[]stepCandidate
 	// The user's novel statements, best first.
 	user []userSentence
 }
@@ -598,11 +605,46 @@ func commandKind(cmd string) string {
 // only shaped its output; commands that differ only in numbers count as
 // one.
 func (c *composer) commandLines(items []carryover.Item, room int) []string {
+	if c.memo.commands == nil {
+		c.memo.commands, c.memo.commandsQuoted = c.commandCandidates(items)
+	}
+	for _, id := range c.memo.commandsQuoted {
+		c.quoted[id] = true
+	}
 	var lines []string
+	used := 0
+	keys := map[string]bool{}
+	for _, cand := range *c.memo.commands {
+		if keys[cand.key] || used+len(cand.line) > room {
+			continue
+		}
+		keys[cand.key] = true
+		used += len(cand.line)
+		lines = append(lines, c.show(cand.line, cand.itemID, 0))
+	}
+	return lines
+}
+
+// commandCandidate is a line commandLines may show.
+type commandCandidate struct {
+	line   string
+	key    string // commands with one key count as one
+	itemID int64
+}
+
+// commandCandidates renders commandLines' lines in their order, and the
+// items left out as already in the summary: what does not depend on the
+// room.
+func (c *composer) commandCandidates(items []carryover.Item) (*[]commandCandidate, []int64) {
 	found := map[string]carryover.Item{}
 	var others []carryover.Item
+	var quoted []int64
 	for _, it := range items { // newest first
-		if trivial(it) || c.seen(it) {
+		if trivial(it) {
+			continue
+		}
+		if c.nov.seen(it) {
+			quoted = append(quoted, it.ID)
 			continue
 		}
 		k := commandKind(it.Text)
@@ -612,21 +654,14 @@ func (c *composer) commandLines(items []carryover.Item, room int) []string {
 		}
 		others = append(others, it)
 	}
-	used := 0
-	keys := map[string]bool{}
+	cands := []commandCandidate{}
 	add := func(label string, it carryover.Item) {
 		cmd := clip(shortCommand(oneLine(it.Text)), commandTextCap)
-		key := maskDigits(commandKey(normSpace(cmd)))
-		if keys[key] {
-			return
-		}
-		line := fmt.Sprintf("- %s`%s` (L%d)\n", label, cmd, it.Line)
-		if used+len(line) > room {
-			return
-		}
-		keys[key] = true
-		used += len(line)
-		lines = append(lines, c.show(line, it.ID, 0))
+		cands = append(cands, commandCandidate{
+			line:   fmt.Sprintf("- %s`%s` (L%d)\n", label, cmd, it.Line),
+			key:    maskDigits(commandKey(normSpace(cmd))),
+			itemID: it.ID,
+		})
 	}
 	for _, k := range commandKinds {
 		if it, ok := found[k]; ok {
@@ -636,7 +671,7 @@ func (c *composer) commandLines(items []carryover.Item, room int) []string {
 	for _, it := range others {
 		add("ran: ", it)
 	}
-	return lines
+	return &cands, quoted
 }
 
 // tierWeights weigh an identifier by where the model typed it (the lines
@@ -690,6 +725,7 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	if c.memo.typed == nil {
 		c.memo.typed, c.memo.typedItem = typedOrder(items)
 		c.memo.typedShow = make([]string, len(c.memo.typed))
+		c.memo.typedLow = make([]string, len(c.memo.typed)) // as needed
 		c.memo.typedSeen = make([]int8, len(c.memo.typed))
 		for i, id := range c.memo.typed {
 			c.memo.typedShow[i] = c.rel(id)
@@ -713,7 +749,11 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 		// An identifier inside one listed already is shown by it. (These
 		// scans of the summary come after the cheap test above: most of a
 		// long session's identifiers no longer fit.)
-		l := strings.ToLower(show)
+		l := c.memo.typedLow[i]
+		if l == "" {
+			l = strings.ToLower(show)
+			c.memo.typedLow[i] = l
+		}
 		if c.memo.typedSeen[i] == 0 {
 			c.memo.typedSeen[i] = 2
 			if c.nov.seenIdent(id) {
@@ -891,6 +931,11 @@ func (c *composer) factCandidates(in restoreInput) *[numSections][]*entry {
 func (c *composer) factsPart(in restoreInput, room int) []string {
 	if c.memo.facts == nil {
 		c.memo.facts = c.factCandidates(in)
+		for _, es := range c.memo.facts {
+			for _, e := range es {
+				e.low = strings.ToLower(e.text)
+			}
+		}
 	}
 	for _, id := range c.memo.factsQuoted {
 		c.quoted[id] = true
@@ -903,7 +948,7 @@ func (c *composer) factsPart(in restoreInput, room int) []string {
 	shown := c.shown.String()
 	for sec := range secs {
 		secs[sec] = slices.DeleteFunc(secs[sec], func(e *entry) bool {
-			return e.text != "" && strings.Contains(shown, strings.ToLower(e.text))
+			return e.text != "" && strings.Contains(shown, e.low)
 		})
 	}
 	chosen := fill(interleave(secs), room)
@@ -928,9 +973,46 @@ func (c *composer) factsPart(in restoreInput, room int) []string {
 // stepsPart shows the last tool calls before the cut, oldest first, one
 // short line each.
 func (c *composer) stepsPart(recent []carryover.Chunk, room int) []string {
+	if c.memo.steps == nil {
+		c.memo.steps = c.stepCandidates(recent)
+	}
+	// Newest first is how they were gathered; keep the newest that fit,
+	// then show them in order.
+	var keep []stepCandidate
+	used := 0
+	seen := map[string]bool{}
+	for _, s := range *c.memo.steps {
+		if seen[s.key] || s.stated {
+			continue
+		}
+		if used+len(s.line) > room {
+			break
+		}
+		seen[s.key] = true
+		used += len(s.line)
+		keep = append(keep, s)
+	}
+	slices.Reverse(keep)
+	lines := make([]string, len(keep))
+	for i, s := range keep {
+		lines[i] = c.show(s.line, 0, s.chunkID)
+	}
+	return lines
+}
+
+// stepCandidate is a line stepsPart may show.
+type stepCandidate struct {
+	line    string
+	key     string // the call without its line number
+	chunkID int64
+	stated  bool // the summary holds all its identifiers
+}
+
+// stepCandidates are the last tool calls before the cut, newest first:
+// what stepsPart shows does not depend on the room.
+func (c *composer) stepCandidates(recent []carryover.Chunk) *[]stepCandidate {
 	const lineCap = 130
-	var calls []string
-	var ids []int64
+	cands := []stepCandidate{}
 	for _, ch := range recent { // newest first
 		lines := strings.Split(ch.Text, "\n")
 		var mine []string
@@ -942,39 +1024,16 @@ func (c *composer) stepsPart(recent []carryover.Chunk, room int) []string {
 			mine = append(mine, l)
 		}
 		for i := len(mine) - 1; i >= 0; i-- {
-			calls = append(calls, fmt.Sprintf("- L%d %s\n", ch.LastLine, clip(c.relLine(mine[i]), lineCap)))
-			ids = append(ids, ch.ID)
+			l := fmt.Sprintf("- L%d %s\n", ch.LastLine, clip(c.relLine(mine[i]), lineCap))
+			key := l[strings.IndexByte(l, ' ')+1:]
+			_, key, _ = strings.Cut(key, " ")
+			cands = append(cands, stepCandidate{line: l, key: key, chunkID: ch.ID, stated: c.nov.seenAllIdents(key)})
 		}
-		if len(calls) >= 12 {
+		if len(cands) >= 12 {
 			break
 		}
 	}
-	// Newest first is how they were gathered; keep the newest that fit,
-	// then show them in order.
-	var keep []string
-	var keepIDs []int64
-	used := 0
-	seen := map[string]bool{}
-	for i, l := range calls {
-		key := l[strings.IndexByte(l, ' ')+1:]
-		_, key, _ = strings.Cut(key, " ")
-		if seen[key] || c.nov.seenAllIdents(key) {
-			continue
-		}
-		if used+len(l) > room {
-			break
-		}
-		seen[key] = true
-		used += len(l)
-		keep = append(keep, l)
-		keepIDs = append(keepIDs, ids[i])
-	}
-	slices.Reverse(keep)
-	slices.Reverse(keepIDs)
-	for i, l := range keep {
-		keep[i] = c.show(l, 0, keepIDs[i])
-	}
-	return keep
+	return &cands
 }
 
 // relLine shows the paths of a rendered call relative to the root.
