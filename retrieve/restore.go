@@ -740,11 +740,12 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	var lowText strings.Builder
 	lowText.WriteByte(' ')
 	listed := map[string]bool{}
-	var w wrapState // the lines chosen take
-	for i, id := range order {
+	var w wrapState  // the lines chosen take
+	var fam families // the same with families collapsed
+	add := func(i int, id string, fits func(show string) bool) {
 		show := c.memo.typedShow[i]
-		if listed[show] || w.add(show).size > room {
-			continue // a shorter one may still fit
+		if listed[show] || !fits(show) {
+			return // a shorter one may still fit
 		}
 		// An identifier inside one listed already is shown by it. (These
 		// scans of the summary come after the cheap test above: most of a
@@ -761,7 +762,7 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 			}
 		}
 		if c.memo.typedSeen[i] == 1 || strings.Contains(shown, l) || strings.Contains(lowText.String(), l) {
-			continue
+			return
 		}
 		// One listed already that this one contains gives way to it
 		// (src/router/index.js to packages/app/src/router/index.js).
@@ -779,21 +780,133 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 				lowText.WriteString(x + " ")
 			}
 			chosen, low = keep, keepLow
-			w = wrapState{}
+			w, fam = wrapState{}, families{}
 			for _, x := range chosen {
 				w = w.add(x)
+				fam.add(x)
 			}
 		}
 		chosen, low = append(chosen, show), append(low, l)
 		lowText.WriteString(l + " ")
 		w = w.add(show)
+		fam.add(show)
 		listed[show] = true
 		c.typedShown++
 		c.show("", itemOf[id], 0)
 	}
-	lines := wrapTyped(chosen)
-	c.typedLen = linesLen(lines)
+	// First the identifiers that fit written out, then, in the room that
+	// collapsing their families frees, more of them: the block holds at
+	// least what it would without families, and the other parts' room
+	// does not change.
+	for i, id := range order {
+		add(i, id, func(show string) bool { return w.add(show).size <= room })
+	}
+	full := w.size
+	for i, id := range order {
+		// Joining a family of two or more takes at least the member and a
+		// comma: most identifiers fail that cheap test.
+		add(i, id, func(show string) bool {
+			_, rest := familyOf(show)
+			return fam.size+1+len(rest) <= room && fam.sizeWith(show) <= room
+		})
+	}
+	lines := wrapTyped(fam.tokens())
+	c.typedLen = full
 	return lines
+}
+
+// families lays out identifiers with their families collapsed, as a shell
+// writes them: paths of one directory as dir/{a.ex,b.ex}, names of one
+// parent as parent.{x,y}. A family sits where its first member does.
+type families struct {
+	toks []family
+	at   map[string]int // a family's index in toks by its prefix
+	size int            // of wrapTyped's lines
+}
+
+type family struct {
+	prefix  string   // "" for an identifier with none
+	members []string // what follows the prefix
+}
+
+// familyOf splits an identifier into its family's prefix and the rest.
+func familyOf(id string) (prefix, rest string) {
+	if strings.ContainsAny(id, "{},") {
+		return "", id // it would read as a family of its own
+	}
+	sep := byte('.')
+	if strings.Contains(id, "/") {
+		sep = '/'
+	}
+	i := strings.LastIndexByte(id, sep)
+	if i < 3 || i == len(id)-1 {
+		return "", id
+	}
+	return id[:i+1], id[i+1:]
+}
+
+func (f family) len() int {
+	n := len(f.prefix) + len(f.members) - 1
+	for _, m := range f.members {
+		n += len(m)
+	}
+	if len(f.members) > 1 {
+		n += 2 // the braces
+	}
+	return n
+}
+
+func (f family) String() string {
+	if len(f.members) == 1 {
+		return f.prefix + f.members[0]
+	}
+	return f.prefix + "{" + strings.Join(f.members, ",") + "}"
+}
+
+func (fs *families) add(id string) {
+	fs.size = fs.sizeWith(id)
+	p, rest := familyOf(id)
+	if k, ok := fs.at[p]; ok && p != "" {
+		fs.toks[k].members = append(fs.toks[k].members, rest)
+		return
+	}
+	if fs.at == nil {
+		fs.at = map[string]int{}
+	}
+	fs.at[p] = len(fs.toks)
+	fs.toks = append(fs.toks, family{prefix: p, members: []string{rest}})
+}
+
+// sizeWith is the size of wrapTyped's lines with id added.
+func (fs *families) sizeWith(id string) int {
+	p, rest := familyOf(id)
+	k, ok := fs.at[p]
+	if p == "" || !ok {
+		k = -1
+	}
+	var w wrapState
+	for i, f := range fs.toks {
+		n := f.len()
+		if i == k {
+			n += 1 + len(rest)
+			if len(f.members) == 1 {
+				n += 2
+			}
+		}
+		w = w.addLen(n)
+	}
+	if k < 0 {
+		w = w.addLen(len(id))
+	}
+	return w.size
+}
+
+func (fs *families) tokens() []string {
+	out := make([]string, len(fs.toks))
+	for i, f := range fs.toks {
+		out[i] = f.String()
+	}
+	return out
 }
 
 // typedPrefix opens the typed identifiers; typedWidth is where their
@@ -838,17 +951,20 @@ type wrapState struct {
 }
 
 // add returns the state with id added after the others.
-func (w wrapState) add(id string) wrapState {
+func (w wrapState) add(id string) wrapState { return w.addLen(len(id)) }
+
+// addLen returns the state with an identifier of n bytes added.
+func (w wrapState) addLen(n int) wrapState {
 	switch {
 	case w.size == 0:
-		w.last = len(typedPrefix) + len(id)
+		w.last = len(typedPrefix) + n
 		w.size = w.last + 1
-	case w.last+1+len(id) > typedWidth:
-		w.last = 2 + len(id)
+	case w.last+1+n > typedWidth:
+		w.last = 2 + n
 		w.size += w.last + 1
 	default:
-		w.last += 1 + len(id)
-		w.size += 1 + len(id)
+		w.last += 1 + n
+		w.size += 1 + n
 	}
 	return w
 }
