@@ -153,6 +153,13 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 		c = newComposer(nov, root, memo)
 		blk = c.compose(in, header, budget, caps)
 	}
+	if blk.Text != "" {
+		// The room is settled: the typed identifiers' families collapse
+		// and more of them fill what that frees.
+		if typed := c.collapseTyped(); typed != nil {
+			blk = c.render(header, budget, typed)
+		}
+	}
 	if blk.Text == "" && len(c.quoted) > 0 && len(header)+len(allStated) <= budget {
 		// Say so in one line rather than pad: the summary kept it all.
 		blk.Text = header + allStated
@@ -199,13 +206,28 @@ func (c *composer) compose(in restoreInput, header string, budget int, caps part
 		wsTitle = len(titleWorkingSet)
 	}
 	typed := c.typedLines(in, budget-used-wsTitle)
+	c.parts = composed{now: now, user: user, files: files, commands: commands, facts: facts, steps: steps}
+	return c.render(header, budget, typed)
+}
 
+// composed are the parts of a composition but the typed identifiers.
+type composed struct {
+	now, user       []string
+	files           string
+	commands, facts []string
+	steps           []string
+}
+
+// render writes the block of the composed parts and the typed lines.
+func (c *composer) render(header string, budget int, typed []string) Block {
+	pt := c.parts
+	now, user, facts, steps := pt.now, pt.user, pt.facts, pt.steps
 	// Over the budget (caps are shares of the room, and rounding adds
 	// up), the lowest parts give way a line at a time: never a heading
 	// without lines.
-	ws := append(append([]string{}, commands...), typed...)
-	if files != "" {
-		ws = append([]string{files}, ws...)
+	ws := append(append([]string{}, pt.commands...), typed...)
+	if pt.files != "" {
+		ws = append([]string{pt.files}, ws...)
 	}
 	size := func() int {
 		return len(header) + partLen(user, titleUser) + partLen(now, titleNow) + partLen(ws, titleWorkingSet) + partLen(facts, titleFacts) + partLen(steps, titleSteps)
@@ -376,6 +398,7 @@ type restoreMemo struct {
 	typed      []string
 	typedShow  []string // as shown: relative to the root
 	typedLow   []string // typedShow in lower case
+	typedRest  []int    // the length of what follows each one's family prefix
 	typedSeen  []int8   // whether the summary holds each: 0 not asked yet, 1 yes, 2 no
 	typedItem  map[string]int64
 	typedAvail int
@@ -413,6 +436,8 @@ type composer struct {
 	notes              int
 	quoted             map[int64]bool // items left out as already in the summary
 	memo               *restoreMemo
+	parts              composed   // the last composition's
+	pick               *typedPick // its typed identifiers
 }
 
 func (c *composer) show(line string, itemID, chunkID int64) string {
@@ -727,92 +752,120 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 		c.memo.typedShow = make([]string, len(c.memo.typed))
 		c.memo.typedLow = make([]string, len(c.memo.typed)) // as needed
 		c.memo.typedSeen = make([]int8, len(c.memo.typed))
+		c.memo.typedRest = make([]int, len(c.memo.typed))
 		for i, id := range c.memo.typed {
 			c.memo.typedShow[i] = c.rel(id)
+			_, rest := familyOf(c.memo.typedShow[i])
+			c.memo.typedRest[i] = len(rest)
 			c.memo.typedAvail += len(c.memo.typedShow[i]) + 1
 		}
 	}
-	order, itemOf := c.memo.typed, c.memo.typedItem
 	c.typedAvail += c.memo.typedAvail
-	shown := c.shown.String()
-	var chosen []string // as shown
-	var low []string    // lower case, beside chosen
-	var lowText strings.Builder
-	lowText.WriteByte(' ')
-	listed := map[string]bool{}
-	var w wrapState  // the lines chosen take
-	var fam families // the same with families collapsed
-	add := func(i int, id string, fits func(show string) bool) {
-		show := c.memo.typedShow[i]
-		if listed[show] || !fits(show) {
-			return // a shorter one may still fit
-		}
-		// An identifier inside one listed already is shown by it. (These
-		// scans of the summary come after the cheap test above: most of a
-		// long session's identifiers no longer fit.)
-		l := c.memo.typedLow[i]
-		if l == "" {
-			l = strings.ToLower(show)
-			c.memo.typedLow[i] = l
-		}
-		if c.memo.typedSeen[i] == 0 {
-			c.memo.typedSeen[i] = 2
-			if c.nov.seenIdent(id) {
-				c.memo.typedSeen[i] = 1
-			}
-		}
-		if c.memo.typedSeen[i] == 1 || strings.Contains(shown, l) || strings.Contains(lowText.String(), l) {
-			return
-		}
-		// One listed already that this one contains gives way to it
-		// (src/router/index.js to packages/app/src/router/index.js).
-		if slices.ContainsFunc(low, func(x string) bool { return strings.Contains(l, x) }) {
-			var keep, keepLow []string
-			lowText.Reset()
-			lowText.WriteByte(' ')
-			for k, x := range low {
-				if strings.Contains(l, x) {
-					delete(listed, chosen[k])
-					c.typedShown--
-					continue
-				}
-				keep, keepLow = append(keep, chosen[k]), append(keepLow, x)
-				lowText.WriteString(x + " ")
-			}
-			chosen, low = keep, keepLow
-			w, fam = wrapState{}, families{}
-			for _, x := range chosen {
-				w = w.add(x)
-				fam.add(x)
-			}
-		}
-		chosen, low = append(chosen, show), append(low, l)
-		lowText.WriteString(l + " ")
-		w = w.add(show)
-		fam.add(show)
-		listed[show] = true
-		c.typedShown++
-		c.show("", itemOf[id], 0)
+	p := &typedPick{c: c, shown: c.shown.String(), listed: map[string]bool{}, room: room}
+	p.lowText.WriteByte(' ')
+	c.pick = p
+	// The identifiers that fit written out; collapseTyped then adds more
+	// in the room their families free.
+	for i, id := range c.memo.typed {
+		p.add(i, id, func(show string) bool { return p.w.add(show).size <= room })
 	}
-	// First the identifiers that fit written out, then, in the room that
-	// collapsing their families frees, more of them: the block holds at
-	// least what it would without families, and the other parts' room
-	// does not change.
-	for i, id := range order {
-		add(i, id, func(show string) bool { return w.add(show).size <= room })
+	lines := wrapTyped(p.chosen)
+	c.typedLen = linesLen(lines)
+	return lines
+}
+
+// typedPick is typedLines' choice, which collapseTyped extends.
+type typedPick struct {
+	c       *composer
+	shown   string   // the block's other parts, lower case
+	chosen  []string // as shown
+	low     []string // lower case, beside chosen
+	lowText strings.Builder
+	listed  map[string]bool
+	room    int
+	w       wrapState // the lines chosen take
+	fam     families  // the same with families collapsed, once collapsed
+}
+
+// collapseTyped lays out the typed identifiers with their families
+// collapsed and adds more of them in the room that frees. It changes no
+// other part: the block holds at least what it would without families.
+func (c *composer) collapseTyped() []string {
+	p := c.pick
+	if p == nil || len(p.chosen) == 0 {
+		return nil
 	}
-	full := w.size
-	for i, id := range order {
+	p.fam = newFamilies(p.chosen)
+	for i, id := range c.memo.typed {
 		// Joining a family of two or more takes at least the member and a
 		// comma: most identifiers fail that cheap test.
-		add(i, id, func(show string) bool {
-			_, rest := familyOf(show)
-			return fam.size+1+len(rest) <= room && fam.sizeWith(show) <= room
+		p.add(i, id, func(show string) bool {
+			return p.fam.size+1+c.memo.typedRest[i] <= p.room && p.fam.sizeWith(show) <= p.room
 		})
 	}
-	lines := wrapTyped(fam.tokens())
-	c.typedLen = full
-	return lines
+	return wrapTyped(p.fam.tokens())
+}
+
+// add lists the i-th identifier when fits says it fits and neither the
+// summary, the block nor a listed identifier holds it.
+func (p *typedPick) add(i int, id string, fits func(show string) bool) {
+	c := p.c
+	show := c.memo.typedShow[i]
+	if p.listed[show] || !fits(show) {
+		return // a shorter one may still fit
+	}
+	// An identifier inside one listed already is shown by it. (These
+	// scans of the summary come after the cheap test above: most of a
+	// long session's identifiers no longer fit.)
+	l := c.memo.typedLow[i]
+	if l == "" {
+		l = strings.ToLower(show)
+		c.memo.typedLow[i] = l
+	}
+	if c.memo.typedSeen[i] == 0 {
+		c.memo.typedSeen[i] = 2
+		if c.nov.seenIdent(id) {
+			c.memo.typedSeen[i] = 1
+		}
+	}
+	if c.memo.typedSeen[i] == 1 || strings.Contains(p.shown, l) || strings.Contains(p.lowText.String(), l) {
+		return
+	}
+	collapsed := p.fam.toks != nil
+	// One listed already that this one contains gives way to it
+	// (src/router/index.js to packages/app/src/router/index.js).
+	if slices.ContainsFunc(p.low, func(x string) bool { return strings.Contains(l, x) }) {
+		var keep, keepLow []string
+		p.lowText.Reset()
+		p.lowText.WriteByte(' ')
+		for k, x := range p.low {
+			if strings.Contains(l, x) {
+				delete(p.listed, p.chosen[k])
+				c.typedShown--
+				continue
+			}
+			keep, keepLow = append(keep, p.chosen[k]), append(keepLow, x)
+			p.lowText.WriteString(x + " ")
+		}
+		p.chosen, p.low = keep, keepLow
+		p.w = wrapState{}
+		for _, x := range p.chosen {
+			p.w = p.w.add(x)
+		}
+		if collapsed {
+			p.fam = newFamilies(p.chosen)
+		}
+	}
+	p.chosen, p.low = append(p.chosen, show), append(p.low, l)
+	p.lowText.WriteString(l + " ")
+	p.w = p.w.add(show)
+	if collapsed {
+		p.fam.size = p.fam.sizeWith(show)
+		p.fam.add(show)
+	}
+	p.listed[show] = true
+	c.typedShown++
+	c.show("", c.memo.typedItem[id], 0)
 }
 
 // families lays out identifiers with their families collapsed, as a shell
@@ -821,7 +874,7 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 type families struct {
 	toks []family
 	at   map[string]int // a family's index in toks by its prefix
-	size int            // of wrapTyped's lines
+	size int            // of wrapTyped's lines, kept by the caller of add
 }
 
 type family struct {
@@ -863,8 +916,22 @@ func (f family) String() string {
 	return f.prefix + "{" + strings.Join(f.members, ",") + "}"
 }
 
+// newFamilies lays out ids, and measures them.
+func newFamilies(ids []string) families {
+	var fs families
+	for _, id := range ids {
+		fs.add(id)
+	}
+	var w wrapState
+	for _, f := range fs.toks {
+		w = w.addLen(f.len())
+	}
+	fs.size = w.size
+	return fs
+}
+
+// add adds id; its caller keeps size.
 func (fs *families) add(id string) {
-	fs.size = fs.sizeWith(id)
 	p, rest := familyOf(id)
 	if k, ok := fs.at[p]; ok && p != "" {
 		fs.toks[k].members = append(fs.toks[k].members, rest)
