@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -395,13 +396,15 @@ func newComposer(nov novelty, root string, memo *restoreMemo) *composer {
 type restoreMemo struct {
 	// The typed identifiers, heaviest first, the item each came from, and
 	// the room all of them would take.
-	typed      []string
-	typedShow  []string // as shown: relative to the root
-	typedLow   []string // typedShow in lower case
-	typedRest  []int    // the length of what follows each one's family prefix
-	typedSeen  []int8   // whether the summary holds each: 0 not asked yet, 1 yes, 2 no
-	typedItem  map[string]int64
-	typedAvail int
+	typed     []string
+	typedShow []string // as shown: relative to the root
+	typedLow  []string // typedShow in lower case
+	typedRest []int    // the length of what follows each one's family prefix
+	// The shortest typedShow and typedRest from each index on.
+	typedMinShow, typedMinRest []int
+	typedSeen                  []int8 // whether the summary holds each: 0 not asked yet, 1 yes, 2 no
+	typedItem                  map[string]int64
+	typedAvail                 int
 	// The lost facts' candidates per section, ranked and deduplicated, and
 	// the items left out as already in the summary.
 	facts       *[numSections][]*entry
@@ -759,6 +762,15 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 			c.memo.typedRest[i] = len(rest)
 			c.memo.typedAvail += len(c.memo.typedShow[i]) + 1
 		}
+		// The shortest identifier from each on: the lists stop when not
+		// even it would fit.
+		c.memo.typedMinShow = make([]int, len(c.memo.typed)+1)
+		c.memo.typedMinRest = make([]int, len(c.memo.typed)+1)
+		c.memo.typedMinShow[len(c.memo.typed)], c.memo.typedMinRest[len(c.memo.typed)] = math.MaxInt/2, math.MaxInt/2
+		for i := len(c.memo.typed) - 1; i >= 0; i-- {
+			c.memo.typedMinShow[i] = min(c.memo.typedMinShow[i+1], len(c.memo.typedShow[i]))
+			c.memo.typedMinRest[i] = min(c.memo.typedMinRest[i+1], c.memo.typedRest[i])
+		}
 	}
 	c.typedAvail += c.memo.typedAvail
 	p := &typedPick{c: c, shown: c.shown.String(), listed: map[string]bool{}, room: room}
@@ -767,6 +779,9 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	// The identifiers that fit written out; collapseTyped then adds more
 	// in the room their families free.
 	for i, id := range c.memo.typed {
+		if p.w.size+1+c.memo.typedMinShow[i] > room {
+			break // an identifier takes at least itself and a space
+		}
 		p.add(i, id, func(show string) bool { return p.w.add(show).size <= room })
 	}
 	lines := wrapTyped(p.chosen)
@@ -799,6 +814,9 @@ func (c *composer) collapseTyped() []string {
 	for i, id := range c.memo.typed {
 		// Joining a family of two or more takes at least the member and a
 		// comma: most identifiers fail that cheap test.
+		if p.fam.size+1+c.memo.typedMinRest[i] > p.room {
+			break
+		}
 		p.add(i, id, func(show string) bool {
 			return p.fam.size+1+c.memo.typedRest[i] <= p.room && p.fam.sizeWith(show) <= p.room
 		})
@@ -811,7 +829,7 @@ func (c *composer) collapseTyped() []string {
 func (p *typedPick) add(i int, id string, fits func(show string) bool) {
 	c := p.c
 	show := c.memo.typedShow[i]
-	if p.listed[show] || !fits(show) {
+	if !fits(show) || p.listed[show] {
 		return // a shorter one may still fit
 	}
 	// An identifier inside one listed already is shown by it. (These
