@@ -778,11 +778,12 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	c.pick = p
 	// The identifiers that fit written out; collapseTyped then adds more
 	// in the room their families free.
+	fits := func(i int, show string) bool { return p.w.add(show).size <= room }
 	for i, id := range c.memo.typed {
 		if p.w.size+1+c.memo.typedMinShow[i] > room {
 			break // an identifier takes at least itself and a space
 		}
-		p.add(i, id, func(show string) bool { return p.w.add(show).size <= room })
+		p.add(i, id, fits)
 	}
 	lines := wrapTyped(p.chosen)
 	c.typedLen = linesLen(lines)
@@ -811,25 +812,26 @@ func (c *composer) collapseTyped() []string {
 		return nil
 	}
 	p.fam = newFamilies(p.chosen)
+	// Joining a family of two or more takes at least the member and a
+	// comma: most identifiers fail that cheap test.
+	fits := func(i int, show string) bool {
+		return p.fam.size+1+c.memo.typedRest[i] <= p.room && p.fam.sizeWith(show) <= p.room
+	}
 	for i, id := range c.memo.typed {
-		// Joining a family of two or more takes at least the member and a
-		// comma: most identifiers fail that cheap test.
 		if p.fam.size+1+c.memo.typedMinRest[i] > p.room {
 			break
 		}
-		p.add(i, id, func(show string) bool {
-			return p.fam.size+1+c.memo.typedRest[i] <= p.room && p.fam.sizeWith(show) <= p.room
-		})
+		p.add(i, id, fits)
 	}
 	return wrapTyped(p.fam.tokens())
 }
 
 // add lists the i-th identifier when fits says it fits and neither the
 // summary, the block nor a listed identifier holds it.
-func (p *typedPick) add(i int, id string, fits func(show string) bool) {
+func (p *typedPick) add(i int, id string, fits func(i int, show string) bool) {
 	c := p.c
 	show := c.memo.typedShow[i]
-	if !fits(show) || p.listed[show] {
+	if !fits(i, show) || p.listed[show] {
 		return // a shorter one may still fit
 	}
 	// An identifier inside one listed already is shown by it. (These
@@ -863,7 +865,8 @@ func (p *typedPick) add(i int, id string, fits func(show string) bool) {
 				continue
 			}
 			keep, keepLow = append(keep, p.chosen[k]), append(keepLow, x)
-			p.lowText.WriteString(x + " ")
+			p.lowText.WriteString(x)
+			p.lowText.WriteByte(' ')
 		}
 		p.chosen, p.low = keep, keepLow
 		p.w = wrapState{}
@@ -875,7 +878,8 @@ func (p *typedPick) add(i int, id string, fits func(show string) bool) {
 		}
 	}
 	p.chosen, p.low = append(p.chosen, show), append(p.low, l)
-	p.lowText.WriteString(l + " ")
+	p.lowText.WriteString(l)
+	p.lowText.WriteByte(' ')
 	p.w = p.w.add(show)
 	if collapsed {
 		p.fam.size = p.fam.sizeWith(show)
