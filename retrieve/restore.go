@@ -717,9 +717,13 @@ func typedOrder(items []carryover.Item) ([]string, map[string]int64) {
 	for _, it := range items {
 		maxLine = max(maxLine, it.Line)
 	}
-	weight := map[string]float64{}
+	type weighed struct {
+		id string
+		w  float64
+	}
+	var ws []weighed // in the order first seen
+	at := map[string]int{}
 	itemOf := map[string]int64{}
-	var order []string
 	for _, it := range items {
 		pos := float64(it.Line) / float64(maxLine)
 		for tier, line := range strings.Split(it.Text, "\n") {
@@ -729,15 +733,22 @@ func typedOrder(items []carryover.Item) ([]string, map[string]int64) {
 			// weigh the same, the later ones are the more recent.
 			slices.Reverse(ids)
 			for _, id := range ids {
-				if _, ok := weight[id]; !ok {
-					order = append(order, id)
+				k, ok := at[id]
+				if !ok {
+					k = len(ws)
+					at[id] = k
+					ws = append(ws, weighed{id: id})
 					itemOf[id] = it.ID
 				}
-				weight[id] += f * pos * pos
+				ws[k].w += f * pos * pos
 			}
 		}
 	}
-	slices.SortStableFunc(order, func(a, b string) int { return cmpDesc(weight[a], weight[b]) })
+	slices.SortStableFunc(ws, func(a, b weighed) int { return cmpDesc(a.w, b.w) })
+	order := make([]string, len(ws))
+	for i, x := range ws {
+		order[i] = x.id
+	}
 	return order, itemOf
 }
 
