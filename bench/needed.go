@@ -211,6 +211,9 @@ func scoreRow(opt NeededOptions, sid string, lines [][]byte, c neededCase, comp 
 	row := NeededRow{Session: sid, Line: c.Boundary + 1, Simulated: c.Simulated, Needed: len(c.Needed),
 		FromMemory: len(c.FromMemory), RestoreLen: len(restore), RestoreText: restore}
 	row.Time = lineTime(lines, c.Boundary)
+	// A family written as a shell does (dir/{a.ex,b.ex}) holds each of its
+	// members.
+	restore = restore + "\n" + expandFamilies(restore)
 	row.Restore.All, row.Restore.FromMemory = c.score(restore)
 	tail := c.Tail
 	if len(tail) > opt.Budget {
@@ -218,7 +221,7 @@ func scoreRow(opt NeededOptions, sid string, lines [][]byte, c neededCase, comp 
 	}
 	row.Tail.All, row.Tail.FromMemory = c.score(tail)
 	row.Recent.All, row.Recent.FromMemory = c.score(packList(c.Recent, opt.Budget))
-	row.Instructions.All, row.Instructions.FromMemory = c.score(comp.Instructions)
+	row.Instructions.All, row.Instructions.FromMemory = c.score(comp.Instructions + "\n" + expandFamilies(comp.Instructions))
 	for _, mem := range []bool{true, false} {
 		for _, id := range c.Needed {
 			if c.FromMemory[id] == mem && !held(restore, id, c.Cwd) {
@@ -423,4 +426,34 @@ func (r *NeededResult) JSON() map[string]any {
 	return map[string]any{"budget": r.Budget, "rows": r.Rows, "real": r.Summary(false), "simulated": r.Summary(true),
 		"general_vocabulary": r.General, "repositories": r.Repositories,
 		"specific_real": r.SpecificSummary(false), "specific_simulated": r.SpecificSummary(true)}
+}
+
+// expandFamilies lists, space-separated, the words a text's brace families
+// stand for: a/{b,c}.d is a/b.d and a/c.d.
+func expandFamilies(text string) string {
+	var b strings.Builder
+	for _, f := range strings.Fields(text) {
+		if strings.Contains(f, "{") && strings.Contains(f, ",") {
+			for _, w := range expandBraces(strings.Trim(f, "`'\"")) {
+				b.WriteString(w)
+				b.WriteByte(' ')
+			}
+		}
+	}
+	return b.String()
+}
+
+// expandBraces expands the first {x,y} of a word, then the rest.
+func expandBraces(w string) []string {
+	i := strings.IndexByte(w, '{')
+	j := strings.IndexByte(w[max(i, 0):], '}')
+	if i < 0 || j < 0 {
+		return []string{w}
+	}
+	j += i
+	var out []string
+	for _, m := range strings.Split(w[i+1:j], ",") {
+		out = append(out, expandBraces(w[:i]+m+w[j+1:])...)
+	}
+	return out
 }

@@ -50,7 +50,7 @@ func TestCommandKind(t *testing.T) {
 // TestCommandLinesLastPerKind: the working set shows the last command that
 // worked of each kind first, then the others, never a trivial one.
 func TestCommandLinesLastPerKind(t *testing.T) {
-	c := composer{nov: newNovelty("", "")}
+	c := newComposer(newNovelty("", ""), "", &restoreMemo{})
 	items := []carryover.Item{ // newest first
 		{ID: 5, Kind: carryover.KindCommand, Text: "go test ./retrieve/ -run TestX 2>&1 | tail -5", Line: 50},
 		{ID: 4, Kind: carryover.KindCommand, Text: "git commit -m 'wip'", Line: 40},

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -153,6 +154,13 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 		c = newComposer(nov, root, memo)
 		blk = c.compose(in, header, budget, caps)
 	}
+	if blk.Text != "" {
+		// The room is settled: the typed identifiers' families collapse
+		// and more of them fill what that frees.
+		if typed := c.collapseTyped(); typed != nil {
+			blk = c.render(header, budget, typed)
+		}
+	}
 	if blk.Text == "" && len(c.quoted) > 0 && len(header)+len(allStated) <= budget {
 		// Say so in one line rather than pad: the summary kept it all.
 		blk.Text = header + allStated
@@ -199,13 +207,28 @@ func (c *composer) compose(in restoreInput, header string, budget int, caps part
 		wsTitle = len(titleWorkingSet)
 	}
 	typed := c.typedLines(in, budget-used-wsTitle)
+	c.parts = composed{now: now, user: user, files: files, commands: commands, facts: facts, steps: steps}
+	return c.render(header, budget, typed)
+}
 
+// composed are the parts of a composition but the typed identifiers.
+type composed struct {
+	now, user       []string
+	files           string
+	commands, facts []string
+	steps           []string
+}
+
+// render writes the block of the composed parts and the typed lines.
+func (c *composer) render(header string, budget int, typed []string) Block {
+	pt := c.parts
+	now, user, facts, steps := pt.now, pt.user, pt.facts, pt.steps
 	// Over the budget (caps are shares of the room, and rounding adds
 	// up), the lowest parts give way a line at a time: never a heading
 	// without lines.
-	ws := append(append([]string{}, commands...), typed...)
-	if files != "" {
-		ws = append([]string{files}, ws...)
+	ws := append(append([]string{}, pt.commands...), typed...)
+	if pt.files != "" {
+		ws = append([]string{pt.files}, ws...)
 	}
 	size := func() int {
 		return len(header) + partLen(user, titleUser) + partLen(now, titleNow) + partLen(ws, titleWorkingSet) + partLen(facts, titleFacts) + partLen(steps, titleSteps)
@@ -373,15 +396,25 @@ func newComposer(nov novelty, root string, memo *restoreMemo) *composer {
 type restoreMemo struct {
 	// The typed identifiers, heaviest first, the item each came from, and
 	// the room all of them would take.
-	typed      []string
-	typedShow  []string // as shown: relative to the root
-	typedSeen  []int8   // whether the summary holds each: 0 not asked yet, 1 yes, 2 no
-	typedItem  map[string]int64
-	typedAvail int
+	typed     []string
+	typedShow []string // as shown: relative to the root
+	typedLow  []string // typedShow in lower case
+	typedRest []int    // the length of what follows each one's family prefix
+	// The shortest typedShow and typedRest from each index on.
+	typedMinShow, typedMinRest []int
+	typedSeen                  []int8 // whether the summary holds each: 0 not asked yet, 1 yes, 2 no
+	typedItem                  map[string]int64
+	typedAvail                 int
 	// The lost facts' candidates per section, ranked and deduplicated, and
 	// the items left out as already in the summary.
 	facts       *[numSections][]*entry
 	factsQuoted []int64
+	// The commands' lines, in order, and the commands left out as already
+	// in the summary.
+	commands       *[]commandCandidate
+	commandsQuoted []int64
+	// The last steps' lines, newest first.
+	steps *[]stepCandidate
 	// The user's novel statements, best first.
 	user []userSentence
 }
@@ -406,6 +439,8 @@ type composer struct {
 	notes              int
 	quoted             map[int64]bool // items left out as already in the summary
 	memo               *restoreMemo
+	parts              composed   // the last composition's
+	pick               *typedPick // its typed identifiers
 }
 
 func (c *composer) show(line string, itemID, chunkID int64) string {
@@ -598,11 +633,46 @@ func commandKind(cmd string) string {
 // only shaped its output; commands that differ only in numbers count as
 // one.
 func (c *composer) commandLines(items []carryover.Item, room int) []string {
+	if c.memo.commands == nil {
+		c.memo.commands, c.memo.commandsQuoted = c.commandCandidates(items)
+	}
+	for _, id := range c.memo.commandsQuoted {
+		c.quoted[id] = true
+	}
 	var lines []string
+	used := 0
+	keys := map[string]bool{}
+	for _, cand := range *c.memo.commands {
+		if keys[cand.key] || used+len(cand.line) > room {
+			continue
+		}
+		keys[cand.key] = true
+		used += len(cand.line)
+		lines = append(lines, c.show(cand.line, cand.itemID, 0))
+	}
+	return lines
+}
+
+// commandCandidate is a line commandLines may show.
+type commandCandidate struct {
+	line   string
+	key    string // commands with one key count as one
+	itemID int64
+}
+
+// commandCandidates renders commandLines' lines in their order, and the
+// items left out as already in the summary: what does not depend on the
+// room.
+func (c *composer) commandCandidates(items []carryover.Item) (*[]commandCandidate, []int64) {
 	found := map[string]carryover.Item{}
 	var others []carryover.Item
+	var quoted []int64
 	for _, it := range items { // newest first
-		if trivial(it) || c.seen(it) {
+		if trivial(it) {
+			continue
+		}
+		if c.nov.seen(it) {
+			quoted = append(quoted, it.ID)
 			continue
 		}
 		k := commandKind(it.Text)
@@ -612,21 +682,14 @@ func (c *composer) commandLines(items []carryover.Item, room int) []string {
 		}
 		others = append(others, it)
 	}
-	used := 0
-	keys := map[string]bool{}
+	cands := []commandCandidate{}
 	add := func(label string, it carryover.Item) {
 		cmd := clip(shortCommand(oneLine(it.Text)), commandTextCap)
-		key := maskDigits(commandKey(normSpace(cmd)))
-		if keys[key] {
-			return
-		}
-		line := fmt.Sprintf("- %s`%s` (L%d)\n", label, cmd, it.Line)
-		if used+len(line) > room {
-			return
-		}
-		keys[key] = true
-		used += len(line)
-		lines = append(lines, c.show(line, it.ID, 0))
+		cands = append(cands, commandCandidate{
+			line:   fmt.Sprintf("- %s`%s` (L%d)\n", label, cmd, it.Line),
+			key:    maskDigits(commandKey(normSpace(cmd))),
+			itemID: it.ID,
+		})
 	}
 	for _, k := range commandKinds {
 		if it, ok := found[k]; ok {
@@ -636,7 +699,7 @@ func (c *composer) commandLines(items []carryover.Item, room int) []string {
 	for _, it := range others {
 		add("ran: ", it)
 	}
-	return lines
+	return &cands, quoted
 }
 
 // tierWeights weigh an identifier by where the model typed it (the lines
@@ -654,9 +717,13 @@ func typedOrder(items []carryover.Item) ([]string, map[string]int64) {
 	for _, it := range items {
 		maxLine = max(maxLine, it.Line)
 	}
-	weight := map[string]float64{}
+	type weighed struct {
+		id string
+		w  float64
+	}
+	var ws []weighed // in the order first seen
+	at := map[string]int{}
 	itemOf := map[string]int64{}
-	var order []string
 	for _, it := range items {
 		pos := float64(it.Line) / float64(maxLine)
 		for tier, line := range strings.Split(it.Text, "\n") {
@@ -666,15 +733,22 @@ func typedOrder(items []carryover.Item) ([]string, map[string]int64) {
 			// weigh the same, the later ones are the more recent.
 			slices.Reverse(ids)
 			for _, id := range ids {
-				if _, ok := weight[id]; !ok {
-					order = append(order, id)
+				k, ok := at[id]
+				if !ok {
+					k = len(ws)
+					at[id] = k
+					ws = append(ws, weighed{id: id})
 					itemOf[id] = it.ID
 				}
-				weight[id] += f * pos * pos
+				ws[k].w += f * pos * pos
 			}
 		}
 	}
-	slices.SortStableFunc(order, func(a, b string) int { return cmpDesc(weight[a], weight[b]) })
+	slices.SortStableFunc(ws, func(a, b weighed) int { return cmpDesc(a.w, b.w) })
+	order := make([]string, len(ws))
+	for i, x := range ws {
+		order[i] = x.id
+	}
 	return order, itemOf
 }
 
@@ -690,70 +764,249 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	if c.memo.typed == nil {
 		c.memo.typed, c.memo.typedItem = typedOrder(items)
 		c.memo.typedShow = make([]string, len(c.memo.typed))
+		c.memo.typedLow = make([]string, len(c.memo.typed)) // as needed
 		c.memo.typedSeen = make([]int8, len(c.memo.typed))
+		c.memo.typedRest = make([]int, len(c.memo.typed))
 		for i, id := range c.memo.typed {
 			c.memo.typedShow[i] = c.rel(id)
+			_, rest := familyOf(c.memo.typedShow[i])
+			c.memo.typedRest[i] = len(rest)
 			c.memo.typedAvail += len(c.memo.typedShow[i]) + 1
 		}
+		// The shortest identifier from each on: the lists stop when not
+		// even it would fit.
+		c.memo.typedMinShow = make([]int, len(c.memo.typed)+1)
+		c.memo.typedMinRest = make([]int, len(c.memo.typed)+1)
+		c.memo.typedMinShow[len(c.memo.typed)], c.memo.typedMinRest[len(c.memo.typed)] = math.MaxInt/2, math.MaxInt/2
+		for i := len(c.memo.typed) - 1; i >= 0; i-- {
+			c.memo.typedMinShow[i] = min(c.memo.typedMinShow[i+1], len(c.memo.typedShow[i]))
+			c.memo.typedMinRest[i] = min(c.memo.typedMinRest[i+1], c.memo.typedRest[i])
+		}
 	}
-	order, itemOf := c.memo.typed, c.memo.typedItem
 	c.typedAvail += c.memo.typedAvail
-	shown := c.shown.String()
-	var chosen []string // as shown
-	var low []string    // lower case, beside chosen
-	var lowText strings.Builder
-	lowText.WriteByte(' ')
-	listed := map[string]bool{}
-	var w wrapState // the lines chosen take
-	for i, id := range order {
-		show := c.memo.typedShow[i]
-		if listed[show] || w.add(show).size > room {
-			continue // a shorter one may still fit
+	p := &typedPick{c: c, shown: c.shown.String(), listed: map[string]bool{}, room: room}
+	p.lowText.WriteByte(' ')
+	c.pick = p
+	// The identifiers that fit written out; collapseTyped then adds more
+	// in the room their families free.
+	fits := func(i int, show string) bool { return p.w.add(show).size <= room }
+	for i, id := range c.memo.typed {
+		if p.w.size+1+c.memo.typedMinShow[i] > room {
+			break // an identifier takes at least itself and a space
 		}
-		// An identifier inside one listed already is shown by it. (These
-		// scans of the summary come after the cheap test above: most of a
-		// long session's identifiers no longer fit.)
-		l := strings.ToLower(show)
-		if c.memo.typedSeen[i] == 0 {
-			c.memo.typedSeen[i] = 2
-			if c.nov.seenIdent(id) {
-				c.memo.typedSeen[i] = 1
-			}
-		}
-		if c.memo.typedSeen[i] == 1 || strings.Contains(shown, l) || strings.Contains(lowText.String(), l) {
-			continue
-		}
-		// One listed already that this one contains gives way to it
-		// (src/router/index.js to packages/app/src/router/index.js).
-		if slices.ContainsFunc(low, func(x string) bool { return strings.Contains(l, x) }) {
-			var keep, keepLow []string
-			lowText.Reset()
-			lowText.WriteByte(' ')
-			for k, x := range low {
-				if strings.Contains(l, x) {
-					delete(listed, chosen[k])
-					c.typedShown--
-					continue
-				}
-				keep, keepLow = append(keep, chosen[k]), append(keepLow, x)
-				lowText.WriteString(x + " ")
-			}
-			chosen, low = keep, keepLow
-			w = wrapState{}
-			for _, x := range chosen {
-				w = w.add(x)
-			}
-		}
-		chosen, low = append(chosen, show), append(low, l)
-		lowText.WriteString(l + " ")
-		w = w.add(show)
-		listed[show] = true
-		c.typedShown++
-		c.show("", itemOf[id], 0)
+		p.add(i, id, fits)
 	}
-	lines := wrapTyped(chosen)
+	lines := wrapTyped(p.chosen)
 	c.typedLen = linesLen(lines)
 	return lines
+}
+
+// typedPick is typedLines' choice, which collapseTyped extends.
+type typedPick struct {
+	c       *composer
+	shown   string   // the block's other parts, lower case
+	chosen  []string // as shown
+	low     []string // lower case, beside chosen
+	lowText strings.Builder
+	listed  map[string]bool
+	room    int
+	w       wrapState // the lines chosen take
+	fam     families  // the same with families collapsed, once collapsed
+}
+
+// collapseTyped lays out the typed identifiers with their families
+// collapsed and adds more of them in the room that frees. It changes no
+// other part: the block holds at least what it would without families.
+func (c *composer) collapseTyped() []string {
+	p := c.pick
+	if p == nil || len(p.chosen) == 0 {
+		return nil
+	}
+	p.fam = newFamilies(p.chosen)
+	// Joining a family of two or more takes at least the member and a
+	// comma: most identifiers fail that cheap test.
+	fits := func(i int, show string) bool {
+		return p.fam.size+1+c.memo.typedRest[i] <= p.room && p.fam.sizeWith(show) <= p.room
+	}
+	for i, id := range c.memo.typed {
+		if p.fam.size+1+c.memo.typedMinRest[i] > p.room {
+			break
+		}
+		p.add(i, id, fits)
+	}
+	return wrapTyped(p.fam.tokens())
+}
+
+// add lists the i-th identifier when fits says it fits and neither the
+// summary, the block nor a listed identifier holds it.
+func (p *typedPick) add(i int, id string, fits func(i int, show string) bool) {
+	c := p.c
+	show := c.memo.typedShow[i]
+	if !fits(i, show) || p.listed[show] {
+		return // a shorter one may still fit
+	}
+	// An identifier inside one listed already is shown by it. (These
+	// scans of the summary come after the cheap test above: most of a
+	// long session's identifiers no longer fit.)
+	l := c.memo.typedLow[i]
+	if l == "" {
+		l = strings.ToLower(show)
+		c.memo.typedLow[i] = l
+	}
+	if c.memo.typedSeen[i] == 0 {
+		c.memo.typedSeen[i] = 2
+		if c.nov.seenIdent(id) {
+			c.memo.typedSeen[i] = 1
+		}
+	}
+	if c.memo.typedSeen[i] == 1 || strings.Contains(p.shown, l) || strings.Contains(p.lowText.String(), l) {
+		return
+	}
+	collapsed := p.fam.toks != nil
+	// One listed already that this one contains gives way to it
+	// (src/router/index.js to packages/app/src/router/index.js).
+	if slices.ContainsFunc(p.low, func(x string) bool { return strings.Contains(l, x) }) {
+		var keep, keepLow []string
+		p.lowText.Reset()
+		p.lowText.WriteByte(' ')
+		for k, x := range p.low {
+			if strings.Contains(l, x) {
+				delete(p.listed, p.chosen[k])
+				c.typedShown--
+				continue
+			}
+			keep, keepLow = append(keep, p.chosen[k]), append(keepLow, x)
+			p.lowText.WriteString(x)
+			p.lowText.WriteByte(' ')
+		}
+		p.chosen, p.low = keep, keepLow
+		p.w = wrapState{}
+		for _, x := range p.chosen {
+			p.w = p.w.add(x)
+		}
+		if collapsed {
+			p.fam = newFamilies(p.chosen)
+		}
+	}
+	p.chosen, p.low = append(p.chosen, show), append(p.low, l)
+	p.lowText.WriteString(l)
+	p.lowText.WriteByte(' ')
+	p.w = p.w.add(show)
+	if collapsed {
+		p.fam.size = p.fam.sizeWith(show)
+		p.fam.add(show)
+	}
+	p.listed[show] = true
+	c.typedShown++
+	c.show("", c.memo.typedItem[id], 0)
+}
+
+// families lays out identifiers with their families collapsed, as a shell
+// writes them: paths of one directory as dir/{a.ex,b.ex}, names of one
+// parent as parent.{x,y}. A family sits where its first member does.
+type families struct {
+	toks []family
+	at   map[string]int // a family's index in toks by its prefix
+	size int            // of wrapTyped's lines, kept by the caller of add
+}
+
+type family struct {
+	prefix  string   // "" for an identifier with none
+	members []string // what follows the prefix
+}
+
+// familyOf splits an identifier into its family's prefix and the rest.
+func familyOf(id string) (prefix, rest string) {
+	if strings.ContainsAny(id, "{},") {
+		return "", id // it would read as a family of its own
+	}
+	sep := byte('.')
+	if strings.Contains(id, "/") {
+		sep = '/'
+	}
+	i := strings.LastIndexByte(id, sep)
+	if i < 3 || i == len(id)-1 {
+		return "", id
+	}
+	return id[:i+1], id[i+1:]
+}
+
+func (f family) len() int {
+	n := len(f.prefix) + len(f.members) - 1
+	for _, m := range f.members {
+		n += len(m)
+	}
+	if len(f.members) > 1 {
+		n += 2 // the braces
+	}
+	return n
+}
+
+func (f family) String() string {
+	if len(f.members) == 1 {
+		return f.prefix + f.members[0]
+	}
+	return f.prefix + "{" + strings.Join(f.members, ",") + "}"
+}
+
+// newFamilies lays out ids, and measures them.
+func newFamilies(ids []string) families {
+	var fs families
+	for _, id := range ids {
+		fs.add(id)
+	}
+	var w wrapState
+	for _, f := range fs.toks {
+		w = w.addLen(f.len())
+	}
+	fs.size = w.size
+	return fs
+}
+
+// add adds id; its caller keeps size.
+func (fs *families) add(id string) {
+	p, rest := familyOf(id)
+	if k, ok := fs.at[p]; ok && p != "" {
+		fs.toks[k].members = append(fs.toks[k].members, rest)
+		return
+	}
+	if fs.at == nil {
+		fs.at = map[string]int{}
+	}
+	fs.at[p] = len(fs.toks)
+	fs.toks = append(fs.toks, family{prefix: p, members: []string{rest}})
+}
+
+// sizeWith is the size of wrapTyped's lines with id added.
+func (fs *families) sizeWith(id string) int {
+	p, rest := familyOf(id)
+	k, ok := fs.at[p]
+	if p == "" || !ok {
+		k = -1
+	}
+	var w wrapState
+	for i, f := range fs.toks {
+		n := f.len()
+		if i == k {
+			n += 1 + len(rest)
+			if len(f.members) == 1 {
+				n += 2
+			}
+		}
+		w = w.addLen(n)
+	}
+	if k < 0 {
+		w = w.addLen(len(id))
+	}
+	return w.size
+}
+
+func (fs *families) tokens() []string {
+	out := make([]string, len(fs.toks))
+	for i, f := range fs.toks {
+		out[i] = f.String()
+	}
+	return out
 }
 
 // typedPrefix opens the typed identifiers; typedWidth is where their
@@ -798,17 +1051,20 @@ type wrapState struct {
 }
 
 // add returns the state with id added after the others.
-func (w wrapState) add(id string) wrapState {
+func (w wrapState) add(id string) wrapState { return w.addLen(len(id)) }
+
+// addLen returns the state with an identifier of n bytes added.
+func (w wrapState) addLen(n int) wrapState {
 	switch {
 	case w.size == 0:
-		w.last = len(typedPrefix) + len(id)
+		w.last = len(typedPrefix) + n
 		w.size = w.last + 1
-	case w.last+1+len(id) > typedWidth:
-		w.last = 2 + len(id)
+	case w.last+1+n > typedWidth:
+		w.last = 2 + n
 		w.size += w.last + 1
 	default:
-		w.last += 1 + len(id)
-		w.size += 1 + len(id)
+		w.last += 1 + n
+		w.size += 1 + n
 	}
 	return w
 }
@@ -891,6 +1147,11 @@ func (c *composer) factCandidates(in restoreInput) *[numSections][]*entry {
 func (c *composer) factsPart(in restoreInput, room int) []string {
 	if c.memo.facts == nil {
 		c.memo.facts = c.factCandidates(in)
+		for _, es := range c.memo.facts {
+			for _, e := range es {
+				e.low = strings.ToLower(e.text)
+			}
+		}
 	}
 	for _, id := range c.memo.factsQuoted {
 		c.quoted[id] = true
@@ -903,7 +1164,7 @@ func (c *composer) factsPart(in restoreInput, room int) []string {
 	shown := c.shown.String()
 	for sec := range secs {
 		secs[sec] = slices.DeleteFunc(secs[sec], func(e *entry) bool {
-			return e.text != "" && strings.Contains(shown, strings.ToLower(e.text))
+			return e.text != "" && strings.Contains(shown, e.low)
 		})
 	}
 	chosen := fill(interleave(secs), room)
@@ -928,9 +1189,46 @@ func (c *composer) factsPart(in restoreInput, room int) []string {
 // stepsPart shows the last tool calls before the cut, oldest first, one
 // short line each.
 func (c *composer) stepsPart(recent []carryover.Chunk, room int) []string {
+	if c.memo.steps == nil {
+		c.memo.steps = c.stepCandidates(recent)
+	}
+	// Newest first is how they were gathered; keep the newest that fit,
+	// then show them in order.
+	var keep []stepCandidate
+	used := 0
+	seen := map[string]bool{}
+	for _, s := range *c.memo.steps {
+		if seen[s.key] || s.stated {
+			continue
+		}
+		if used+len(s.line) > room {
+			break
+		}
+		seen[s.key] = true
+		used += len(s.line)
+		keep = append(keep, s)
+	}
+	slices.Reverse(keep)
+	lines := make([]string, len(keep))
+	for i, s := range keep {
+		lines[i] = c.show(s.line, 0, s.chunkID)
+	}
+	return lines
+}
+
+// stepCandidate is a line stepsPart may show.
+type stepCandidate struct {
+	line    string
+	key     string // the call without its line number
+	chunkID int64
+	stated  bool // the summary holds all its identifiers
+}
+
+// stepCandidates are the last tool calls before the cut, newest first:
+// what stepsPart shows does not depend on the room.
+func (c *composer) stepCandidates(recent []carryover.Chunk) *[]stepCandidate {
 	const lineCap = 130
-	var calls []string
-	var ids []int64
+	cands := []stepCandidate{}
 	for _, ch := range recent { // newest first
 		lines := strings.Split(ch.Text, "\n")
 		var mine []string
@@ -942,39 +1240,16 @@ func (c *composer) stepsPart(recent []carryover.Chunk, room int) []string {
 			mine = append(mine, l)
 		}
 		for i := len(mine) - 1; i >= 0; i-- {
-			calls = append(calls, fmt.Sprintf("- L%d %s\n", ch.LastLine, clip(c.relLine(mine[i]), lineCap)))
-			ids = append(ids, ch.ID)
+			l := fmt.Sprintf("- L%d %s\n", ch.LastLine, clip(c.relLine(mine[i]), lineCap))
+			key := l[strings.IndexByte(l, ' ')+1:]
+			_, key, _ = strings.Cut(key, " ")
+			cands = append(cands, stepCandidate{line: l, key: key, chunkID: ch.ID, stated: c.nov.seenAllIdents(key)})
 		}
-		if len(calls) >= 12 {
+		if len(cands) >= 12 {
 			break
 		}
 	}
-	// Newest first is how they were gathered; keep the newest that fit,
-	// then show them in order.
-	var keep []string
-	var keepIDs []int64
-	used := 0
-	seen := map[string]bool{}
-	for i, l := range calls {
-		key := l[strings.IndexByte(l, ' ')+1:]
-		_, key, _ = strings.Cut(key, " ")
-		if seen[key] || c.nov.seenAllIdents(key) {
-			continue
-		}
-		if used+len(l) > room {
-			break
-		}
-		seen[key] = true
-		used += len(l)
-		keep = append(keep, l)
-		keepIDs = append(keepIDs, ids[i])
-	}
-	slices.Reverse(keep)
-	slices.Reverse(keepIDs)
-	for i, l := range keep {
-		keep[i] = c.show(l, 0, keepIDs[i])
-	}
-	return keep
+	return &cands
 }
 
 // relLine shows the paths of a rendered call relative to the root.

@@ -98,6 +98,7 @@ type entry struct {
 	open    bool   // an unresolved error
 	label   string // "fix: ", "goal: ", ...
 	text    string
+	low     string // text in lower case
 	sep     string // between text and detail
 	detail  string
 	prov    string // "(L812)": the transcript line, which get and search take

@@ -70,7 +70,7 @@ func TestStepsPart(t *testing.T) {
 		{ID: 2, FirstLine: 20, LastLine: 30, Text: "Assistant: now run it\n$ go test ./...\n→ ok\nEdit /src/app/lib/app.ex:\n+ timeout_ms: 1500"},
 		{ID: 1, FirstLine: 10, LastLine: 19, Text: "$ go test ./...\n→ FAIL\nRead /src/app/lib/app.ex\nGrep \"quoted_in_summary\" in lib"},
 	}
-	c := composer{nov: newNovelty(`we searched for quoted_in_summary`, "/src/app"), root: "/src/app"}
+	c := newComposer(newNovelty(`we searched for quoted_in_summary`, "/src/app"), "/src/app", &restoreMemo{})
 	got := strings.Join(c.stepsPart(chunks, 1000), "")
 	want := "- L19 Read lib/app.ex\n- L30 $ go test ./...\n- L30 Edit lib/app.ex:\n"
 	if got != want {
