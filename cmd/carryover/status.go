@@ -51,7 +51,10 @@ func (a *app) cmdStatus(ctx context.Context, args []string) error {
 				ev += "(" + h.Matcher + ")"
 			}
 			events = append(events, ev)
-			prog, _ := splitCommand(h.Command)
+			prog := h.Command // exec form: the program itself, spaces and all
+			if !h.Exec() {
+				prog, _ = splitCommand(h.Command)
+			}
 			bins[prog] = true
 		}
 		var binInfo []string
