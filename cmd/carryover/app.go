@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/carryover-dev/carryover"
@@ -53,6 +54,10 @@ type app struct {
 	// projectDir is the project the configuration was last loaded for
 	// ("" for none): its Claude Code settings do not choose the log.
 	projectDir string
+	// logMu guards the log, the redactors and projectDir where two
+	// goroutines may touch them: the status line loads its config while
+	// its wrapped command's goroutine may open the log (logger).
+	logMu sync.Mutex
 	// cmd is the command run, flags the flag set it parses: help and
 	// usage errors name them.
 	cmd   string

@@ -18,6 +18,8 @@ func (a *app) configEnv() conf.Env { return conf.Env{Getenv: a.getenv} }
 // unless a.quietConfig (hooks, the status line, doctor), to stderr. The
 // error is conf.ErrNoStore.
 func (a *app) loadConfig(dir string) (config, error) {
+	a.logMu.Lock()
+	defer a.logMu.Unlock()
 	if dir != "" {
 		a.projectDir = dir
 	}

@@ -55,6 +55,8 @@ func (a *app) cmdStatusline(ctx context.Context, args []string) int {
 // logger opens the log on first use: the status line's usual path writes
 // none.
 func (a *app) logger() *slog.Logger {
+	a.logMu.Lock()
+	defer a.logMu.Unlock()
 	if !a.log.Enabled(context.Background(), slog.LevelError) {
 		a.openLog()
 	}
