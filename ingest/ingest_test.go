@@ -13,6 +13,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
+	"github.com/carryover-dev/carryover/internal/posixtest"
 	"github.com/carryover-dev/carryover/sqlite"
 )
 
@@ -280,7 +281,7 @@ func TestNotARegularFile(t *testing.T) {
 	st := openStore(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.jsonl")
-	mkfifo(t, fifo)
+	posixtest.Mkfifo(t, fifo)
 	done := make(chan error, 1)
 	go func() {
 		_, err := (&ingest.Archiver{Store: st}).File(ctx, fifo, ingest.Options{SessionID: sid})

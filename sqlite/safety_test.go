@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carryover-dev/carryover/internal/posixtest"
 	"github.com/carryover-dev/carryover/sqlite"
 	"github.com/carryover-dev/carryover/storetest"
 )
@@ -18,7 +19,7 @@ import (
 // whatever the umask lets through, and an existing store readable by
 // others is made private.
 func TestFileModes(t *testing.T) {
-	umask(t, 0)
+	posixtest.Umask(t, 0)
 	dir := filepath.Join(t.TempDir(), "a", "b")
 	path := filepath.Join(dir, "carryover.db")
 	st := openStore(t, path)
@@ -61,7 +62,7 @@ func TestOpenRefusesBadPaths(t *testing.T) {
 	os.Remove(walLinked + "-wal")
 	os.Symlink(target, walLinked+"-wal")
 	fifo := filepath.Join(dir, "fifo.db")
-	mkfifo(t, fifo)
+	posixtest.Mkfifo(t, fifo)
 	cases := map[string]string{
 		"symlink":       link,
 		"symlinked log": walLinked,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/hook"
+	"github.com/carryover-dev/carryover/internal/posixtest"
 	"github.com/carryover-dev/carryover/sqlite"
 
 	_ "modernc.org/sqlite"
@@ -103,7 +104,7 @@ func TestHooksBadInput(t *testing.T) {
 	torn := filepath.Join(h.dir, "torn.jsonl")
 	os.WriteFile(torn, demoSession[:len(demoSession)/2], 0o600)
 	fifo := filepath.Join(h.dir, "fifo.jsonl")
-	mkfifo(t, fifo)
+	posixtest.Mkfifo(t, fifo)
 	loop := filepath.Join(h.dir, "loop.jsonl")
 	os.Symlink(loop+"2", loop)
 	os.Symlink(loop, loop+"2")

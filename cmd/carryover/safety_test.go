@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover/hook"
+	"github.com/carryover-dev/carryover/internal/posixtest"
 	"github.com/carryover-dev/carryover/sqlite"
 
 	_ "modernc.org/sqlite"
@@ -676,7 +677,7 @@ func TestHookStdinCapped(t *testing.T) {
 // TestLogFile: the log is 0600 in a 0700 directory, rotated to .1 past
 // its cap, and never written through a symlink.
 func TestLogFile(t *testing.T) {
-	umask(t, 0)
+	posixtest.Umask(t, 0)
 	h := newHookEnv(t)
 	logPath := filepath.Join(h.dir, "state", "carryover", "carryover.log")
 	h.env["CARRYOVER_LOG"] = logPath
@@ -755,7 +756,7 @@ func TestLogFile(t *testing.T) {
 func TestIngestBadPaths(t *testing.T) {
 	h := newHookEnv(t)
 	fifo := filepath.Join(h.dir, "fifo.jsonl")
-	mkfifo(t, fifo)
+	posixtest.Mkfifo(t, fifo)
 	loop := filepath.Join(h.dir, "loop.jsonl")
 	os.Symlink(loop, loop)
 	empty := filepath.Join(h.dir, "empty")
@@ -788,7 +789,7 @@ func TestIngestBadPaths(t *testing.T) {
 func TestImportBadPaths(t *testing.T) {
 	h := newHookEnv(t)
 	fifo := filepath.Join(h.dir, "export.jsonl")
-	mkfifo(t, fifo)
+	posixtest.Mkfifo(t, fifo)
 	for name, path := range map[string]string{"FIFO": fifo, "device": "/dev/zero"} {
 		var out, errOut bytes.Buffer
 		a := newApp(nil, &out, &errOut, func(k string) string { return h.env[k] })
