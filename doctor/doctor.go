@@ -263,7 +263,7 @@ func (d *doctor) resolveOwn(scope, prog string) (path, msg, fix string) {
 		return "", fmt.Sprintf("%s is inside the project %s: a repository's file, not carryover's own binary"+notRun, path, d.project),
 			"install carryover outside the project and reinstall (carryover install)"
 	}
-	if scope != "user" && !slices.ContainsFunc(d.own, func(o string) bool { return sameFile(o, path) }) {
+	if scope != "user" && !slices.ContainsFunc(d.own, func(o string) bool { return install.SameFile(o, path) }) {
 		return "", fmt.Sprintf("%s settings run %s, which is not this carryover, the one on PATH or the one your user settings run"+notRun, scope, path),
 			"reinstall with the binary you use: carryover install --scope " + scope
 	}
@@ -274,7 +274,7 @@ func (d *doctor) resolveOwn(scope, prog string) (path, msg, fix string) {
 // runs nothing new, wherever it is.
 func (d *doctor) isSelf(path string) bool {
 	exe, err := os.Executable()
-	return err == nil && sameFile(exe, path)
+	return err == nil && install.SameFile(exe, path)
 }
 
 // ownBinaries lists the carryover binaries doctor trusts for project and
@@ -299,16 +299,6 @@ func (d *doctor) ownBinaries(found []installedHook) []string {
 		}
 	}
 	return own
-}
-
-// sameFile reports whether two paths name the same file.
-func sameFile(a, b string) bool {
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	fb, err := os.Stat(b)
-	return err == nil && os.SameFile(fa, fb)
 }
 
 // foreignHooks reports the command hooks of a settings file that are not

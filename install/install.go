@@ -136,7 +136,7 @@ func (in *Installer) hookCommand(scope, exe string, force bool) (string, error) 
 		return exe, nil
 	}
 	found, ok := LookPath(in.Getenv, portableName)
-	if ok && sameFile(found, exe) {
+	if ok && SameFile(found, exe) {
 		return portableName, nil
 	}
 	why := "carryover is not on PATH"
@@ -152,8 +152,8 @@ func (in *Installer) hookCommand(scope, exe string, force bool) (string, error) 
 			" or install for this machine only with --scope local; --force writes the absolute path anyway", exe))
 }
 
-// sameFile reports whether two paths name the same file (links followed).
-func sameFile(a, b string) bool {
+// SameFile reports whether two paths name the same file (links followed).
+func SameFile(a, b string) bool {
 	fa, err := os.Stat(a)
 	if err != nil {
 		return false
