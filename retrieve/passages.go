@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -54,8 +55,10 @@ const (
 // findPassages searches the store's passages, when it indexes them, and
 // reads back the best of them: the ones that cover at least
 // passageMinCoverage of the query's terms, one per transcript line, best
-// coverage first.
-func findPassages(ctx context.Context, st carryover.Store, q carryover.Query, terms []term) ([]passageFind, error) {
+// coverage first. With within set (prompt recall), only the passages of
+// those hits' chunks are read back: recall shows no other, and their
+// chunk is known.
+func findPassages(ctx context.Context, st carryover.Store, q carryover.Query, terms []term, within []carryover.Hit) ([]passageFind, error) {
 	ps, ok := st.(carryover.PassageSearcher)
 	if !ok || q.File != "" || len(terms) == 0 {
 		return nil, nil
@@ -74,6 +77,11 @@ func findPassages(ctx context.Context, st carryover.Store, q carryover.Query, te
 	}
 	lines := map[string]*read{}
 	for _, h := range hits {
+		if within != nil && !slices.ContainsFunc(within, func(w carryover.Hit) bool {
+			return w.Chunk.SessionID == h.SessionID && h.Line >= w.Chunk.FirstLine && h.Line <= w.Chunk.LastLine
+		}) {
+			continue
+		}
 		key := fmt.Sprintf("%s:%d", h.SessionID, h.Line)
 		cache := lines[key]
 		if cache == nil {
@@ -111,6 +119,9 @@ func findPassages(ctx context.Context, st carryover.Store, q carryover.Query, te
 		out = append(out, f)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].cov > out[j].cov })
+	if within != nil {
+		return out, nil // attachPassages finds each one's chunk among within
+	}
 	kept := out[:0]
 	for i := range out {
 		f := &out[i]

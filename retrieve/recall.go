@@ -232,7 +232,7 @@ func ExplainRecall(ctx context.Context, st carryover.Store, req RecallRequest) (
 	// of its lines), shown beside its window; nothing else is added.
 	var finds []passageFind
 	if len(keep) > 0 {
-		if finds, err = findPassages(ctx, st, q, terms); err != nil {
+		if finds, err = findPassages(ctx, st, q, terms, keep); err != nil {
 			return ex, fmt.Errorf("recall: %w", err)
 		}
 	}

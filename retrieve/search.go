@@ -104,7 +104,7 @@ func Search(ctx context.Context, st carryover.Store, req SearchRequest) (SearchR
 	}
 	hits = Refine(hits, q.Text, limit)
 	terms := queryTerms(q.Text)
-	finds, err := findPassages(ctx, st, q, terms)
+	finds, err := findPassages(ctx, st, q, terms, nil)
 	if err != nil {
 		return SearchResponse{}, err
 	}
