@@ -11,8 +11,9 @@ out=${1:-dist}
 version=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
 platforms=${PLATFORMS:-"linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"}
 
-rm -rf "$out"
+# Only what an earlier run wrote goes: OUTDIR may be any directory.
 mkdir -p "$out"
+rm -f "$out"/carryover_* "$out/SHA256SUMS"
 for p in $platforms; do
   goos=${p%/*} goarch=${p#*/}
   ext=

@@ -71,10 +71,6 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	subs, err := retrieve.Subagents(ctx, st, s.ID)
-	if err != nil {
-		return err
-	}
 	sh, err := shortener(ctx, st)
 	if err != nil {
 		return err
@@ -92,6 +88,10 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 		writeHeader(&b, s, "")
 		writeChunks(&b, chunks, comps)
 	} else {
+		subs, err := retrieve.Subagents(ctx, st, s.ID) // only the overview lists them
+		if err != nil {
+			return err
+		}
 		a.writeOverview(&b, s, sh, chunks, comps, subs, width, *allSubs)
 	}
 	return a.page(b.Bytes(), *noPager)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,7 @@ func TestStatusExecForm(t *testing.T) {
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	settings := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": ` + jsonString(bin) + `, "args": ["hook", "stop"]}]}]}}`
+	settings := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": ` + strconv.Quote(bin) + `, "args": ["hook", "stop"]}]}]}}`
 	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,3 @@ func TestStatusExecForm(t *testing.T) {
 		t.Errorf("status of an exec-form hook at %q:\n%s", bin, out)
 	}
 }
-
-// jsonString quotes s as a JSON string (paths here hold no quotes or
-// backslashes on the systems the test runs on).
-func jsonString(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
