@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/carryover-dev/carryover"
@@ -100,12 +101,32 @@ func LookPath(getenv func(string) string, name string) (string, bool) {
 		if !filepath.IsAbs(dir) {
 			continue
 		}
-		p := filepath.Join(dir, name)
-		if isExecutable(p) {
-			return p, true
+		for _, p := range pathCandidates(runtime.GOOS, filepath.Join(dir, name), getenv("PATHEXT")) {
+			if isExecutable(p) {
+				return p, true
+			}
 		}
 	}
 	return "", false
+}
+
+// pathCandidates are the files a lookup of p tries: p itself, or on
+// Windows, for a name without an extension, p with each of PATHEXT's
+// (carryover.exe), as the Windows shell finds programs.
+func pathCandidates(goos, p, pathext string) []string {
+	if goos != "windows" || filepath.Ext(p) != "" {
+		return []string{p}
+	}
+	if pathext == "" {
+		pathext = ".COM;.EXE;.BAT;.CMD"
+	}
+	var out []string
+	for _, e := range strings.Split(pathext, ";") {
+		if e != "" {
+			out = append(out, p+strings.ToLower(e))
+		}
+	}
+	return out
 }
 
 // ResolveCommand is the executable a settings file's command runs: the
@@ -117,10 +138,14 @@ func ResolveCommand(getenv func(string) string, prog string) (string, bool) {
 	return LookPath(getenv, prog)
 }
 
-// isExecutable reports whether path is an executable file.
+// isExecutable reports whether path is an executable file. Windows has
+// no execute bits: there the extension decides (pathCandidates).
 func isExecutable(path string) bool {
 	fi, err := os.Stat(path)
-	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+	if err != nil || fi.IsDir() {
+		return false
+	}
+	return runtime.GOOS == "windows" || fi.Mode()&0o111 != 0
 }
 
 // portableName is the command project settings run: they are committed
