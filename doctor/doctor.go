@@ -251,11 +251,11 @@ func (d *doctor) resolveOwn(scope, prog string) (path, msg, fix string) {
 	default:
 		path = prog
 	}
-	fi, err := os.Stat(path)
+	_, err = os.Stat(path)
 	switch {
 	case err != nil:
 		return "", fmt.Sprintf("%s: %v", path, err), "the binary moved or was deleted: reinstall with the binary you use (carryover install)"
-	case fi.IsDir() || fi.Mode()&0o111 == 0:
+	case !install.IsExecutable(path):
 		return "", path + " is not executable", "chmod +x it, or reinstall"
 	case !claudesettings.IsCarryoverProgram(prog):
 		return "", fmt.Sprintf("%s is not carryover"+notRun, prog), "reinstall: carryover install"

@@ -77,7 +77,7 @@ func FindClaudeCode(ctx context.Context, getenv func(string) string, project str
 	if !ok {
 		home := getenv("HOME")
 		for _, p := range []string{filepath.Join(home, ".local", "bin", "claude"), filepath.Join(home, ".claude", "local", "claude")} {
-			if filepath.IsAbs(p) && isExecutable(p) {
+			if filepath.IsAbs(p) && IsExecutable(p) {
 				path, ok = p, true
 				break
 			}

@@ -102,7 +102,7 @@ func LookPath(getenv func(string) string, name string) (string, bool) {
 			continue
 		}
 		for _, p := range pathCandidates(runtime.GOOS, filepath.Join(dir, name), getenv("PATHEXT")) {
-			if isExecutable(p) {
+			if IsExecutable(p) {
 				return p, true
 			}
 		}
@@ -133,14 +133,14 @@ func pathCandidates(goos, p, pathext string) []string {
 // path itself, or for a bare name (a portable install) what $PATH finds.
 func ResolveCommand(getenv func(string) string, prog string) (string, bool) {
 	if strings.ContainsRune(prog, filepath.Separator) {
-		return prog, isExecutable(prog)
+		return prog, IsExecutable(prog)
 	}
 	return LookPath(getenv, prog)
 }
 
-// isExecutable reports whether path is an executable file. Windows has
+// IsExecutable reports whether path is an executable file. Windows has
 // no execute bits: there the extension decides (pathCandidates).
-func isExecutable(path string) bool {
+func IsExecutable(path string) bool {
 	fi, err := os.Stat(path)
 	if err != nil || fi.IsDir() {
 		return false
@@ -352,7 +352,7 @@ func (in *Installer) Install(opt Options) error {
 	} else if exe, err = filepath.Abs(exe); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(exe); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+	if !IsExecutable(exe) {
 		return fmt.Errorf("%s is not an executable file", exe)
 	}
 	others, err := in.installedElsewhere(opt.Scope, opt.Project)
