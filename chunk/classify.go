@@ -248,7 +248,7 @@ func isConstraint(sentence string) bool {
 		return false
 	}
 	low := strings.ReplaceAll(strings.ToLower(sentence), "’", "'")
-	if isQuestion(low) || strings.HasSuffix(low, ":") {
+	if IsQuestion(low) || strings.HasSuffix(low, ":") {
 		return false
 	}
 	for _, w := range constraintWords {
@@ -259,8 +259,8 @@ func isConstraint(sentence string) bool {
 	return false
 }
 
-// isQuestion reports whether a lower-cased sentence asks rather than states.
-func isQuestion(low string) bool {
+// IsQuestion reports whether a lower-cased sentence asks rather than states.
+func IsQuestion(low string) bool {
 	return strings.HasSuffix(low, "?") || hasPrefixAny(low, questionOpenings)
 }
 

@@ -19,7 +19,7 @@ var updateRestore = flag.Bool("update-restore", false, "rewrite testdata/restore
 
 // TestRestoreGolden runs SessionStart(compact) on every compaction of the
 // real sessions, as each transcript stands when Claude Code runs the hook,
-// at two budgets, and compares the block with testdata/restore: a change
+// at four budgets, and compares the block with testdata/restore: a change
 // meant only to make the restore faster must leave every block as it was,
 // and one meant to change it shows here what it changed.
 func TestRestoreGolden(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/chunk"
 )
 
 // The user's words: what the user stated in their prompts (and when
@@ -210,7 +211,7 @@ func userStatement(s string) bool {
 		strings.Contains(s, "</") || strings.Contains(s, `\n`) || noise(s) {
 		return false
 	}
-	return !isQuestion(strings.ToLower(s)) && !strings.HasSuffix(s, "…") && !pastedLog(s)
+	return !chunk.IsQuestion(strings.ToLower(s)) && !strings.HasSuffix(s, "…") && !pastedLog(s)
 }
 
 // pastedLog reports a sentence that reads like pasted output: it opens
@@ -224,23 +225,6 @@ func pastedLog(s string) bool {
 		f = strings.Trim(f, "`'\"()[]{},;:.")
 		if len(f) >= 8 && strings.Contains(f, "_") && strings.ToUpper(f) == f && strings.ContainsAny(f, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
 			return true // NS_ERROR_CORRUPTED_CONTENT, ERR_CONNECTION_REFUSED
-		}
-	}
-	return false
-}
-
-// questionOpenings start a question even without its question mark.
-var questionOpenings = []string{"what ", "why ", "how ", "when ", "where ", "which ", "who ", "can you", "could you",
-	"would you", "can we", "could we", "should we", "should i", "do we", "do you", "does ", "did ", "is there",
-	"are there", "is it ", "wouldn't", "isn't", "aren't"}
-
-func isQuestion(low string) bool {
-	if strings.HasSuffix(low, "?") {
-		return true
-	}
-	for _, p := range questionOpenings {
-		if strings.HasPrefix(low, p) {
-			return true
 		}
 	}
 	return false
