@@ -56,6 +56,8 @@ func cmdRules() []*rule {
 		{prefix: "nmcli", kind: "password", prio: prioShape, match: matchCmdName},
 		{prefix: "sqlplus", kind: "password", prio: prioShape, match: matchCmdName},
 		{prefix: "mqctl", kind: "password", prio: prioShape, match: matchCmdName}, // rabbitmqctl
+		{prefix: "chpasswd", kind: "password", prio: prioShape, match: matchChpasswd},
+		{prefix: "net user ", fold: true, kind: "password", prio: prioShape, match: matchCmdName},
 	}
 	// .pgpass lines, at their port: PostgreSQL's and PgBouncer's, or any.
 	for _, p := range []string{":5432:", ":5433:", ":5434:", ":6432:", ":*:"} {
@@ -160,23 +162,7 @@ func matchCmdFlag(sc *scan, i int, ru *rule) int {
 	}
 	cmd := s[start:end]
 	if sudo && sudoS(cmd) || strings.Contains(cmd, "--password-stdin") || strings.Contains(cmd, "--stdin") {
-		// The command before the pipe.
-		k := start
-		for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
-			k--
-		}
-		if k > 1 && s[k-1] == '|' && s[k-2] != '|' {
-			lo := max(0, k-1-maxCommand)
-			ps := k - 1
-			for ps > lo && s[ps-1] != '\n' && s[ps-1] != ';' && s[ps-1] != '|' && s[ps-1] != '&' &&
-				!(s[ps-1] == '"' && ps >= 2 && (s[ps-2] == ':' || s[ps-2] == '[' || s[ps-2] == ',')) && !(escapeEnd(s, ps) && s[ps-1] == 'n') {
-				ps--
-			}
-			sc.work += k - ps
-			if pname, ppos, _ := programAt(s, ps, k-1); pname == "echo" || pname == "printf" {
-				pipedPassword(sc, ppos, pname, ru)
-			}
-		}
+		pipedInto(sc, start, ru)
 	}
 	return end
 }
@@ -185,6 +171,9 @@ func matchCmdFlag(sc *scan, i int, ru *rule) int {
 // an argument and may have no flag (nmcli, sqlplus, rabbitmqctl).
 func matchCmdName(sc *scan, i int, ru *rule) int {
 	name := ru.prefix
+	if name == "net user " {
+		name = "net"
+	}
 	if name == "mqctl" {
 		if i < 6 || sc.s[i-6:i] != "rabbit" {
 			return 0
@@ -203,7 +192,7 @@ func cmdWords(sc *scan, i int, prefix string, words [][2]int) ([][2]int, int, bo
 	if hasPrefixFold(s[e:], ".exe") {
 		e += len(".exe")
 	}
-	if wordBefore(s, i, csWord) && !strings.HasSuffix(s[:i], "/bin/") || e < len(s) && !isCmdSpace(s, e) {
+	if wordBefore(s, i, csWord) && !strings.HasSuffix(s[:i], "/bin/") && !strings.HasSuffix(s[:i], "/sbin/") || e < len(s) && !isCmdSpace(s, e) {
 		return nil, e, false
 	}
 	end := commandEnd(s, i, maxCommand)
@@ -357,6 +346,101 @@ func cmdTable(sc *scan, i int, name string, ru *rule) int {
 	return end
 }
 
+// pipedInto masks what echo or printf pipes into the command that starts
+// at start, one that reads a password from its input.
+func pipedInto(sc *scan, start int, ru *rule) {
+	s := sc.s
+	k := start
+	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
+		k--
+	}
+	if k <= 1 || s[k-1] != '|' || s[k-2] == '|' {
+		return
+	}
+	lo := max(0, k-1-maxCommand)
+	ps := k - 1
+	for ps > lo && s[ps-1] != '\n' && s[ps-1] != ';' && s[ps-1] != '|' && s[ps-1] != '&' &&
+		!(s[ps-1] == '"' && ps >= 2 && (s[ps-2] == ':' || s[ps-2] == '[' || s[ps-2] == ',')) && !(escapeEnd(s, ps) && s[ps-1] == 'n' && s[ps] != '\'' && s[ps] != '"') {
+		ps--
+	}
+	sc.work += k - ps
+	if pname, ppos, _ := programAt(s, ps, k-1); pname == "echo" || pname == "printf" {
+		pipedPassword(sc, ppos, pname, ru)
+	}
+}
+
+// matchChpasswd masks the name:password lines chpasswd reads: piped from
+// echo or printf, or given as a here-string or a here-document.
+func matchChpasswd(sc *scan, i int, ru *rule) int {
+	s := sc.s
+	var buf [64][2]int
+	words, end, ok := cmdWords(sc, i, "chpasswd", buf[:0])
+	if !ok {
+		return end
+	}
+	start := sc.commandStart(i)
+	if name, _, _ := programAt(s, start, end); name != "chpasswd" {
+		return end
+	}
+	pipedInto(sc, start, ru)
+	afterColon := func(a, b int) {
+		if c := strings.IndexByte(s[a:b], ':'); c >= 0 {
+			sc.password(a+c+1, b, ru)
+		}
+	}
+	for n, w := range words {
+		// The operator's < may be JSON-escaped (\u003c).
+		a, b, op := w[0], w[1], 0
+		for ; a < b && op < 3; op++ {
+			if s[a] == '<' {
+				a++
+			} else if strings.HasPrefix(s[a:b], `\u003c`) {
+				a += len(`\u003c`)
+			} else {
+				break
+			}
+		}
+		if a == b && n+1 < len(words) {
+			a, b = words[n+1][0], words[n+1][1]
+		}
+		switch op {
+		case 3:
+			afterColon(unquote(s, a, b))
+		case 2:
+			tag := strings.Trim(strings.TrimLeft(s[a:b], "-"), `'"\`)
+			heredocPasswords(sc, end, tag, afterColon)
+		}
+	}
+	return end
+}
+
+// heredocPasswords hands each name:password line of the here-document
+// that follows the command line ending at end to mask, up to its tag.
+func heredocPasswords(sc *scan, end int, tag string, mask func(a, b int)) {
+	s := sc.s
+	if tag == "" {
+		return
+	}
+	k := end
+	for n := 0; n < 256; n++ {
+		next, ok := lineBreakAt(s, k)
+		if !ok {
+			return
+		}
+		e := next
+		for e < len(s) && e-next < maxCommand && s[e] != '\n' && s[e] != '\r' && !(s[e] == '\\' && e+1 < len(s) && s[e+1] == 'n') {
+			e++
+		}
+		sc.work += e - next
+		line := strings.TrimSpace(s[next:e])
+		if line == tag {
+			return
+		}
+		mask(next, e)
+		k = e
+	}
+}
+
 // pipedPassword masks what echo or printf (name, at i) feeds a command
 // that reads a password from its input: sudo -S, login --password-stdin,
 // passwd --stdin, chpasswd (user:pass).
@@ -371,7 +455,8 @@ func pipedPassword(sc *scan, i int, name string, ru *rule) int {
 	nend := commandEnd(s, next, maxCommand)
 	sc.work += nend - next
 	cmd := s[next:nend]
-	chpasswd := strings.HasPrefix(cmd, "chpasswd") || strings.HasPrefix(cmd, "sudo chpasswd")
+	pname, _, _ := programAt(s, next, nend)
+	chpasswd := pname == "chpasswd"
 	stdin := chpasswd || strings.Contains(cmd, "--password-stdin") || strings.Contains(cmd, "--stdin") ||
 		strings.HasPrefix(cmd, "sudo ") && sudoS(cmd)
 	if !stdin {
@@ -503,7 +588,7 @@ var csPgpassName = newCharset("a-zA-Z0-9_.*-")
 // programNames maps the programs the family reads to themselves, to look
 // a word up in any case without allocating.
 var programNames = func() map[string]string {
-	m := map[string]string{"echo": "echo", "printf": "printf"}
+	m := map[string]string{"echo": "echo", "printf": "printf", "chpasswd": "chpasswd"}
 	for name := range cmdFlags {
 		m[name] = name
 	}

@@ -169,6 +169,10 @@ func commandEnd(s string, i, limit int) int {
 			for b < lim && s[b] == '\\' {
 				b++
 			}
+			if q != 0 && b+1 < lim && s[b] == 'n' && s[b+1] == q {
+				k = b // printf 'user:pass\n': a \n that ends a quoted word is text
+				continue
+			}
 			if b < lim && s[b] == 'n' && (b-k)%2 == 1 && b-k != 3 {
 				return k // an escaped line break; \\\n is an escaped continuation
 			}

@@ -84,6 +84,11 @@ func RoundTwo(r *rand.Rand) []Secret {
 		{"gpg --batch --passphrase ", " -d secrets.gpg"},
 		{`C:\Tools\sqlcmd.exe -S db -U sa -P `, ` -Q "SELECT 1"`},
 		{`NET USE \\fs01\share /USER:CORP\bob `, ""},
+		{"net user svc_backup ", " /add"},
+		{`NET USER deploy `, " /ADD /DOMAIN"},
+		{"echo 'deploy:", "' | sudo chpasswd"},
+		{"printf 'root:", "\\n' | /usr/sbin/chpasswd"},
+		{"chpasswd <<< 'alice:", "'"},
 	} {
 		p := pw(r)
 		if strings.HasPrefix(c.before, "echo ") && !strings.HasSuffix(c.before, "'") && !strings.HasSuffix(c.before, "\"") {
@@ -92,7 +97,9 @@ func RoundTwo(r *rand.Rand) []Secret {
 		add("password", "$ "+c.before+p+c.after+"\n", p)
 	}
 
-	p := pw(r)
+	p, p2 := pw(r), pw(r)
+	add("password", "$ sudo chpasswd <<'EOF'\nbob:"+p+"\ncarol:"+p2+"\nEOF\n", p, p2)
+	p = pw(r)
 	add("password", "$ cat ~/.pgpass\ndb.internal:5432:app:appuser:"+p+"\n", p)
 	p = pw(r)
 	add("password", "*:*:*:replicator:"+p, p)
@@ -185,6 +192,8 @@ func RoundTwoLookalikes(r *rand.Rand) []string {
 		"$ echo hello | tr a-z A-Z\n",
 		"$ nmcli dev wifi list\n",
 		"$ net use Z: \\\\fs01\\share /persistent:yes\n",
+		"$ net user\n$ net user bob /delete\n$ net user alice\n",
+		"$ sudo chpasswd < users.txt\n$ man chpasswd\n",
 		"$ ipmitool -I lanplus -H 10.0.0.9 -U ADMIN -E chassis status\n",
 		"$ mosquitto_sub -h broker -t 'sensors/#' -v\n",
 		"2026-01-05 10:30:45 INFO started\n10:31:02.118 worker ready\n",
