@@ -26,6 +26,7 @@ func (s *Store) Footprints(ctx context.Context) ([]carryover.Footprint, error) {
 			UNION ALL SELECT session_id, pg_column_size(key) + pg_column_size(text) + pg_column_size(detail) FROM items
 			UNION ALL SELECT session_id, pg_column_size(summary) FROM compactions
 			UNION ALL SELECT session_id, pg_column_size(data) FROM raw_blocks
+			UNION ALL SELECT session_id, pg_column_size(tsv) FROM passages
 			UNION ALL SELECT session_id, pg_column_size(text) + pg_column_size(reason) + pg_column_size(chunk_ids)
 				+ pg_column_size(item_ids) FROM injections
 			UNION ALL SELECT session_id, pg_column_size(text) FROM notes
