@@ -230,6 +230,35 @@ func pastedLog(s string) bool {
 	return false
 }
 
+// pastedLines returns how many lines of a prompt read like pasted output
+// when most of its lines do and it has at least minPastedLines, else 0:
+// a prompt that is a pasted log rather than the user's words.
+func pastedLines(text string) int {
+	n, pasted := 0, 0
+	for line := range strings.Lines(text) {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		n++
+		if pastedLog(line) {
+			pasted++
+		}
+	}
+	if n < minPastedLines || pasted*4 < n*3 {
+		return 0
+	}
+	return pasted
+}
+
+// minPastedLines is the fewest lines a prompt needs to count as a pasted log.
+const minPastedLines = 8
+
+// lastLine returns the last non-empty line of text.
+func lastLine(text string) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
 // splitSentences cuts a one-line text after ". ", "! " and "? ".
 func splitSentences(text string) []string {
 	var out []string
