@@ -82,7 +82,7 @@ func (c *composer) userCandidates(in restoreInput) []userSentence {
 		if trivial(it) || noise(it.Text) {
 			continue
 		}
-		for i, s := range splitSentences(it.Text) {
+		for i, s := range chunk.Sentences(it.Text) {
 			key := normSpace(s)
 			if seen[key] || !userStatement(s) {
 				continue
@@ -257,27 +257,6 @@ const minPastedLines = 8
 func lastLine(text string) string {
 	lines := strings.Split(strings.TrimSpace(text), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
-}
-
-// splitSentences cuts a one-line text after ". ", "! " and "? ".
-func splitSentences(text string) []string {
-	var out []string
-	for line := range strings.SplitSeq(text, "\n") {
-		line = strings.TrimSpace(line)
-		for line != "" {
-			cut := len(line)
-			for _, sep := range []string{". ", "! ", "? ", "。", "！", "？"} {
-				if i := strings.Index(line, sep); i >= 0 && i+len(sep) < cut {
-					cut = i + len(strings.TrimRight(sep, " "))
-				}
-			}
-			if s := strings.TrimSpace(line[:cut]); s != "" {
-				out = append(out, s)
-			}
-			line = strings.TrimSpace(line[cut:])
-		}
-	}
-	return out
 }
 
 func containsAnyFold(s string, subs []string) bool {
