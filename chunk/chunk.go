@@ -335,7 +335,7 @@ func (b *builder) prompt(e *transcript.Entry, text string) {
 	p := b.addPart(e, "User: "+headTail(text, promptHead, promptTail), "User: "+shortLine(intent, 100))
 	b.item(p, e, carryover.KindGoal, shortLine(intent, 400), "", false)
 	var seen []string
-	for _, s := range sentences(intent) {
+	for _, s := range Sentences(intent) {
 		if len(seen) < maxConstraints && ownWords(intent, s) && isConstraint(s) && !slices.Contains(seen, s) {
 			seen = append(seen, s)
 			b.item(p, e, carryover.KindConstraint, s, "", false)
@@ -445,7 +445,7 @@ func (b *builder) assistant(e *transcript.Entry) {
 			}
 			p := b.addPart(e, "Assistant: "+headTail(t, textHead, textTail), "")
 			p.answer = shorten(firstLine(t), 120)
-			for _, s := range sentences(t) {
+			for _, s := range Sentences(t) {
 				if isDecision(s) {
 					b.item(p, e, carryover.KindDecision, shorten(s, 400), "", false)
 				}

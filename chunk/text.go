@@ -198,9 +198,11 @@ func isLetter(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c >= 0x80
 }
 
-// sentences splits prose into trimmed sentences, skipping fenced code
-// blocks: lines first, then ". ", "! " and "? " inside a line.
-func sentences(text string) []string {
+// Sentences splits prose into trimmed sentences, skipping fenced code
+// blocks and list markers: lines first, then after ". ", "! " and "? "
+// inside a line, and after the full-width "。", "！" and "？", which
+// need no space after them. The restore's user words use it too.
+func Sentences(text string) []string {
 	var out []string
 	fence := false
 	for line := range strings.Lines(text) {
@@ -215,9 +217,9 @@ func sentences(text string) []string {
 		line = strings.TrimLeft(line, "-*#> ")
 		for line != "" {
 			cut := len(line)
-			for _, sep := range []string{". ", "! ", "? "} {
-				if i := strings.Index(line, sep); i >= 0 && i+1 < cut {
-					cut = i + 1
+			for _, sep := range sentenceEnds {
+				if i := strings.Index(line, sep); i >= 0 && i+len(sep) < cut {
+					cut = i + len(strings.TrimRight(sep, " "))
 				}
 			}
 			if s := strings.TrimSpace(line[:cut]); s != "" {
@@ -228,3 +230,6 @@ func sentences(text string) []string {
 	}
 	return out
 }
+
+// sentenceEnds end a sentence inside a line.
+var sentenceEnds = []string{". ", "! ", "? ", "。", "！", "？"}

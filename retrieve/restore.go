@@ -490,7 +490,14 @@ func (c *composer) nowPart(in restoreInput, room int) []string {
 		if trivial(it) || noise(it.Text) {
 			continue
 		}
-		if !c.seen(it) {
+		switch {
+		case c.seen(it):
+		case pastedLines(it.Text) > 0:
+			// A pasted log is said to be one, with the line that usually
+			// matters, its last, rather than its first few hundred bytes.
+			add(fmt.Sprintf("- last request (L%d): a pasted log of %d lines, ending: %s\n", it.Line,
+				strings.Count(strings.TrimSpace(it.Text), "\n")+1, clip(lastLine(it.Text), requestCap/2)), it.ID, 0)
+		default:
 			add(fmt.Sprintf("- last request (L%d): %s\n", it.Line, clip(oneLine(it.Text), requestCap)), it.ID, 0)
 		}
 		break

@@ -98,6 +98,7 @@ type entry struct {
 	open    bool   // an unresolved error
 	label   string // "fix: ", "goal: ", ...
 	text    string
+	key     string // what dedupe compares when it differs from text
 	low     string // text in lower case
 	sep     string // between text and detail
 	detail  string
@@ -303,6 +304,8 @@ func (r ranker) itemEntry(sec section, it carryover.Item, score float64) *entry 
 		}
 	case carryover.KindFix:
 		e.label = "fix: "
+		// Dedupe goes by the fix as stored; the line shows it compactly.
+		e.key, e.text = e.text, compactFix(e.text, r.project)
 		e.code = true
 		e.textCap = fixTextCap
 	case carryover.KindFileEdit:
@@ -337,14 +340,15 @@ func (r ranker) noteEntry(sec section, n carryover.Note) *entry {
 
 // finish computes what dedupe and fill need.
 func (e *entry) finish() {
-	e.dupKey = normSpace(e.text)
+	key := cmp.Or(e.key, e.text)
+	e.dupKey = normSpace(key)
 	switch {
 	case e.sec == secErrors:
 		e.dupKey = maskDigits(e.dupKey)
 	case e.code:
 		e.dupKey = commandKey(e.dupKey)
 	}
-	e.toks = tokenHashes(e.text)
+	e.toks = tokenHashes(key)
 	if e.multi {
 		e.full = e.render(blockTextCap, 0)
 	} else {
@@ -375,7 +379,7 @@ func dedupe(secs *[numSections][]*entry) {
 			if len(kept) >= candidatesCap {
 				break
 			}
-			if e.dupKey == "" || !e.multi && (shown[e.dupKey] || shown[normSpace(e.text)]) {
+			if e.dupKey == "" || !e.multi && (shown[e.dupKey] || shown[normSpace(cmp.Or(e.key, e.text))]) {
 				continue
 			}
 			for _, k := range kept {
@@ -722,4 +726,76 @@ func cmpDesc(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// Marks of an edit in a fix's text: chunk writes each edit as
+// `file: "old" → "new"` and joins the edits made before a passing re-run
+// with "; ".
+const (
+	editOpen  = `: "`
+	editArrow = `" → "`
+	editJoin  = "; "
+	// fixIdentCap is how many identifiers a fix line names per file.
+	fixIdentCap = 6
+)
+
+// compactFix renders a fix made of edits as each file with the identifiers
+// its new text brings in (`config/test.exs: +secret_key_base +Phoenix.ConnTest`):
+// the file and the names the fix involved, in fewer bytes than the quoted
+// texts, which a line cuts mid-word anyway. An edit that brings in no
+// identifier, and a part that is not an edit, is kept as it was.
+func compactFix(text, project string) string {
+	type file struct {
+		name string
+		ids  []string
+	}
+	var files []*file
+	var other []string
+	for rest := text; rest != ""; {
+		path, after, ok := strings.Cut(rest, editOpen)
+		if !ok || strings.ContainsAny(path, " \t;") {
+			part, tail, _ := strings.Cut(rest, editJoin)
+			other = append(other, part)
+			rest = tail
+			continue
+		}
+		old, after, ok := strings.Cut(after, editArrow)
+		if !ok {
+			other = append(other, rest)
+			break
+		}
+		// The new text ends at the quote before the next edit's join.
+		newText, tail, _ := strings.Cut(after, `"`+editJoin)
+		rest = tail
+		newText = strings.TrimSuffix(strings.TrimSuffix(newText, "…"), `"`)
+		before := map[string]bool{}
+		for _, id := range ident.All(old) {
+			before[id] = true
+		}
+		name := relPath(path, project)
+		i := slices.IndexFunc(files, func(f *file) bool { return f.name == name })
+		if i < 0 {
+			files = append(files, &file{name: name})
+			i = len(files) - 1
+		}
+		f := files[i]
+		added := false
+		for _, id := range ident.All(newText) {
+			if before[id] || len(f.ids) >= fixIdentCap || slices.Contains(f.ids, id) || strings.HasSuffix(path, id) {
+				continue
+			}
+			f.ids, added = append(f.ids, id), true
+		}
+		if !added && len(f.ids) == 0 {
+			other = append(other, fmt.Sprintf("%s%s%s%s%s\"", path, editOpen, old, editArrow, newText))
+		}
+	}
+	parts := make([]string, 0, len(files)+len(other))
+	for _, f := range files {
+		if len(f.ids) == 0 {
+			continue
+		}
+		parts = append(parts, f.name+": +"+strings.Join(f.ids, " +"))
+	}
+	return strings.Join(append(parts, other...), editJoin)
 }

@@ -82,7 +82,7 @@ func (c *composer) userCandidates(in restoreInput) []userSentence {
 		if trivial(it) || noise(it.Text) {
 			continue
 		}
-		for i, s := range splitSentences(it.Text) {
+		for i, s := range chunk.Sentences(it.Text) {
 			key := normSpace(s)
 			if seen[key] || !userStatement(s) {
 				continue
@@ -230,25 +230,33 @@ func pastedLog(s string) bool {
 	return false
 }
 
-// splitSentences cuts a one-line text after ". ", "! " and "? ".
-func splitSentences(text string) []string {
-	var out []string
-	for line := range strings.SplitSeq(text, "\n") {
-		line = strings.TrimSpace(line)
-		for line != "" {
-			cut := len(line)
-			for _, sep := range []string{". ", "! ", "? ", "。", "！", "？"} {
-				if i := strings.Index(line, sep); i >= 0 && i+len(sep) < cut {
-					cut = i + len(strings.TrimRight(sep, " "))
-				}
-			}
-			if s := strings.TrimSpace(line[:cut]); s != "" {
-				out = append(out, s)
-			}
-			line = strings.TrimSpace(line[cut:])
+// pastedLines returns how many lines of a prompt read like pasted output
+// when most of its lines do and it has at least minPastedLines, else 0:
+// a prompt that is a pasted log rather than the user's words.
+func pastedLines(text string) int {
+	n, pasted := 0, 0
+	for line := range strings.Lines(text) {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		n++
+		if pastedLog(line) {
+			pasted++
 		}
 	}
-	return out
+	if n < minPastedLines || pasted*4 < n*3 {
+		return 0
+	}
+	return pasted
+}
+
+// minPastedLines is the fewest lines a prompt needs to count as a pasted log.
+const minPastedLines = 8
+
+// lastLine returns the last non-empty line of text.
+func lastLine(text string) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 func containsAnyFold(s string, subs []string) bool {
