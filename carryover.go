@@ -262,6 +262,10 @@ type SessionFilter struct {
 	// IDPrefix keeps the sessions whose id starts with it.
 	IDPrefix string
 	Limit    int
+	// NoCounts leaves each Session's Chunks, Shared and Subagents zero:
+	// counting them reads every chunk's index entry, which a caller that
+	// wants only ids (a shortener over a large archive) need not pay.
+	NoCounts bool
 }
 
 // ItemFilter selects items.

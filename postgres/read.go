@@ -17,6 +17,11 @@ const sessionCols = `s.id, s.project, s.transcript_path, s.version, s.title, s.s
 	(SELECT count(*) FROM chunk_shares WHERE session_id = s.id AND owner = s.owner), s.owner, s.team,
 	s.parent, s.cwd, s.branch, (SELECT count(*) FROM sessions c WHERE c.parent = s.id AND c.owner = s.owner AND c.parent <> '')`
 
+// sessionColsNoCounts are sessionCols with zeros for the counts
+// (SessionFilter.NoCounts).
+const sessionColsNoCounts = `s.id, s.project, s.transcript_path, s.version, s.title, s.started, s.updated,
+	s.windows, s.turns, 0, 0, s.owner, s.team, s.parent, s.cwd, s.branch, 0`
+
 func scanSession(sc pgx.Row) (carryover.Session, error) {
 	var ss carryover.Session
 	var started, updated *time.Time
@@ -47,6 +52,10 @@ func (s *Store) Session(ctx context.Context, id string) (carryover.Session, erro
 // no limit. Another role's session with the id of one of the owner's is
 // left out (see Session).
 func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carryover.Session, error) {
+	cols := sessionCols
+	if f.NoCounts {
+		cols = sessionColsNoCounts
+	}
 	var w where
 	w.add("(s.owner = ? OR NOT EXISTS (SELECT 1 FROM sessions o WHERE o.id = s.id AND o.owner = ?))", s.owner, s.owner)
 	if f.Project != "" {
@@ -65,7 +74,7 @@ func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carr
 	if f.IDPrefix != "" {
 		w.add("starts_with(s.id, ?)", f.IDPrefix)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+sessionCols+` FROM sessions s`+w.sql()+`
+	rows, err := s.pool.Query(ctx, `SELECT `+cols+` FROM sessions s`+w.sql()+`
 		ORDER BY s.updated DESC NULLS LAST, s.id`+limit(f.Limit), w.args...)
 	if err != nil {
 		return nil, wrap("sessions", err)

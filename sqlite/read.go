@@ -17,6 +17,11 @@ const sessionCols = `s.id, p.root, s.transcript_path, s.version, s.title, s.star
 	(SELECT count(*) FROM chunk_shares WHERE session_id = s.id), s.owner, s.team,
 	s.parent, s.cwd, s.branch, (SELECT count(*) FROM sessions c WHERE c.parent = s.id AND c.parent <> '')`
 
+// sessionColsNoCounts are sessionCols with zeros for the counts
+// (SessionFilter.NoCounts).
+const sessionColsNoCounts = `s.id, p.root, s.transcript_path, s.version, s.title, s.started_ms, s.updated_ms,
+	s.windows, s.turns, 0, 0, s.owner, s.team, s.parent, s.cwd, s.branch, 0`
+
 func scanSession(sc interface{ Scan(...any) error }) (carryover.Session, error) {
 	var ss carryover.Session
 	var started, updated int64
@@ -45,6 +50,10 @@ func (s *Store) Session(ctx context.Context, id string) (carryover.Session, erro
 // Sessions lists sessions, most recently updated first. A zero Limit means
 // no limit.
 func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carryover.Session, error) {
+	cols := sessionCols
+	if f.NoCounts {
+		cols = sessionColsNoCounts
+	}
 	var w where
 	if f.Project != "" {
 		w.add("p.root = ?", f.Project)
@@ -59,7 +68,7 @@ func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carr
 		// A range the primary key serves, then the exact test.
 		w.add("s.id >= ? AND s.id < ? AND substr(s.id, 1, ?) = ?", f.IDPrefix, f.IDPrefix+"\U0010FFFF", len(f.IDPrefix), f.IDPrefix)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+sessionCols+`
+	rows, err := s.db.QueryContext(ctx, `SELECT `+cols+`
 		FROM sessions s JOIN projects p ON p.id = s.project_id`+w.sql()+`
 		ORDER BY s.updated_ms DESC, s.id`+limit(f.Limit), w.args...)
 	if err != nil {

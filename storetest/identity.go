@@ -75,6 +75,23 @@ func testSessionFamily(t *testing.T, st carryover.Store) {
 	if got := sessions(t, st, carryover.SessionFilter{TopLevel: true, Project: "/src/app"}); len(got) != 1 || got[0].Subagents != 2 {
 		t.Errorf("top-level sessions of /src/app = %+v, want the parent with 2 subagents", got)
 	}
+	// NoCounts lists the same sessions in the same order, every field
+	// but the counts as they are.
+	full := sessions(t, st, carryover.SessionFilter{TopLevel: true})
+	light := sessions(t, st, carryover.SessionFilter{TopLevel: true, NoCounts: true})
+	if len(light) != len(full) {
+		t.Fatalf("NoCounts: %d sessions, want %d", len(light), len(full))
+	}
+	for i, l := range light {
+		f := full[i]
+		if l.Chunks != 0 || l.Shared != 0 || l.Subagents != 0 {
+			t.Errorf("NoCounts: session %s has counts %d/%d/%d, want zeros", l.ID, l.Chunks, l.Shared, l.Subagents)
+		}
+		f.Chunks, f.Shared, f.Subagents = 0, 0, 0
+		if !reflect.DeepEqual(l, f) {
+			t.Errorf("NoCounts: session %d = %+v, want %+v", i, l, f)
+		}
+	}
 	for prefix, want := range map[string][]string{
 		"7f3c":           {"7f3c2a9e-1111", "7f3c2a9e-1111/agent-a1", "7f3c9999-2222"},
 		"7f3c2a9e":       {"7f3c2a9e-1111", "7f3c2a9e-1111/agent-a1"},

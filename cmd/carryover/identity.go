@@ -61,7 +61,7 @@ func resolveProject(ctx context.Context, st carryover.Store, arg string) (string
 // from, else by the name Claude Code gives their directory, which may be
 // a Windows one on any system.
 func folderProject(ctx context.Context, st carryover.Store, name string) (string, bool, error) {
-	all, err := st.Sessions(ctx, carryover.SessionFilter{TopLevel: true})
+	all, err := st.Sessions(ctx, carryover.SessionFilter{TopLevel: true, NoCounts: true})
 	if err != nil {
 		return "", false, err
 	}
@@ -99,7 +99,7 @@ func projectOrRoot(ctx context.Context, st carryover.Store, dir string) (string,
 // shortener shortens ids against every top-level session of the store, so
 // that an id a list shows finds its session.
 func shortener(ctx context.Context, st carryover.Store) (*carryover.IDShortener, error) {
-	all, err := st.Sessions(ctx, carryover.SessionFilter{TopLevel: true})
+	all, err := st.Sessions(ctx, carryover.SessionFilter{TopLevel: true, NoCounts: true})
 	if err != nil {
 		return nil, err
 	}
