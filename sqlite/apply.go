@@ -87,6 +87,11 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, embedded func() ([
 			conn.Raw(func(any) error { return driver.ErrBadConn })
 		}
 	}()
+	leave, err := s.enterWrite(ctx)
+	if err != nil {
+		return wrapErr("apply: begin", err)
+	}
+	defer leave()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return wrapErr("apply: begin", err)

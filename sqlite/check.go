@@ -43,6 +43,11 @@ func (s *Store) Check(ctx context.Context) (Health, error) {
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH '"carryover"'`).Scan(&n); err != nil {
 		return h, wrapErr("full-text search", err)
 	}
+	leave, err := s.enterWrite(ctx)
+	if err != nil {
+		return h, wrapErr("write probe", err)
+	}
+	defer leave()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return h, wrapErr("write probe", err)

@@ -116,6 +116,11 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 		return rep, wrapErr("prune: connection", err)
 	}
 	defer release()
+	leave, err := s.enterWrite(ctx)
+	if err != nil {
+		return rep, wrapErr("prune: begin", err)
+	}
+	defer leave()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return rep, wrapErr("prune: begin", err)

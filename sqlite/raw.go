@@ -249,6 +249,11 @@ func (s *Store) IndexPassages(ctx context.Context, sessionID string, maxLines in
 		return false, err
 	}
 	ps := cutPassages(lines)
+	leave, err := s.enterWrite(ctx)
+	if err != nil {
+		return false, wrapErr("index passages", err)
+	}
+	defer leave()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, wrapErr("index passages", err)

@@ -568,6 +568,11 @@ func (s *Store) AddNote(ctx context.Context, n carryover.Note) (id int64, err er
 	if n.Time.IsZero() {
 		n.Time = time.Now()
 	}
+	leave, err := s.enterWrite(ctx)
+	if err != nil {
+		return 0, wrapErr("add note: begin", err)
+	}
+	defer leave()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, wrapErr("add note: begin", err)

@@ -80,6 +80,10 @@ type Store struct {
 	emb  carryover.Embedder
 	// codecs compress and read the raw lines' blocks.
 	codecs rawblock.Pool
+	// writing admits one of this process's write transactions at a time
+	// (see enterWrite); busy bounds the wait, as SQLite's own timeout does.
+	writing chan struct{}
+	busy    time.Duration
 }
 
 // Open opens the store at path, creating its directory (0700) and file
@@ -169,7 +173,7 @@ func open(ctx context.Context, path string, opt Options) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := &Store{db: db, path: path, emb: opt.Embedder}
+		s := &Store{db: db, path: path, emb: opt.Embedder, writing: make(chan struct{}, 1), busy: opt.BusyTimeout}
 		err = s.init(ctx, abs, opt.ReadOnly, opt.BusyTimeout)
 		if err == nil {
 			return s, nil
@@ -517,6 +521,35 @@ func diskFull(path string, err error) error {
 	}
 	return err
 }
+
+// enterWrite waits until this process may open a write transaction and
+// returns the func that lets the next one in. This process's writers queue
+// here in order: left to SQLite's busy handler, which polls, a writer
+// could wait out its whole timeout while others took the write lock again
+// as soon as they had let it go. Other processes still meet at SQLite's
+// lock.
+func (s *Store) enterWrite(ctx context.Context) (func(), error) {
+	if s.writing == nil {
+		return func() {}, nil
+	}
+	t := time.NewTimer(s.busy)
+	defer t.Stop()
+	select {
+	case s.writing <- struct{}{}:
+		return func() { <-s.writing }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.C:
+		return nil, errWritersBusy{}
+	}
+}
+
+// errWritersBusy is SQLITE_BUSY of this process's own making: its other
+// writers held the store past the busy timeout. IsBusy reports it.
+type errWritersBusy struct{}
+
+func (errWritersBusy) Error() string { return "database is locked by this process's other writers" }
+func (errWritersBusy) Code() int     { return codeBusy }
 
 // IsBusy reports whether err is SQLite's "database is locked": another
 // process held the store's write lock past the busy timeout. Nothing was

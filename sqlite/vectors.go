@@ -170,6 +170,11 @@ func (s *Store) backfillTerms(ctx context.Context, limit int) (int, error) {
 	if err := rows.Err(); err != nil {
 		return 0, wrapErr("backfill terms", err)
 	}
+	leave, err := s.enterWrite(ctx)
+	if err != nil {
+		return 0, wrapErr("backfill terms", err)
+	}
+	defer leave()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, wrapErr("backfill terms", err)
@@ -208,6 +213,11 @@ func (s *Store) backfillIndex(ctx context.Context, limit int) (int, error) {
 	if err != nil {
 		return 0, wrapErr("backfill index", err)
 	}
+	leave, err := s.enterWrite(ctx)
+	if err != nil {
+		return 0, wrapErr("backfill index", err)
+	}
+	defer leave()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, wrapErr("backfill index", err)
@@ -284,6 +294,11 @@ func (s *Store) backfillVectors(ctx context.Context, limit int) (int, error) {
 		return 0, wrapErr("backfill", err)
 	}
 	vecs := s.embedChunks(chunks)
+	leave, err := s.enterWrite(ctx)
+	if err != nil {
+		return 0, wrapErr("backfill", err)
+	}
+	defer leave()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, wrapErr("backfill", err)
