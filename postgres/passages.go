@@ -129,14 +129,13 @@ func (s *Store) passageMark(ctx context.Context, q querier, session string) (int
 // owner's session after its mark (see Batch.DeferPassages), and reports
 // whether every stored line is indexed.
 func (s *Store) IndexPassages(ctx context.Context, sessionID string, maxLines int) (bool, error) {
-	mark, err := s.passageMark(ctx, s.pool, sessionID)
-	if err != nil {
-		return false, err
-	}
-	var last int
+	// One round trip when nothing is left, the common case of every hook
+	// that calls this.
+	var mark, last int
 	var team string
-	err = s.pool.QueryRow(ctx, `SELECT coalesce((SELECT max(last_line) FROM raw_blocks WHERE session_id = $1 AND owner = $2), 0),
-		coalesce((SELECT team FROM sessions WHERE id = $1 AND owner = $2), '')`, sessionID, s.owner).Scan(&last, &team)
+	err := s.pool.QueryRow(ctx, `SELECT coalesce((SELECT line FROM passage_marks WHERE session_id = $1 AND owner = $2), 0),
+		coalesce((SELECT max(last_line) FROM raw_blocks WHERE session_id = $1 AND owner = $2), 0),
+		coalesce((SELECT team FROM sessions WHERE id = $1 AND owner = $2), '')`, sessionID, s.owner).Scan(&mark, &last, &team)
 	if err != nil || last <= mark {
 		return err == nil, wrap("index passages", err)
 	}

@@ -235,13 +235,13 @@ func setPassageMark(ctx context.Context, tx *sql.Tx, session string, line int) e
 // session after its mark (see Batch.DeferPassages), and reports whether
 // every stored line is indexed.
 func (s *Store) IndexPassages(ctx context.Context, sessionID string, maxLines int) (bool, error) {
-	mark, err := passageMark(ctx, s.db, sessionID)
-	if err != nil {
-		return false, err
-	}
-	_, last, err := s.RawRange(ctx, sessionID)
+	// One query when nothing is left, the common case of every hook that
+	// calls this.
+	var mark, last int
+	err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT line FROM passage_marks WHERE session_id = ?1), 0),
+		coalesce((SELECT max(last_line) FROM raw_blocks WHERE session_id = ?1), 0)`, sessionID).Scan(&mark, &last)
 	if err != nil || last <= mark {
-		return err == nil, err
+		return err == nil, wrapErr("index passages", err)
 	}
 	to := min(last, mark+max(maxLines, 1))
 	lines, err := s.RawLines(ctx, sessionID, mark+1, to)

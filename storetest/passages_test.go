@@ -22,7 +22,8 @@ const deepID = "7e1f0a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
 // deepTranscript is a session whose tool results are too long for any
 // chunk to keep whole: a 3,000-line config dump with
 // RATE_LIMIT_WINDOW_MS=84213 at its line 2,613, a go test -v log whose
-// failing test is at its line 1,877, and a long log in Chinese.
+// failing test is at its line 1,877, and long logs in Chinese and in
+// Japanese mixed with Latin.
 func deepTranscript() []string {
 	var lines []string
 	ts := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
@@ -87,6 +88,16 @@ func deepTranscript() []string {
 	}
 	user("同步日志")
 	bash(3, "tail -n 900 sync.log", strings.Join(zh, "\n"))
+	var ja []string
+	for i := 1; i <= 600; i++ {
+		if i == 321 {
+			ja = append(ja, "エラー：設定ファイル config_loader.yaml の読み込みに失敗しました")
+			continue
+		}
+		ja = append(ja, fmt.Sprintf("情報：第%dバッチを処理しました（%dミリ秒）", i, i%89))
+	}
+	user("デプロイのログ")
+	bash(4, "tail -n 600 deploy.log", strings.Join(ja, "\n"))
 	user("thanks, that is all for now")
 	say(3, "Done.")
 	return lines
@@ -172,6 +183,8 @@ func testDeepLines(t *testing.T, st carryover.Store) {
 		{"TestRefundRoundsHalfEven", " 1878│ --- FAIL: TestRefundRoundsHalfEven (0.00s)", true},
 		{"Which billing test failed, and why?", "refund_test.go:88: got 10.04, want 10.05", false},
 		{"全量同步", "  777│ 错误：首次全量同步失败", true},
+		{"設定ファイル", "  321│ エラー：設定ファイル config_loader.yaml", true},
+		{"config_loader.yaml 読み込み失敗", "  321│ エラー：設定ファイル config_loader.yaml", true},
 	} {
 		res := search(c.query)
 		var shown []string
@@ -219,6 +232,16 @@ func testDeepLines(t *testing.T, st carryover.Store) {
 				t.Errorf("hit %d is %s below a %s hit", j+1, res.Results[j].Band, res.Results[j-1].Band)
 			}
 		}
+	}
+	// A question asked in Chinese, one run of 12 runes that no text holds
+	// whole, finds the passage of the line it asks about by its bigrams.
+	phrase, err := ps.SearchPassages(ctx, carryover.Query{Text: "首次全量同步失败", Limit: 3})
+	if err != nil || len(phrase) == 0 {
+		t.Fatalf("the phrase: %d passages (%v)", len(phrase), err)
+	}
+	if q, err := ps.SearchPassages(ctx, carryover.Query{Text: "为什么首次全量同步失败了", Limit: 3}); err != nil || len(q) == 0 ||
+		q[0].Line != phrase[0].Line || q[0].Part != phrase[0].Part {
+		t.Errorf("a question in Chinese: %+v (%v), want first %+v", q, err, phrase[0])
 	}
 	// Bad queries: nothing but stop words finds nothing; a pasted wall of
 	// text is searched without error.

@@ -14,18 +14,23 @@ func Words(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return !IsWordRune(r) })
 }
 
+// longCJKRun is the number of bigrams (a run of more than 8 runes) from
+// which a run of Han, Kana or Hangul is also queried by its bigrams alone.
+const longCJKRun = 8
+
 // QueryTerms turns any text into full-text search terms, the same for every
 // store: NFKC-normalised, lowercased, split into words and identifier
 // parts, stopwords (IsStopword) and one-character tokens dropped. Runs of
 // words joined by connectors (src/app/main.go, foo-bar, v1.2) are kept
 // whole too, and so is each run of Han, Kana or Hangul as its bigrams
-// (CJKRuns), each to be matched as a phrase of the words it holds. At most
+// (CJKRuns), each to be matched as a phrase of the words it holds; a run of
+// more than 8 runes is also queried by each of its bigrams. At most
 // max terms are kept (every term costs a walk over its posting list, and
 // pasted text can hold thousands), the most specific-looking ones.
 func QueryTerms(text string, max int) []string {
 	text = norm.NFKC.String(text)
 	seen := make(map[string]bool)
-	var terms []string
+	var terms, loose []string
 	add := func(t string) {
 		t = strings.ToLower(t)
 		if utf8.RuneCountInString(t) < 2 || IsStopword(t) || seen[t] {
@@ -45,9 +50,20 @@ func QueryTerms(text string, max int) []string {
 					add(p)
 				}
 			}
-			CJKRuns(w, func(bigrams []string) { add(strings.Join(bigrams, " ")) })
+			CJKRuns(w, func(bigrams []string) {
+				add(strings.Join(bigrams, " "))
+				if len(bigrams) >= longCJKRun {
+					loose = append(loose, bigrams...)
+				}
+			})
 		}
 	})
+	// A long run is more often a sentence (a question asked in Chinese)
+	// than a phrase any text holds whole: its bigrams are asked for one
+	// by one too, after every other term, so the cap drops them first.
+	for _, b := range loose {
+		add(b)
+	}
 	if len(terms) > max {
 		sort.SliceStable(terms, func(i, j int) bool { return specificity(terms[i]) > specificity(terms[j]) })
 		terms = terms[:max]

@@ -104,6 +104,18 @@ func TestCJKRuns(t *testing.T) {
 	if got, want := QueryTerms("首次全量 = 自动化优先", 24), []string{"首次全量", "首次 次全 全量", "自动化优先", "自动 动化 化优 优先"}; !slices.Equal(got, want) {
 		t.Errorf("QueryTerms = %q, want %q", got, want)
 	}
+	// A run of more than 8 runes (a sentence) is also asked for by each
+	// bigram, after the other terms; a run of 8 is not.
+	got := QueryTerms("为什么首次全量同步失败 v2", 24)
+	if want := []string{"为什么首次全量同步失败", "为什 什么 么首 首次 次全 全量 量同 同步 步失 失败", "v2", "为什", "什么", "么首", "首次", "次全", "全量", "量同", "同步", "步失", "失败"}; !slices.Equal(got, want) {
+		t.Errorf("QueryTerms of a long run = %q, want %q", got, want)
+	}
+	if got := QueryTerms("首次全量同步失败", 24); len(got) != 2 {
+		t.Errorf("QueryTerms of an 8-rune run = %q, want the run and its phrase", got)
+	}
+	if got := QueryTerms("为什么首次全量同步失败 "+strings.Repeat("configuration_value_x ", 40), 6); slices.Contains(got, "失败") {
+		t.Errorf("the cap kept a lone bigram before longer terms: %q", got)
+	}
 	// The same run twice is indexed once; runs sharing bigrams each keep
 	// theirs in order.
 	if got, want := IndexTerms("首次全量 首次全量", "全量同步"), "首次 次全 全量 全量 量同 同步"; got != want {
