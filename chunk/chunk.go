@@ -682,6 +682,7 @@ func (b *builder) success(c Call, p *part, e *transcript.Entry, out string) {
 	}
 	b.cur.Errors = kept
 
+	b.spec(c, p, e, out)
 	switch c.Name {
 	case "Bash":
 		head := commandHead(c.Command)

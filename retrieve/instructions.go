@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/carryover-dev/carryover"
@@ -48,11 +49,13 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 			{Kinds: []carryover.ItemKind{carryover.KindCommand}, Limit: 80},
 			{Kinds: []carryover.ItemKind{carryover.KindError}, Limit: 50},
 			{Kinds: []carryover.ItemKind{carryover.KindTodo}, Limit: 1},
+			{Kinds: []carryover.ItemKind{carryover.KindConstraint}, Limit: 40},
 		})
 	if err != nil {
 		return "", fmt.Errorf("instructions items: %w", err)
 	}
 	goals, edits, commands, errs, todos := groups[0], groups[1], groups[2], groups[3], groups[4]
+	spec := specLines(groups[5])
 	inWindow := func(its []carryover.Item) []carryover.Item {
 		var out []carryover.Item
 		for _, it := range its {
@@ -111,6 +114,7 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 	list.add("What the user stated (keep verbatim, with the values):\n", user, verbatimUserCap+120)
 	list.add("Errors still open (keep verbatim):\n", open, 500)
 	list.add("Last passing commands (keep verbatim):\n", cmds, 450)
+	list.add("The current task's spec says (keep verbatim):\n", spec, 450)
 	list.add("Files being edited (keep these paths):\n", files, 600)
 	list.add("Todo state:\n", todo, 350)
 	if list.b.Len() > 0 && b.Len()+len(verbatimHeading)+list.b.Len() <= InstructionsCap {
@@ -118,6 +122,31 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 		b.WriteString(list.b.String())
 	}
 	return b.String(), nil
+}
+
+// specLines are the constraint sections of the newest spec a tool printed
+// (the task in progress), one line each.
+func specLines(constraints []carryover.Item) []string {
+	newest := 0
+	for _, it := range constraints {
+		if isSpec(it) {
+			newest = max(newest, it.Line)
+		}
+	}
+	var out []string
+	for _, it := range constraints {
+		if isSpec(it) && it.Line == newest {
+			out = append(out, clip(oneLine(it.Text), 300))
+		}
+	}
+	slices.Reverse(out) // newest first as read; the spec's order
+	return out
+}
+
+// isSpec reports a constraint the extractor took from a spec a tool
+// printed (chunk's spec headings) rather than from the user's words.
+func isSpec(it carryover.Item) bool {
+	return it.Kind == carryover.KindConstraint && strings.HasPrefix(it.Detail, "spec: ")
 }
 
 // verbatimHeading opens the session's own list.

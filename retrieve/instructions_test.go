@@ -22,6 +22,10 @@ func TestInstructions(t *testing.T) {
 		{Kind: carryover.KindCommand, Text: "go test ./retrieve/ -run TestBudget -count=1 2>&1 | tail -5", Window: 1, Line: 805, ChunkSeq: 6},
 		{Kind: carryover.KindCommand, Text: "go test ./old/", Window: 0, Line: 50, ChunkSeq: 1},
 		{Kind: carryover.KindTodo, Text: "[x] parser\n[>] wire the --budget flag", Window: 1, Line: 806, ChunkSeq: 6},
+		// Two specs a tracker printed: the newer one is the task in progress.
+		{Kind: carryover.KindConstraint, Text: "No-gos: No schema migration.", Detail: "spec: PROJ-1 · Old task", Window: 0, Line: 20, ChunkSeq: 0, Weight: 0.8},
+		{Kind: carryover.KindConstraint, Text: "Constraints: No CDN dependency. · Keep reads lock-free.", Detail: "spec: PROJ-2 · Budget flag", Window: 1, Line: 600, ChunkSeq: 2, Weight: 0.8},
+		{Kind: carryover.KindConstraint, Text: "Out of scope: Windows ARM builds", Detail: "spec: PROJ-2 · Budget flag", Window: 1, Line: 600, ChunkSeq: 2, Weight: 0.8},
 	}
 	// Many long paths: the reminders must stay within the cap.
 	for i := range 40 {
@@ -42,12 +46,13 @@ func TestInstructions(t *testing.T) {
 		t.Errorf("the session's list takes %d chars, over %d", len(list), retrieve.VerbatimCap)
 	}
 	for _, want := range []string{"carryover search", "exact file paths", "FAIL: TestBudget (retrieve_test.go:42)", "/src/app/retrieve/fill.go",
-		"- We decided the staging deploy port is 48213.\n", "- test: go test ./retrieve/ -run TestBudget -count=1\n", "[>] wire the --budget flag"} {
+		"- We decided the staging deploy port is 48213.\n", "- test: go test ./retrieve/ -run TestBudget -count=1\n", "[>] wire the --budget flag",
+		"- Constraints: No CDN dependency. · Keep reads lock-free.\n- Out of scope: Windows ARM builds\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("instructions lack %q", want)
 		}
 	}
-	for _, not := range []string{"old error of window 0", "fixed error of window 1", "check the shell", "go test ./old/"} {
+	for _, not := range []string{"old error of window 0", "fixed error of window 1", "check the shell", "go test ./old/", "No schema migration"} {
 		if strings.Contains(got, not) {
 			t.Errorf("instructions remind of %q, not open in this window", not)
 		}

@@ -1,0 +1,122 @@
+package chunk
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/transcript"
+)
+
+// A task's spec (an issue shown by a tracker's CLI, a design document
+// read from disk) often lists what the work must respect under a heading
+// of its own: constraints, no-gos, non-goals, out of scope, edge cases.
+// Those are the project owner's decisions as much as a prompt's are, and a
+// compaction's summary rarely keeps them. The bullets under such a heading
+// become one constraint item, led by the heading.
+
+// specHeading matches such a heading alone on its line: Markdown or plain,
+// bold or not, with a colon or not, with up to two words before the noun
+// ("Architecture constraints", "Hard non-goals").
+var specHeading = regexp.MustCompile(`(?i)^(?:#{1,6}\s*)?(?:\*\*)?(?:[a-z]+\s+){0,2}(?:constraints?|no-?gos?|non-?goals?|out of scope|edge cases?|guardrails?)\s*(?:\*\*)?\s*:?\s*(?:\*\*)?$`)
+
+// specBullet matches a list item: "- x", "* x", "• x", "1. x", "2) x".
+var specBullet = regexp.MustCompile(`^\s{0,6}(?:[-*•+]|\d{1,2}[.)])\s+(\S.*)$`)
+
+const (
+	specScan       = 256 << 10 // bytes of one output scanned
+	specSections   = 4         // headings taken from one output
+	specBullets    = 8         // bullets taken under one heading
+	specBulletCap  = 300       // bytes of one bullet kept
+	specItemCap    = 600       // bytes of one heading's item
+	specTitleCap   = 32        // bytes of the spec's first line kept as the item's detail
+	specItemWeight = 0.8       // of a user's own constraint's weight: their words come first
+)
+
+// specSection is a constraint heading and the bullets under it.
+type specSection struct {
+	heading string
+	bullets []string
+}
+
+// specConstraints returns the constraint headings of a tool's output with
+// their bullets, in order, each bullet once. numbered says the output is a
+// Read's, whose lines start with "    12→".
+func specConstraints(out string, numbered bool) []specSection {
+	if len(out) > specScan {
+		out = out[:specScan]
+	}
+	var secs []specSection
+	var got []string // every bullet taken, for dedupe
+	sections := 0
+	in := false    // under a heading
+	blank := false // a blank line since the last bullet
+	n := 0         // bullets under this heading
+	last := -1     // the bullet an indented line continues, if kept
+	for line := range strings.Lines(out) {
+		line = strings.TrimRight(line, "\r\n")
+		if numbered {
+			if i := strings.Index(line, "→"); i > 0 && i <= 8 && strings.Trim(line[:i], " 0123456789") == "" {
+				line = line[i+len("→"):]
+			}
+		}
+		trimmed := strings.TrimSpace(line)
+		if specHeading.MatchString(trimmed) {
+			if sections == specSections {
+				break
+			}
+			sections++
+			in, blank, n, last = true, false, 0, -1
+			secs = append(secs, specSection{heading: strings.Trim(trimmed, "#*: \t")})
+			continue
+		}
+		if !in {
+			continue
+		}
+		m := specBullet.FindStringSubmatch(line)
+		switch {
+		case trimmed == "":
+			blank = true
+		case m != nil:
+			last, blank = -1, false
+			if n < specBullets {
+				b := shorten(strings.TrimSpace(m[1]), specBulletCap)
+				if !slices.Contains(got, b) {
+					got = append(got, b)
+					sec := &secs[len(secs)-1]
+					sec.bullets, last = append(sec.bullets, b), len(sec.bullets)
+				}
+			}
+			n++
+		case line != trimmed && n > 0 && !blank:
+			// An indented line continues the bullet above it.
+			if bs := secs[len(secs)-1].bullets; last >= 0 && len(bs[last]) < specBulletCap {
+				bs[last] = shorten(bs[last]+" "+trimmed, specBulletCap)
+			}
+		default:
+			in = false // the list ended, or the heading led no list
+		}
+	}
+	return slices.DeleteFunc(secs, func(s specSection) bool { return len(s.bullets) == 0 })
+}
+
+// spec adds a constraint item for each constraint heading of what call c
+// printed ("No-gos: a · b"), with the output's first line (the spec's
+// title) as the detail.
+func (b *builder) spec(c Call, p *part, e *transcript.Entry, out string) {
+	if c.Name != "Bash" && c.Name != "Read" && c.Name != "WebFetch" && !strings.HasPrefix(c.Name, "mcp__") {
+		return
+	}
+	secs := specConstraints(out, c.Name == "Read")
+	if len(secs) == 0 {
+		return
+	}
+	title := cmp.Or(firstLine(strings.TrimSpace(out)), c.Head)
+	for _, sec := range secs {
+		t := shorten(sec.heading+": "+strings.Join(sec.bullets, valueSep), specItemCap)
+		i := b.item(p, e, carryover.KindConstraint, t, "spec: "+shortLine(title, specTitleCap), false)
+		b.res.Items[i].Weight *= specItemWeight
+	}
+}
