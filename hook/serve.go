@@ -68,6 +68,11 @@ func (h *Handler) serve(ctx context.Context, ev Event, stdin io.Reader, out io.W
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		// The deadline passed while the payload was read: Run has recorded
+		// a timeout and returned; the store is not even opened.
+		return nil, err
+	}
 	if err := carryover.ValidSessionID(in.SessionID); err != nil {
 		return nil, err
 	}
