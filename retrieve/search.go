@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/chunk"
 	"github.com/carryover-dev/carryover/rank"
 )
 
@@ -303,8 +304,10 @@ func findMatches(lower string, terms []term, perTerm int) []match {
 // window returns at most size bytes of text around its densest cluster of
 // query terms: the span of at most size bytes holding the greatest weight
 // of distinct terms (the shortest such span on ties), with some context
-// before it, widened to whole lines where that keeps the span. Without any
-// match it returns the head.
+// before it, widened to whole lines where that keeps the span. A span
+// inside a tool call's output is led by the call's line ("$ cmd"), in room
+// taken from the span: output without the command that printed it says
+// little. Without any match it returns the head.
 func window(text string, terms []term, size int) string {
 	text = strings.TrimSpace(text)
 	if len(text) <= size {
@@ -314,6 +317,28 @@ func window(text string, terms []term, size int) string {
 	if len(ms) == 0 {
 		return cut(text, 0, 0, 0, size)
 	}
+	start, a, b := densest(ms, terms, size)
+	if line, from := callOf(text, a); line != "" && size/2 >= minCall {
+		call := clip(line, size/2)
+		room := size - len(call) - 1
+		// The densest span of what follows the call's line.
+		after := ms[sort.Search(len(ms), func(i int) bool { return ms[i].pos >= from }):]
+		s2, a2, b2 := densest(after, terms, room)
+		if line2, from2 := callOf(text, a2); len(after) > 0 && line2 == line && from2 == from {
+			s2, a2 = max(s2, from), max(a2, from)
+			body := cut(text, s2, a2, max(b2, a2), room)
+			if s2 == from {
+				body = strings.TrimPrefix(body, "…") // nothing between the call and its output was left out
+			}
+			return call + "\n" + body
+		}
+	}
+	return cut(text, start, a, b, size)
+}
+
+// densest returns where the window of size bytes over the matches ms
+// starts, and the span [a, b) of its densest cluster.
+func densest(ms []match, terms []term, size int) (start, a, b int) {
 	end := func(m match) int { return m.pos + len(terms[m.term].text) }
 	bestA, bestB, bestScore := 0, 0, -1.0
 	count := make([]int, len(terms))
@@ -342,8 +367,59 @@ func window(text string, terms []term, size int) string {
 			score -= terms[t].weight
 		}
 	}
-	start := max(bestA-(size-(bestB-bestA))/3, 0)
-	return cut(text, start, bestA, bestB, size)
+	return max(bestA-(size-(bestB-bestA))/3, 0), bestA, bestB
+}
+
+// callCap bounds the call line that leads a window, which may take half
+// of a window of 2*minCall bytes or more.
+const (
+	callCap = 200
+	minCall = 60
+)
+
+// callScan bounds how far above a window callOf looks for its call.
+const callScan = 32 << 10
+
+// callOf returns the line of the shell command whose output holds
+// text[start:] (the "$ cmd" line above the "→ " line that opens the
+// output), or of the command start is in, cut to callCap, and where the
+// line after it begins; "" when start is in a message, in another tool's
+// output, at the head, or the command is out of reach.
+func callOf(text string, start int) (string, int) {
+	if start <= 0 || start > len(text) {
+		return "", 0
+	}
+	ls := strings.LastIndexByte(text[:start], '\n') + 1 // the line holding start
+	message := func(line string) bool {
+		return strings.HasPrefix(line, "User: ") || strings.HasPrefix(line, "Assistant: ") || strings.HasPrefix(line, chunk.ContPrefix)
+	}
+	rest := text[ls:]
+	switch {
+	case strings.HasPrefix(rest, "$ "):
+		le := strings.IndexByte(rest, '\n')
+		if le < 0 {
+			return "", 0
+		}
+		return clip(rest[:le], callCap), ls + le + 1
+	case message(rest):
+		return "", 0
+	}
+	arrow := strings.HasPrefix(rest, "→ ")
+	for end := ls - 1; end > 0 && start-end < callScan; {
+		b := strings.LastIndexByte(text[:end], '\n') + 1
+		line := text[b:end]
+		switch {
+		case arrow && strings.HasPrefix(line, "$ "):
+			// A command of several lines is named by its first.
+			return clip(line, callCap), end + 1
+		case message(line) || strings.HasPrefix(line, "$ ") || arrow && strings.HasPrefix(line, "→ "):
+			return "", 0
+		case strings.HasPrefix(line, "→ "):
+			arrow = true
+		}
+		end = b - 1
+	}
+	return "", 0
 }
 
 // cut returns up to size bytes of text from about start, keeping [a, b)

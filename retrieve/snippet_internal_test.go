@@ -77,3 +77,39 @@ func TestStepsPart(t *testing.T) {
 		t.Errorf("stepsPart =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A window inside a tool call's output is led by the call's line, in the
+// window's room; one inside a message or at a call is not.
+func TestWindowLedByCall(t *testing.T) {
+	var out strings.Builder
+	for i := range 80 {
+		fmt.Fprintf(&out, "  compiling module_%02d ... done\n", i)
+	}
+	const call = "$ make build-all TARGET=release  # Build everything"
+	text := "Assistant: Building the release now.\n" + call + "\n→ ok\n" + out.String() +
+		"error: linker cannot find libzstd_static\n" + strings.Repeat("  cleanup step\n", 20) +
+		"Assistant: Installing the missing library now.\n"
+	for _, size := range []int{200, 400, 800} {
+		got := window(text, queryTerms("libzstd_static linker"), size)
+		if len(got) > size {
+			t.Errorf("size %d: %d bytes", size, len(got))
+		}
+		if !strings.Contains(got, "error: linker cannot find libzstd_static") {
+			t.Errorf("size %d: the matching line is gone:\n%s", size, got)
+		}
+		if !strings.HasPrefix(got, "$ make build-all") {
+			t.Errorf("size %d: not led by the call:\n%s", size, got)
+		}
+		if size == 800 && !strings.HasPrefix(got, call+"\n") {
+			t.Errorf("size %d: the call is cut though it fits:\n%s", size, got)
+		}
+	}
+	// The match in the assistant's message: no call leads.
+	if got := window(text, queryTerms("installing missing library"), 200); strings.HasPrefix(got, "$ ") {
+		t.Errorf("a message's window led by a call:\n%s", got)
+	}
+	// A window too small to share stays as it was.
+	if got := window(text, queryTerms("libzstd_static"), 100); strings.HasPrefix(got, "$ ") {
+		t.Errorf("a 100-byte window led by a call:\n%s", got)
+	}
+}
