@@ -78,26 +78,26 @@ func deepTranscript() []string {
 	bash(2, "go test -v ./billing/", strings.Join(log, "\n"))
 	say(2, "One billing test fails; the rest pass.")
 
-	var zh []string
-	for i := 1; i <= 900; i++ {
-		if i == 777 {
-			zh = append(zh, "错误：首次全量同步失败，订单表缺少索引 idx_orders_created")
-			continue
+	// A long log with one line that answers, at the given line.
+	logWith := func(n, at int, hit string, line func(i int) string) string {
+		out := make([]string, 0, n)
+		for i := 1; i <= n; i++ {
+			if i == at {
+				out = append(out, hit)
+				continue
+			}
+			out = append(out, line(i))
 		}
-		zh = append(zh, fmt.Sprintf("信息：第%d批数据已处理，耗时%d毫秒", i, i%97))
+		return strings.Join(out, "\n")
 	}
 	user("同步日志")
-	bash(3, "tail -n 900 sync.log", strings.Join(zh, "\n"))
-	var ja []string
-	for i := 1; i <= 600; i++ {
-		if i == 321 {
-			ja = append(ja, "エラー：設定ファイル config_loader.yaml の読み込みに失敗しました")
-			continue
-		}
-		ja = append(ja, fmt.Sprintf("情報：第%dバッチを処理しました（%dミリ秒）", i, i%89))
-	}
+	bash(3, "tail -n 900 sync.log", logWith(900, 777, "错误：首次全量同步失败，订单表缺少索引 idx_orders_created",
+		func(i int) string { return fmt.Sprintf("信息：第%d批数据已处理，耗时%d毫秒", i, i%97) }))
 	user("デプロイのログ")
-	bash(4, "tail -n 600 deploy.log", strings.Join(ja, "\n"))
+	bash(4, "tail -n 600 deploy.log", logWith(600, 321, "エラー：設定ファイル config_loader.yaml の読み込みに失敗しました",
+		func(i int) string {
+			return fmt.Sprintf("情報：第%dバッチを処理しました（%dミリ秒）", i, i%89)
+		}))
 	user("thanks, that is all for now")
 	say(3, "Done.")
 	return lines
