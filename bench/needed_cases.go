@@ -220,11 +220,15 @@ func packList(ids []string, budget int) string {
 }
 
 // held reports whether a restore holds an identifier: verbatim, or, for a
-// path under the project root, relative to it. (Identifiers lose the
-// leading slash of an absolute path: see ident.All.)
+// path under the project root, relative to it: the root the restore says
+// its paths are relative to, else cwd. (Identifiers lose the leading slash
+// of an absolute path: see ident.All.)
 func held(text, id, cwd string) bool {
 	if strings.Contains(text, id) {
 		return true
+	}
+	if r := declaredRoot(text); r != "" {
+		cwd = r
 	}
 	root := strings.Trim(cwd, "/")
 	if root != "" {
@@ -233,6 +237,21 @@ func held(text, id, cwd string) bool {
 		}
 	}
 	return false
+}
+
+// declaredRoot is the directory a restore's header says its paths are
+// relative to ("…; paths relative to DIR; more: …"), or "".
+func declaredRoot(text string) string {
+	head, _, _ := strings.Cut(text, "\n###")
+	_, rest, ok := strings.Cut(head, "; paths relative to ")
+	if !ok {
+		return ""
+	}
+	root, _, _ := strings.Cut(rest, "; more: ")
+	if strings.ContainsRune(root, '\n') {
+		return ""
+	}
+	return root
 }
 
 // score counts the needed and from-memory identifiers a text holds.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -114,6 +115,9 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	header := fmt.Sprintf("## carryover: restored after compaction (session %s, window %d)\n"+
 		"Details the summary does not state", carryover.ShortID(req.SessionID), req.Window)
 	root := cmp.Or(req.Root, req.Project)
+	if root != "" && req.Root == "" {
+		root = inferRoot(root, in.items[carryover.KindFileEdit])
+	}
 	if root != "" {
 		header += "; paths relative to " + root
 	}
@@ -1355,4 +1359,37 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// inferRoot returns the directory a restore shows paths relative to when
+// dir, the session's project, is not a directory on this machine (a
+// transcript from elsewhere, a replay), so its repository root could not
+// be found: the nearest of dir and its two parents that holds at least
+// half of the files the session edited, else dir. A session started in a
+// repository's subfolder edits files across the repository.
+func inferRoot(dir string, edits []carryover.Item) string {
+	if !filepath.IsAbs(dir) || len(edits) == 0 {
+		return dir
+	}
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		return dir
+	}
+	under := func(d string) int {
+		n := 0
+		for _, it := range edits {
+			if rel, err := filepath.Rel(d, it.Text); err == nil && filepath.IsLocal(rel) {
+				n++
+			}
+		}
+		return n
+	}
+	for d, up := dir, 0; up <= 2; d, up = filepath.Dir(d), up+1 {
+		if 2*under(d) >= len(edits) {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return dir
 }
