@@ -169,7 +169,20 @@ func queryTerms(q string) []term {
 				continue
 			}
 			rare := tokenize.IsIdentLike(w)
-			add(term{text: lw, weight: termWeight(lw, rare), base: true, rare: rare})
+			// A long run of Han, Kana or Hangul is more often a sentence
+			// (a question asked in Chinese) than a phrase a text holds:
+			// its bigrams are its words, as the stores query them, and
+			// the run itself only places a window.
+			var bigrams []string
+			tokenize.CJKRuns(w, func(bs []string) {
+				if len(bs) >= tokenize.LongCJKRun {
+					bigrams = append(bigrams, bs...)
+				}
+			})
+			add(term{text: lw, weight: termWeight(lw, rare), base: len(bigrams) == 0, rare: rare})
+			for _, b := range bigrams {
+				add(term{text: b, weight: termWeight(b, false) / 2, base: true})
+			}
 			parts := tokenize.SplitIdent(w)
 			if len(parts) < 2 {
 				continue

@@ -183,6 +183,7 @@ func testDeepLines(t *testing.T, st carryover.Store) {
 		{"TestRefundRoundsHalfEven", " 1878│ --- FAIL: TestRefundRoundsHalfEven (0.00s)", true},
 		{"Which billing test failed, and why?", "refund_test.go:88: got 10.04, want 10.05", false},
 		{"全量同步", "  777│ 错误：首次全量同步失败", true},
+		{"为什么首次全量同步失败了", "  777│ 错误：首次全量同步失败", false},
 		{"設定ファイル", "  321│ エラー：設定ファイル config_loader.yaml", true},
 		{"config_loader.yaml 読み込み失敗", "  321│ エラー：設定ファイル config_loader.yaml", true},
 	} {

@@ -14,9 +14,9 @@ func Words(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return !IsWordRune(r) })
 }
 
-// longCJKRun is the number of bigrams (a run of more than 8 runes) from
+// LongCJKRun is the number of bigrams (a run of more than 8 runes) from
 // which a run of Han, Kana or Hangul is also queried by its bigrams alone.
-const longCJKRun = 8
+const LongCJKRun = 8
 
 // QueryTerms turns any text into full-text search terms, the same for every
 // store: NFKC-normalised, lowercased, split into words and identifier
@@ -52,7 +52,7 @@ func QueryTerms(text string, max int) []string {
 			}
 			CJKRuns(w, func(bigrams []string) {
 				add(strings.Join(bigrams, " "))
-				if len(bigrams) >= longCJKRun {
+				if len(bigrams) >= LongCJKRun {
 					loose = append(loose, bigrams...)
 				}
 			})
