@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"bytes"
 	"cmp"
 	"regexp"
 	"slices"
@@ -21,6 +22,34 @@ import (
 // bold or not, with a colon or not, with up to two words before the noun
 // ("Architecture constraints", "Hard non-goals").
 var specHeading = regexp.MustCompile(`(?i)^(?:#{1,6}\s*)?(?:\*\*)?(?:[a-z]+\s+){0,2}(?:constraints?|no-?gos?|non-?goals?|out of scope|edge cases?|guardrails?)\s*(?:\*\*)?\s*:?\s*(?:\*\*)?$`)
+
+// specHeadingMax bounds a heading's length: longer lines are not tried.
+const specHeadingMax = 64
+
+// specNouns are what every heading specHeading matches holds, lower case:
+// a cheap test before the expression, run on every short line of output.
+var specNouns = [][]byte{[]byte("constraint"), []byte("no-go"), []byte("nogo"), []byte("non-goal"), []byte("nongoal"),
+	[]byte("out of scope"), []byte("edge case"), []byte("guardrail")}
+
+// specNoun reports whether a short line holds one of specNouns, in any
+// case.
+func specNoun(line string) bool {
+	var buf [specHeadingMax]byte
+	low := buf[:len(line)]
+	for i := range len(line) {
+		c := line[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	for _, n := range specNouns {
+		if bytes.Contains(low, n) {
+			return true
+		}
+	}
+	return false
+}
 
 // specBullet matches a list item: "- x", "* x", "• x", "1. x", "2) x".
 var specBullet = regexp.MustCompile(`^\s{0,6}(?:[-*•+]|\d{1,2}[.)])\s+(\S.*)$`)
@@ -63,7 +92,7 @@ func specConstraints(out string, numbered bool) []specSection {
 			}
 		}
 		trimmed := strings.TrimSpace(line)
-		if specHeading.MatchString(trimmed) {
+		if len(trimmed) <= specHeadingMax && specNoun(trimmed) && specHeading.MatchString(trimmed) {
 			if sections == specSections {
 				break
 			}

@@ -61,3 +61,16 @@ func TestSpecConstraintsBounded(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkSpecConstraints(b *testing.B) {
+	var out strings.Builder
+	for i := range 20000 {
+		out.WriteString("  compiling module_" + strings.Repeat("x", i%40) + " ok\n")
+	}
+	text := out.String()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		specConstraints(text, false)
+	}
+}
