@@ -87,17 +87,12 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, embedded func() ([
 			conn.Raw(func(any) error { return driver.ErrBadConn })
 		}
 	}()
-	leave, err := s.enterWrite(ctx)
-	if err != nil {
-		return wrapErr("apply: begin", err)
-	}
-	defer leave()
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, end, err := s.beginWrite(ctx, conn)
 	if err != nil {
 		return wrapErr("apply: begin", err)
 	}
 	// Ended on every way out, a panic too: conn.Close waits for it.
-	defer tx.Rollback()
+	defer end()
 	// Inside the write transaction: a forget that commits first is seen.
 	// A subagent of a forgotten session is forgotten with it.
 	for _, id := range []string{b.Session.ID, b.Session.Parent} {

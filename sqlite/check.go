@@ -43,16 +43,11 @@ func (s *Store) Check(ctx context.Context) (Health, error) {
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH '"carryover"'`).Scan(&n); err != nil {
 		return h, wrapErr("full-text search", err)
 	}
-	leave, err := s.enterWrite(ctx)
+	tx, end, err := s.beginWrite(ctx, s.db)
 	if err != nil {
 		return h, wrapErr("write probe", err)
 	}
-	defer leave()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return h, wrapErr("write probe", err)
-	}
-	defer tx.Rollback()
+	defer end()
 	if _, err := tx.ExecContext(ctx, "INSERT INTO projects(root) VALUES ('carryover doctor write probe')"); err != nil {
 		return h, wrapErr("write probe", err)
 	}

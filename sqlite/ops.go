@@ -116,20 +116,11 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 		return rep, wrapErr("prune: connection", err)
 	}
 	defer release()
-	leave, err := s.enterWrite(ctx)
+	tx, end, err := s.beginWrite(ctx, conn)
 	if err != nil {
 		return rep, wrapErr("prune: begin", err)
 	}
-	defer leave()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return rep, wrapErr("prune: begin", err)
-	}
-	defer func() {
-		if err != nil || f.DryRun {
-			tx.Rollback()
-		}
-	}()
+	defer end() // a dry run, or a failure, rolls back
 	// The sessions selected, with their subagents.
 	sel := `SELECT s.id FROM sessions s JOIN projects p ON p.id = s.project_id` + w.sql()
 	rows, err := tx.QueryContext(ctx, `SELECT x.id FROM sessions x WHERE x.id IN (`+sel+`)

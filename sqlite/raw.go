@@ -249,16 +249,11 @@ func (s *Store) IndexPassages(ctx context.Context, sessionID string, maxLines in
 		return false, err
 	}
 	ps := cutPassages(lines)
-	leave, err := s.enterWrite(ctx)
+	tx, end, err := s.beginWrite(ctx, s.db)
 	if err != nil {
 		return false, wrapErr("index passages", err)
 	}
-	defer leave()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return false, wrapErr("index passages", err)
-	}
-	defer tx.Rollback()
+	defer end()
 	// A write meanwhile moved the mark: its own turn, next time.
 	if now, err := passageMark(ctx, tx, sessionID); err != nil || now != mark {
 		return false, err

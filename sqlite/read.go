@@ -568,20 +568,11 @@ func (s *Store) AddNote(ctx context.Context, n carryover.Note) (id int64, err er
 	if n.Time.IsZero() {
 		n.Time = time.Now()
 	}
-	leave, err := s.enterWrite(ctx)
+	tx, end, err := s.beginWrite(ctx, s.db)
 	if err != nil {
 		return 0, wrapErr("add note: begin", err)
 	}
-	defer leave()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, wrapErr("add note: begin", err)
-	}
-	defer func() {
-		if err != nil {
-			tx.Rollback()
-		}
-	}()
+	defer end()
 	if n.Kind == "state" {
 		q, args := `DELETE FROM notes WHERE kind = 'state' AND session_id = ?`, []any{n.SessionID}
 		if n.SessionID == "" {

@@ -544,6 +544,24 @@ func (s *Store) enterWrite(ctx context.Context) (func(), error) {
 	}
 }
 
+// beginWrite opens a write transaction on db (the pool or one of its
+// connections) once this process's turn has come (see enterWrite). end
+// rolls the transaction back unless it was committed, and lets the next
+// writer in; call it on every way out.
+func (s *Store) beginWrite(ctx context.Context, db interface {
+	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+}) (tx *sql.Tx, end func(), err error) {
+	leave, err := s.enterWrite(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tx, err = db.BeginTx(ctx, nil); err != nil {
+		leave()
+		return nil, nil, err
+	}
+	return tx, func() { tx.Rollback(); leave() }, nil
+}
+
 // errWritersBusy is SQLITE_BUSY of this process's own making: its other
 // writers held the store past the busy timeout. IsBusy reports it.
 type errWritersBusy struct{}

@@ -170,16 +170,11 @@ func (s *Store) backfillTerms(ctx context.Context, limit int) (int, error) {
 	if err := rows.Err(); err != nil {
 		return 0, wrapErr("backfill terms", err)
 	}
-	leave, err := s.enterWrite(ctx)
+	tx, end, err := s.beginWrite(ctx, s.db)
 	if err != nil {
 		return 0, wrapErr("backfill terms", err)
 	}
-	defer leave()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, wrapErr("backfill terms", err)
-	}
-	defer tx.Rollback()
+	defer end()
 	var now int64
 	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'terms_backfill_below'`).Scan(&now); err != nil {
 		return 0, wrapErr("backfill terms", err)
@@ -213,16 +208,11 @@ func (s *Store) backfillIndex(ctx context.Context, limit int) (int, error) {
 	if err != nil {
 		return 0, wrapErr("backfill index", err)
 	}
-	leave, err := s.enterWrite(ctx)
+	tx, end, err := s.beginWrite(ctx, s.db)
 	if err != nil {
 		return 0, wrapErr("backfill index", err)
 	}
-	defer leave()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, wrapErr("backfill index", err)
-	}
-	defer tx.Rollback()
+	defer end()
 	// Again inside the transaction: another process may have moved it.
 	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'fts_backfill_below'`).Scan(&below); err != nil {
 		return 0, wrapErr("backfill index", err)
@@ -294,16 +284,11 @@ func (s *Store) backfillVectors(ctx context.Context, limit int) (int, error) {
 		return 0, wrapErr("backfill", err)
 	}
 	vecs := s.embedChunks(chunks)
-	leave, err := s.enterWrite(ctx)
+	tx, end, err := s.beginWrite(ctx, s.db)
 	if err != nil {
 		return 0, wrapErr("backfill", err)
 	}
-	defer leave()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, wrapErr("backfill", err)
-	}
-	defer tx.Rollback()
+	defer end()
 	ok, err := s.vectorsUsable(ctx, tx)
 	if err != nil || !ok {
 		return 0, err
