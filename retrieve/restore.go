@@ -496,7 +496,7 @@ func (c *composer) nowPart(in restoreInput, room int) []string {
 		}
 		switch {
 		case c.seen(it):
-		case pastedLines(it.Text) > 0:
+		case pastedPrompt(it.Text):
 			// A pasted log is said to be one, with the line that usually
 			// matters, its last, rather than its first few hundred bytes.
 			add(fmt.Sprintf("- last request (L%d): a pasted log of %d lines, ending: %s\n", it.Line,

@@ -230,10 +230,10 @@ func pastedLog(s string) bool {
 	return false
 }
 
-// pastedLines returns how many lines of a prompt read like pasted output
-// when most of its lines do and it has at least minPastedLines, else 0:
-// a prompt that is a pasted log rather than the user's words.
-func pastedLines(text string) int {
+// pastedPrompt reports a prompt that is a pasted log rather than the
+// user's words: at least minPastedLines lines, three in four of which read
+// like pasted output.
+func pastedPrompt(text string) bool {
 	n, pasted := 0, 0
 	for line := range strings.Lines(text) {
 		if line = strings.TrimSpace(line); line == "" {
@@ -244,10 +244,7 @@ func pastedLines(text string) int {
 			pasted++
 		}
 	}
-	if n < minPastedLines || pasted*4 < n*3 {
-		return 0
-	}
-	return pasted
+	return n >= minPastedLines && pasted*4 >= n*3
 }
 
 // minPastedLines is the fewest lines a prompt needs to count as a pasted log.

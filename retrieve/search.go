@@ -321,10 +321,11 @@ func window(text string, terms []term, size int) string {
 	if line, from := callOf(text, a); line != "" && size/2 >= minCall {
 		call := clip(line, size/2)
 		room := size - len(call) - 1
-		// The densest span of what follows the call's line.
+		// The densest span of what follows the call's line, when it is
+		// still in the call's output.
 		after := ms[sort.Search(len(ms), func(i int) bool { return ms[i].pos >= from }):]
 		s2, a2, b2 := densest(after, terms, room)
-		if line2, from2 := callOf(text, a2); len(after) > 0 && line2 == line && from2 == from {
+		if line2, from2 := callOf(text, a2); line2 == line && from2 == from {
 			s2, a2 = max(s2, from), max(a2, from)
 			body := cut(text, s2, a2, max(b2, a2), room)
 			if s2 == from {
@@ -337,7 +338,7 @@ func window(text string, terms []term, size int) string {
 }
 
 // densest returns where the window of size bytes over the matches ms
-// starts, and the span [a, b) of its densest cluster.
+// starts, and the span [a, b) of its densest cluster; 0, 0, 0 for none.
 func densest(ms []match, terms []term, size int) (start, a, b int) {
 	end := func(m match) int { return m.pos + len(terms[m.term].text) }
 	bestA, bestB, bestScore := 0, 0, -1.0
