@@ -117,6 +117,7 @@ const (
 	KindMarker     ItemKind = "marker"     // IMPORTANT:/REMEMBER:/NOTE:/CRITICAL:/TODO:
 	KindValue      ItemKind = "value"      // settings, names and UI strings written; ids, commits, tallies reported
 	KindNote       ItemKind = "note"       // remembered explicitly (notes)
+	KindSpec       ItemKind = "spec"       // a spec's constraints, no-gos, out of scope, edge cases, as a tool printed them
 	// KindInputs holds the specific identifiers (paths, names, ids,
 	// values) the model typed into the tool calls of one chunk, in order:
 	// the working set a restore gives back.
@@ -125,7 +126,16 @@ const (
 
 // ItemKinds lists the kinds of facts extracted from transcripts, those a
 // search can filter by (KindInputs is the working set, not a fact).
-var ItemKinds = []ItemKind{KindGoal, KindTodo, KindDecision, KindConstraint, KindError, KindFix, KindFileEdit, KindCommand, KindMarker, KindValue}
+var ItemKinds = []ItemKind{KindGoal, KindTodo, KindDecision, KindConstraint, KindError, KindFix, KindFileEdit, KindCommand, KindMarker, KindValue, KindSpec}
+
+// ItemKindNames lists ItemKinds for help texts: "goal, todo, …".
+func ItemKindNames() string {
+	ks := make([]string, len(ItemKinds))
+	for i, k := range ItemKinds {
+		ks[i] = string(k)
+	}
+	return strings.Join(ks, ", ")
+}
 
 // Item is a classified fact extracted from a chunk.
 type Item struct {

@@ -28,7 +28,7 @@ func Weight(kind carryover.ItemKind, text string, resolved, readOnly bool) float
 		w = 1.0
 	case carryover.KindDecision, carryover.KindFix, carryover.KindTodo:
 		w = 0.9
-	case carryover.KindGoal:
+	case carryover.KindGoal, carryover.KindSpec:
 		w = 0.8
 	case carryover.KindError:
 		w = 1.0

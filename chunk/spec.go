@@ -16,7 +16,9 @@ import (
 // of its own: constraints, no-gos, non-goals, out of scope, edge cases.
 // Those are the project owner's decisions as much as a prompt's are, and a
 // compaction's summary rarely keeps them. The bullets under such a heading
-// become one constraint item, led by the heading.
+// become one spec item, led by the heading. A kind of their own: the
+// user's constraints are the user's words, which the restore carries and
+// a spec's must not crowd out.
 
 // specHeading matches such a heading alone on its line: Markdown or plain,
 // bold or not, with a colon or not, with up to two words before the noun
@@ -31,9 +33,12 @@ const specHeadingMax = 64
 var specNouns = [][]byte{[]byte("constraint"), []byte("no-go"), []byte("nogo"), []byte("non-goal"), []byte("nongoal"),
 	[]byte("out of scope"), []byte("edge case"), []byte("guardrail")}
 
-// specNoun reports whether a short line holds one of specNouns, in any
-// case.
+// specNoun reports whether a line of at most specHeadingMax bytes holds
+// one of specNouns, in any case.
 func specNoun(line string) bool {
+	if len(line) > specHeadingMax {
+		return false
+	}
 	var buf [specHeadingMax]byte
 	low := buf[:len(line)]
 	for i := range len(line) {
@@ -55,13 +60,12 @@ func specNoun(line string) bool {
 var specBullet = regexp.MustCompile(`^\s{0,6}(?:[-*•+]|\d{1,2}[.)])\s+(\S.*)$`)
 
 const (
-	specScan       = 256 << 10 // bytes of one output scanned
-	specSections   = 4         // headings taken from one output
-	specBullets    = 8         // bullets taken under one heading
-	specBulletCap  = 300       // bytes of one bullet kept
-	specItemCap    = 600       // bytes of one heading's item
-	specTitleCap   = 32        // bytes of the spec's first line kept as the item's detail
-	specItemWeight = 0.8       // of a user's own constraint's weight: their words come first
+	specScan      = 256 << 10 // bytes of one output scanned
+	specSections  = 4         // headings taken from one output
+	specBullets   = 8         // bullets taken under one heading
+	specBulletCap = 300       // bytes of one bullet kept
+	specItemCap   = 600       // bytes of one heading's item
+	specTitleCap  = 32        // bytes of the spec's first line kept as the item's detail
 )
 
 // specSection is a constraint heading and the bullets under it.
@@ -92,7 +96,7 @@ func specConstraints(out string, numbered bool) []specSection {
 			}
 		}
 		trimmed := strings.TrimSpace(line)
-		if len(trimmed) <= specHeadingMax && specNoun(trimmed) && specHeading.MatchString(trimmed) {
+		if specNoun(trimmed) && specHeading.MatchString(trimmed) {
 			if sections == specSections {
 				break
 			}
@@ -131,9 +135,9 @@ func specConstraints(out string, numbered bool) []specSection {
 	return slices.DeleteFunc(secs, func(s specSection) bool { return len(s.bullets) == 0 })
 }
 
-// spec adds a constraint item for each constraint heading of what call c
-// printed ("No-gos: a · b"), with the output's first line (the spec's
-// title) as the detail.
+// spec adds a spec item for each constraint heading of what call c printed
+// ("No-gos: a · b"), with the output's first line (the spec's title) as
+// the detail.
 func (b *builder) spec(c Call, p *part, e *transcript.Entry, out string) {
 	if c.Name != "Bash" && c.Name != "Read" && c.Name != "WebFetch" && !strings.HasPrefix(c.Name, "mcp__") {
 		return
@@ -145,7 +149,6 @@ func (b *builder) spec(c Call, p *part, e *transcript.Entry, out string) {
 	title := cmp.Or(firstLine(strings.TrimSpace(out)), c.Head)
 	for _, sec := range secs {
 		t := shorten(sec.heading+": "+strings.Join(sec.bullets, valueSep), specItemCap)
-		i := b.item(p, e, carryover.KindConstraint, t, "spec: "+shortLine(title, specTitleCap), false)
-		b.res.Items[i].Weight *= specItemWeight
+		b.item(p, e, carryover.KindSpec, t, shortLine(title, specTitleCap), false)
 	}
 }

@@ -9,9 +9,10 @@ import (
 	"github.com/carryover-dev/carryover/chunk"
 )
 
-// A spec a tool printed (a tracker's CLI, a document read) gives
-// constraint items that name the spec and weigh less than the user's own;
-// the same text written by an Edit gives none.
+// A spec a tool printed (a tracker's CLI, a document read) gives spec
+// items that name the spec and weigh less than the user's constraints,
+// which stay constraint items of their own; the same text written by an
+// Edit gives none.
 func TestSpecConstraintItems(t *testing.T) {
 	const out = "PROJ-7 · Cache the index\n\nConstraints:\n- No new dependency.\n- Keep reads lock-free.\n"
 	edit, err := json.Marshal(map[string]string{"file_path": "/p/SPEC.md", "old_string": "x", "new_string": out})
@@ -26,22 +27,19 @@ func TestSpecConstraintItems(t *testing.T) {
 		"ok:t2:The file /p/SPEC.md has been updated.",
 	), chunk.NewCursor(), chunk.Options{})
 	var got []string
-	var user carryover.Item
-	for _, it := range itemsOf(r, carryover.KindConstraint) {
-		if it.Detail == "" {
-			user = it
-			continue
-		}
+	users := itemsOf(r, carryover.KindConstraint)
+	if len(users) != 1 || users[0].Text != "Never block readers." {
+		t.Fatalf("the user's constraints = %+v, want theirs alone", users)
+	}
+	user := users[0]
+	for _, it := range itemsOf(r, carryover.KindSpec) {
 		got = append(got, it.Text)
-		if it.Detail != "spec: PROJ-7 · Cache the index" {
+		if it.Detail != "PROJ-7 · Cache the index" {
 			t.Errorf("detail %q, want the spec's title", it.Detail)
 		}
 		if it.Weight >= user.Weight {
 			t.Errorf("weight %v: a spec's constraint must weigh less than the user's own (%v)", it.Weight, user.Weight)
 		}
-	}
-	if user.Text != "Never block readers." {
-		t.Errorf("the user's constraint = %q", user.Text)
 	}
 	if want := []string{"Constraints: No new dependency. · Keep reads lock-free."}; !slices.Equal(got, want) {
 		t.Errorf("spec constraints %q, want %q", got, want)

@@ -18,7 +18,7 @@ Query with distinctive words: identifiers, paths, error text, flags. Results are
 type searchIn struct {
 	Query  string `json:"query" jsonschema:"words to look for: identifiers, paths, commands, error text; all forms of a word match"`
 	Scope  string `json:"scope,omitempty" jsonschema:"where to search: session (only the current session), project (every session of this project, the default) or all (every archived project)"`
-	Kind   string `json:"kind,omitempty" jsonschema:"only chunks from which a fact of this kind was extracted: goal, todo, decision, constraint, error, fix, file_edit, command, marker or value"`
+	Kind   string `json:"kind,omitempty" jsonschema:"only chunks from which a fact of this kind was extracted: goal, todo, decision, constraint, error, fix, file_edit, command, marker, value or spec (a spec's constraints, no-gos, out of scope)"`
 	File   string `json:"file,omitempty" jsonschema:"only chunks that touched a file whose path contains this"`
 	Since  string `json:"since,omitempty" jsonschema:"only chunks from this time on: RFC 3339 (2026-01-02T15:04:05Z), a date (2026-01-02) or an age (7d, 24h, 90m)"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many hits, 1 to 20 (default 5)"`
@@ -81,7 +81,7 @@ func (s *server) search(ctx context.Context, in searchIn) (string, error) {
 	if k := strings.ToLower(strings.TrimSpace(in.Kind)); k != "" {
 		kind = carryover.ItemKind(k)
 		if !slices.Contains(carryover.ItemKinds, kind) {
-			return "", fmt.Errorf("kind %s: want one of %s", echo(in.Kind), kindList())
+			return "", fmt.Errorf("kind %s: want one of %s", echo(in.Kind), carryover.ItemKindNames())
 		}
 	}
 	if strings.TrimSpace(in.Since) != "" {
@@ -191,14 +191,6 @@ func (s *server) renderHit(n int, r retrieve.Result, c carryover.Chunk) string {
 			r.RawLine, r.SessionID, r.RawLine, r.RawLine)
 	}
 	return head + "\n" + snippet
-}
-
-func kindList() string {
-	ks := make([]string, len(carryover.ItemKinds))
-	for i, k := range carryover.ItemKinds {
-		ks[i] = string(k)
-	}
-	return strings.Join(ks, ", ")
 }
 
 // recordingStore keeps the chunks a search returns, for their provenance,

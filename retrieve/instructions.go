@@ -49,7 +49,10 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 			{Kinds: []carryover.ItemKind{carryover.KindCommand}, Limit: 80},
 			{Kinds: []carryover.ItemKind{carryover.KindError}, Limit: 50},
 			{Kinds: []carryover.ItemKind{carryover.KindTodo}, Limit: 1},
-			{Kinds: []carryover.ItemKind{carryover.KindConstraint}, Limit: 40},
+			// A spec's headings: the restore leaves them to the summary and
+			// the search (measured in the restore, they took the room of
+			// values and identifiers the next step used as often).
+			{Kinds: []carryover.ItemKind{carryover.KindSpec}, Limit: 12},
 		})
 	if err != nil {
 		return "", fmt.Errorf("instructions items: %w", err)
@@ -124,29 +127,17 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 	return b.String(), nil
 }
 
-// specLines are the constraint sections of the newest spec a tool printed
-// (the task in progress), one line each.
-func specLines(constraints []carryover.Item) []string {
-	newest := 0
-	for _, it := range constraints {
-		if isSpec(it) {
-			newest = max(newest, it.Line)
-		}
-	}
+// specLines are the sections of the newest spec a tool printed (the task
+// in progress), one line each, of the spec items read newest first.
+func specLines(specs []carryover.Item) []string {
 	var out []string
-	for _, it := range constraints {
-		if isSpec(it) && it.Line == newest {
+	for _, it := range specs {
+		if it.Line == specs[0].Line {
 			out = append(out, clip(oneLine(it.Text), 300))
 		}
 	}
-	slices.Reverse(out) // newest first as read; the spec's order
+	slices.Reverse(out) // the spec's order
 	return out
-}
-
-// isSpec reports a constraint the extractor took from a spec a tool
-// printed (chunk's spec headings) rather than from the user's words.
-func isSpec(it carryover.Item) bool {
-	return it.Kind == carryover.KindConstraint && strings.HasPrefix(it.Detail, "spec: ")
 }
 
 // verbatimHeading opens the session's own list.

@@ -23,9 +23,9 @@ func TestInstructions(t *testing.T) {
 		{Kind: carryover.KindCommand, Text: "go test ./old/", Window: 0, Line: 50, ChunkSeq: 1},
 		{Kind: carryover.KindTodo, Text: "[x] parser\n[>] wire the --budget flag", Window: 1, Line: 806, ChunkSeq: 6},
 		// Two specs a tracker printed: the newer one is the task in progress.
-		{Kind: carryover.KindConstraint, Text: "No-gos: No schema migration.", Detail: "spec: PROJ-1 · Old task", Window: 0, Line: 20, ChunkSeq: 0, Weight: 0.8},
-		{Kind: carryover.KindConstraint, Text: "Constraints: No CDN dependency. · Keep reads lock-free.", Detail: "spec: PROJ-2 · Budget flag", Window: 1, Line: 600, ChunkSeq: 2, Weight: 0.8},
-		{Kind: carryover.KindConstraint, Text: "Out of scope: Windows ARM builds", Detail: "spec: PROJ-2 · Budget flag", Window: 1, Line: 600, ChunkSeq: 2, Weight: 0.8},
+		{Kind: carryover.KindSpec, Text: "No-gos: No schema migration.", Detail: "PROJ-1 · Old task", Window: 0, Line: 20, ChunkSeq: 0, Weight: 0.8},
+		{Kind: carryover.KindSpec, Text: "Constraints: No CDN dependency. · Keep reads lock-free.", Detail: "PROJ-2 · Budget flag", Window: 1, Line: 600, ChunkSeq: 2, Weight: 0.8},
+		{Kind: carryover.KindSpec, Text: "Out of scope: Windows ARM builds", Detail: "PROJ-2 · Budget flag", Window: 1, Line: 600, ChunkSeq: 2, Weight: 0.8},
 	}
 	// Many long paths: the reminders must stay within the cap.
 	for i := range 40 {

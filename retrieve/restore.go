@@ -1123,13 +1123,6 @@ func (c *composer) factCandidates(in restoreInput) *[numSections][]*entry {
 		var ss []scored
 		for _, k := range kinds {
 			for _, it := range in.items[k] {
-				if isSpec(it) {
-					// A spec's constraints go to the summariser's list (see
-					// Instructions) and to the search: measured in the
-					// restore, they took the room of values and identifiers
-					// the next step used as often.
-					continue
-				}
 				if it.Kind == carryover.KindValue {
 					it.Text = c.nov.unseenValues(dropNoiseValues(it.Text))
 				}

@@ -25,7 +25,7 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	limit := fl.Int("limit", 8, "at most this many hits")
 	asJSON := fl.Bool("json", false, "print one JSON object a hit, a line each")
 	since := fl.String("since", "", "only chunks from this time on: RFC 3339, a date (2006-01-02) or an age (7d, 24h)")
-	kind := fl.String("kind", "", "only chunks holding a fact of this kind (goal, todo, decision, constraint, error, fix, file_edit, command, marker, value)")
+	kind := fl.String("kind", "", "only chunks holding a fact of this kind ("+carryover.ItemKindNames()+")")
 	file := fl.String("file", "", "only chunks that touched a file whose path contains this")
 	words, err := parseInterspersed(fl, args)
 	if err != nil {
@@ -46,7 +46,7 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 	}
 	k := carryover.ItemKind(strings.ToLower(strings.TrimSpace(*kind)))
 	if k != "" && !slices.Contains(carryover.ItemKinds, k) {
-		return usageErr{fmt.Sprintf("search: --kind %q: want one of goal, todo, decision, constraint, error, fix, file_edit, command, marker, value", *kind)}
+		return usageErr{fmt.Sprintf("search: --kind %q: want one of %s", *kind, carryover.ItemKindNames())}
 	}
 	cfg, err := a.loadConfig("")
 	if err != nil {
