@@ -1222,7 +1222,10 @@ func (c *composer) stepsPart(recent []carryover.Chunk, room int) []string {
 	slices.Reverse(keep)
 	lines := make([]string, len(keep))
 	for i, s := range keep {
-		lines[i] = c.show(s.line, 0, s.chunkID)
+		// A step names its call, not what the call returned: its chunk is
+		// not counted as injected, so a prompt's recall may still bring
+		// the output back in this window.
+		lines[i] = c.show(s.line, 0, 0)
 	}
 	return lines
 }

@@ -264,3 +264,41 @@ func TestRestoreTypedTiers(t *testing.T) {
 		t.Errorf("the text identifiers should follow, last typed first, as far as the budget goes")
 	}
 }
+
+// TestRestoreStepsClaimNoChunk: a last step names its call, not what the
+// call returned, so its chunk is not among the block's chunks (which a
+// prompt's recall leaves out for the rest of the window); a chunk the
+// block quotes a fact from still is.
+func TestRestoreStepsClaimNoChunk(t *testing.T) {
+	st := openStore(t)
+	s := session(restoreSession, restoreProject, 1)
+	chunks := []carryover.Chunk{
+		{Seq: 0, Turn: 0, FirstLine: 10, LastLine: 12, Text: "User: add a test script\nAssistant: We decided to pin vitest to 1.6.",
+			Hash: "h0"},
+		{Seq: 1, Turn: 0, FirstLine: 20, LastLine: 22, Text: "$ cat assets/package.json  # Read the scripts\n→ ok\n{\"scripts\": {\"test\": \"vitest run\"}}",
+			Hash: "h1"},
+	}
+	for i := range chunks {
+		chunks[i].SessionID, chunks[i].Project, chunks[i].Start, chunks[i].End = s.ID, s.Project, s.Started, s.Started
+	}
+	items := []carryover.Item{{Kind: carryover.KindDecision, Text: "We decided to pin vitest to 1.6.", Line: 11, ChunkSeq: 0, Weight: 0.9}}
+	apply(t, st, s, chunks, items)
+	stored, err := st.Chunks(context.Background(), carryover.ChunkFilter{SessionID: s.ID, Turn: -1})
+	if err != nil || len(stored) != 2 {
+		t.Fatalf("chunks: %v, %v", stored, err)
+	}
+	id := map[int]int64{}
+	for _, c := range stored {
+		id[c.Seq] = c.ID
+	}
+	blk := restore(t, st, 4000)
+	if !strings.Contains(blk.Text, "$ cat assets/package.json") || !strings.Contains(blk.Text, "pin vitest to 1.6") {
+		t.Fatalf("block lacks the step or the fact:\n%s", blk.Text)
+	}
+	if slices.Contains(blk.ChunkIDs, id[1]) {
+		t.Errorf("the chunk of a step is claimed as injected: %v", blk.ChunkIDs)
+	}
+	if !slices.Contains(blk.ChunkIDs, id[0]) {
+		t.Errorf("the chunk of a fact shown is not claimed: %v", blk.ChunkIDs)
+	}
+}
