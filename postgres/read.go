@@ -12,21 +12,23 @@ import (
 	"github.com/carryover-dev/carryover"
 )
 
-const sessionCols = `s.id, s.project, s.transcript_path, s.version, s.title, s.started, s.updated,
-	s.windows, s.turns, (SELECT count(*) FROM chunks WHERE session_id = s.id AND owner = s.owner),
-	(SELECT count(*) FROM chunk_shares WHERE session_id = s.id AND owner = s.owner), s.owner, s.team,
-	s.parent, s.cwd, s.branch, (SELECT count(*) FROM sessions c WHERE c.parent = s.id AND c.owner = s.owner AND c.parent <> '')`
-
-// sessionColsNoCounts are sessionCols with zeros for the counts
-// (SessionFilter.NoCounts).
-const sessionColsNoCounts = `s.id, s.project, s.transcript_path, s.version, s.title, s.started, s.updated,
-	s.windows, s.turns, 0, 0, s.owner, s.team, s.parent, s.cwd, s.branch, 0`
+// sessionCols are the columns scanSession reads; sessionColsNoCounts
+// the same with zeros for the counts (SessionFilter.NoCounts).
+const (
+	sessionBase = `s.id, s.project, s.transcript_path, s.version, s.title, s.started, s.updated,
+	s.windows, s.turns, s.owner, s.team, s.parent, s.cwd, s.branch`
+	sessionCols = sessionBase + `,
+	(SELECT count(*) FROM chunks WHERE session_id = s.id AND owner = s.owner),
+	(SELECT count(*) FROM chunk_shares WHERE session_id = s.id AND owner = s.owner),
+	(SELECT count(*) FROM sessions c WHERE c.parent = s.id AND c.owner = s.owner AND c.parent <> '')`
+	sessionColsNoCounts = sessionBase + `, 0, 0, 0`
+)
 
 func scanSession(sc pgx.Row) (carryover.Session, error) {
 	var ss carryover.Session
 	var started, updated *time.Time
 	err := sc.Scan(&ss.ID, &ss.Project, &ss.TranscriptPath, &ss.Version, &ss.Title, &started, &updated,
-		&ss.Windows, &ss.Turns, &ss.Chunks, &ss.Shared, &ss.Owner, &ss.Team, &ss.Parent, &ss.Cwd, &ss.Branch, &ss.Subagents)
+		&ss.Windows, &ss.Turns, &ss.Owner, &ss.Team, &ss.Parent, &ss.Cwd, &ss.Branch, &ss.Chunks, &ss.Shared, &ss.Subagents)
 	ss.Chunks += ss.Shared // own and shared
 	ss.Started, ss.Updated = fromTS(started), fromTS(updated)
 	return ss, err
