@@ -111,6 +111,21 @@ func isHex(c byte) bool {
 var errorWords = []string{"error", "fail", "fatal", "exception", "panic", "undefined", "cannot", "can't",
 	"not found", "no such", "denied", "invalid", "unexpected", "refused", "timed out", "traceback", "ambiguous", "unknown", "missing"}
 
+// SummaryLines is how many of a failure's error lines its summary (an
+// error item's text, ErrorText) holds at most.
+const SummaryLines = 3
+
+// errorLine reports whether a line of a failure's output holds an error word.
+func errorLine(line string) bool {
+	low := strings.ToLower(line)
+	for _, w := range errorWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // errorSummary picks the lines of a failure's output that say what went
 // wrong (falling back to its first lines), at most 300 bytes.
 func errorSummary(out string, code int) string {
@@ -128,15 +143,11 @@ func errorSummary(out string, code int) string {
 		if slices.Contains(picked, line) {
 			continue
 		}
-		low := strings.ToLower(line)
-		for _, w := range errorWords {
-			if strings.Contains(low, w) {
-				picked = append(picked, line)
-				size += len(line)
-				break
-			}
+		if errorLine(line) {
+			picked = append(picked, line)
+			size += len(line)
 		}
-		if len(picked) == 3 || size > 300 {
+		if len(picked) == SummaryLines || size > 300 {
 			break
 		}
 	}

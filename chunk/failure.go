@@ -1,6 +1,9 @@
 package chunk
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // ErrorText is the text of the error item the chunker extracts from a
 // failed tool call's result (the tool_result text, or a hook's "error"
@@ -14,6 +17,25 @@ func ErrorText(result string) string {
 		return ""
 	}
 	return errorSummary(out, code)
+}
+
+// ErrorLines returns every line of a failed tool result that an error
+// summary could pick (ErrorText joins the first SummaryLines of them), in
+// order, without repeats, at most max: a failure printed again deep in a
+// longer output (other tests failing first) is recognised by them.
+func ErrorLines(result string, max int) []string {
+	_, _, out := status("", cleanResult(result), true)
+	var lines []string
+	for line := range strings.Lines(out) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "Exit code ") || !errorLine(line) || slices.Contains(lines, line) {
+			continue
+		}
+		if lines = append(lines, line); len(lines) == max {
+			break
+		}
+	}
+	return lines
 }
 
 // CommandHead is what the chunker keeps of a shell command to tell one

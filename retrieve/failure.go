@@ -11,7 +11,9 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/chunk"
+	"github.com/carryover-dev/carryover/ident"
 	"github.com/carryover-dev/carryover/internal/projectdir"
+	"github.com/carryover-dev/carryover/passage"
 )
 
 // Failure recall: when a tool call fails, the archive may hold the same
@@ -100,10 +102,112 @@ func FailureRecall(ctx context.Context, st carryover.Store, req FailureRequest) 
 			best, bestScore = it, s
 		}
 	}
+	shown := best.Text
+	if best.ID == 0 {
+		if best, shown, err = deepFailure(ctx, st, req, live, text); err != nil {
+			return Block{}, err
+		}
+	}
 	if best.ID == 0 || req.Exclude[best.ID] {
 		return Block{}, nil
 	}
-	return renderFailure(ctx, st, req, best)
+	return renderFailure(ctx, st, req, best, shown)
+}
+
+// Deep failures: an error item holds a failure's first error lines only
+// (chunk.SummaryLines), so a failure that an earlier run printed after
+// others (another test failing first, warnings) is not matched by it.
+const (
+	// deepFailureHits bounds the passages searched for the live failure's
+	// error lines, and deepFailureReads the archived outputs read back.
+	deepFailureHits, deepFailureReads = 12, 4
+	// deepErrorLines bounds the error lines of one archived output that
+	// are compared.
+	deepErrorLines = 400
+)
+
+// deepFailure finds, through the passages of the raw lines, an earlier
+// failed output of the same program that printed each of the live
+// failure's specific error lines (those naming an identifier: the test,
+// the file, the package) anywhere, and was fixed. A line matches when its
+// signature is the same (numbers, paths of temporary directories, hashes
+// aside): a rule stricter than the items' score, which words every
+// failure of a tool shares ("FAIL", the module path) would satisfy. It
+// returns the archived error item and the lines that matched.
+func deepFailure(ctx context.Context, st carryover.Store, req FailureRequest, live failureSig, text string) (carryover.Item, string, error) {
+	ps, ok := st.(carryover.PassageSearcher)
+	if !ok {
+		return carryover.Item{}, "", nil
+	}
+	var want []string // the signatures of the live failure's specific lines
+	var query strings.Builder
+	for _, l := range chunk.ErrorLines(text, chunk.SummaryLines) {
+		if len(ident.Specifics(l)) > 0 {
+			want = append(want, Signature(l))
+			query.WriteString(l + "\n")
+		}
+	}
+	if len(want) == 0 {
+		return carryover.Item{}, "", nil
+	}
+	q := carryover.Query{Text: query.String(), Project: req.Project, Limit: deepFailureHits}
+	if req.Project == "" {
+		q = carryover.Query{Text: q.Text, SessionID: req.SessionID, BeforeWindow: req.Window, Limit: deepFailureHits}
+	}
+	hits, err := ps.SearchPassages(ctx, q)
+	if err != nil {
+		return carryover.Item{}, "", fmt.Errorf("failure recall: passages: %w", err)
+	}
+	errs := map[string]map[int]carryover.Item{} // a session's error items by line
+	read := map[string]bool{}
+	for _, h := range hits {
+		key := fmt.Sprintf("%s:%d", h.SessionID, h.Line)
+		if read[key] || len(read) == deepFailureReads {
+			continue
+		}
+		byLine, ok := errs[h.SessionID]
+		if !ok {
+			items, err := st.Items(ctx, carryover.ItemFilter{SessionID: h.SessionID, Kinds: []carryover.ItemKind{carryover.KindError}, Limit: failureCandidates})
+			if err != nil {
+				return carryover.Item{}, "", fmt.Errorf("failure recall: %w", err)
+			}
+			byLine = make(map[int]carryover.Item, len(items))
+			for _, it := range items {
+				byLine[it.Line] = it
+			}
+			errs[h.SessionID] = byLine
+		}
+		it, ok := byLine[h.Line]
+		if !ok || !it.Resolved || it.SessionID == req.SessionID && it.Window >= req.Window || !live.sameProgram(it) {
+			continue // not a failure's output, not fixed, still in the window, or another program's
+		}
+		read[key] = true
+		raw, err := st.RawLines(ctx, h.SessionID, h.Line, h.Line)
+		if err != nil {
+			return carryover.Item{}, "", fmt.Errorf("failure recall: %w", err)
+		}
+		if len(raw) != 1 {
+			continue // pruned meanwhile
+		}
+		printed := map[string]string{} // the archived error lines by signature
+		for _, l := range chunk.ErrorLines(passage.Text(raw[0].Text), deepErrorLines) {
+			if sig := Signature(l); printed[sig] == "" {
+				printed[sig] = l
+			}
+		}
+		var matched []string
+		deep := false // a line the item's summary, compared already, lacks
+		for _, sig := range want {
+			if l := printed[sig]; l != "" {
+				matched = append(matched, l)
+				deep = deep || !strings.Contains(it.Text, l)
+			}
+		}
+		if len(matched) == len(want) && deep {
+			return it, strings.Join(matched, " | "), nil // hits come best first
+		}
+	}
+	return carryover.Item{}, "", nil
 }
 
 // RecallableFailure reports whether a failure is worth looking up: not an
@@ -154,6 +258,15 @@ func (s failureSig) score(it carryover.Item) float64 {
 		return 0.85 * j
 	}
 	return 0.7 * j
+}
+
+// sameProgram reports whether an archived error item comes from a call of
+// the same tool, and for a shell command of the same program.
+func (s failureSig) sameProgram(it carryover.Item) bool {
+	tool, head := itemCall(it)
+	prog, _, _ := strings.Cut(head, " ")
+	liveProg, _, _ := strings.Cut(s.head, " ")
+	return tool == s.tool && prog == liveProg
 }
 
 // itemCall returns the tool and the command head of the call an error
@@ -256,7 +369,7 @@ func jaccardSet(a, b map[string]bool) float64 {
 // where it failed, what fixed it (the fix item: the edits made before the
 // passing run, or the command that passed) and why (the assistant's first
 // words after the failure).
-func renderFailure(ctx context.Context, st carryover.Store, req FailureRequest, it carryover.Item) (Block, error) {
+func renderFailure(ctx context.Context, st carryover.Store, req FailureRequest, it carryover.Item, shown string) (Block, error) {
 	blk := Block{ItemIDs: []int64{it.ID}, Reason: "failure recall"}
 	fix, fixLine := fixedBy(it), it.Line
 	fixes, err := st.Items(ctx, carryover.ItemFilter{SessionID: it.SessionID, Kinds: []carryover.ItemKind{carryover.KindFix}})
@@ -303,7 +416,7 @@ func renderFailure(ctx context.Context, st carryover.Store, req FailureRequest, 
 	}
 	root := req.Project
 	var b strings.Builder
-	fmt.Fprintf(&b, "carryover: this failed before (%s, L%d): %s\n", when, it.Line, clip(oneLine(it.Text), 200))
+	fmt.Fprintf(&b, "carryover: this failed before (%s, L%d): %s\n", when, it.Line, clip(oneLine(shown), 200))
 	fmt.Fprintf(&b, "Fixed by (L%d): %s\n", fixLine, clip(relPaths(shortCommands(oneLine(fix)), root), 380))
 	if why != "" {
 		room := FailureBudget - b.Len() - len("Why: \n")

@@ -205,6 +205,74 @@ func TestFailureRecallErrorSaysFix(t *testing.T) {
 	}
 }
 
+// goTestLog is a failing go test ./... run: the failures given, each a
+// test and its message, with packages that pass between them.
+func goTestLog(failures ...[3]string) string {
+	var b strings.Builder
+	b.WriteString("Exit code 1\n")
+	for i, f := range failures {
+		for j := range 40 {
+			fmt.Fprintf(&b, "ok  \tgithub.com/acme/shop/pkg%d_%d\t0.%03ds\n", i, j, j)
+		}
+		fmt.Fprintf(&b, "=== RUN   %s\n--- FAIL: %s (0.00s)\n    %s\nFAIL\tgithub.com/acme/shop/%s\t0.412s\n", f[0], f[0], f[1], f[2])
+	}
+	b.WriteString("FAIL\n")
+	return b.String()
+}
+
+// TestFailureRecallDeepInOutput: an earlier run printed the failure after
+// another one, so its error item (the first error lines) does not match
+// the failure alone; the passages of its output find it, and the recall
+// quotes the lines that matched.
+func TestFailureRecallDeepInOutput(t *testing.T) {
+	st := openStore(t)
+	x := newTx(earlierID, toolProject, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	x.prompt("run the whole test suite")
+	x.call("Bash", map[string]any{"command": "go test ./..."}, goTestLog(
+		[3]string{"TestCacheWarmup", "cache_test.go:41: timed out waiting for redis at 127.0.0.1:6379", "cache"},
+		[3]string{"TestRefundRoundsHalfEven", "refund_test.go:88: got 10.04, want 10.05", "billing"}), true)
+	x.say("The cache test needs redis, which is not running here. Refunds must round half to even.")
+	x.call("Edit", map[string]any{"file_path": toolProject + "/billing/refund.go",
+		"old_string": "math.Round(v*100)", "new_string": "math.RoundToEven(v*100)"}, "The file has been updated successfully.", false)
+	x.call("Bash", map[string]any{"command": "go test ./..."}, "ok  \tgithub.com/acme/shop/billing\t0.401s", false)
+	// Another test failing deep in a run that was never fixed.
+	x.call("Bash", map[string]any{"command": "go test -run Invoice ./..."}, goTestLog(
+		[3]string{"TestCacheEviction", "cache_test.go:77: unexpected eviction count 3, want 2", "cache"},
+		[3]string{"TestInvoiceNumbering", "invoice_test.go:17: got INV-0007, want INV-0008", "invoice"}), true)
+	x.archive(t, st)
+
+	refund := goTestLog([3]string{"TestRefundRoundsHalfEven", "refund_test.go:88: got 20.14, want 20.15", "billing"})
+	items, err := st.Items(context.Background(), carryover.ItemFilter{SessionID: earlierID, Kinds: []carryover.ItemKind{carryover.KindError}})
+	if err != nil || len(items) != 2 {
+		t.Fatalf("error items: %d, %v", len(items), err)
+	}
+	for _, it := range items {
+		if strings.Contains(it.Text, "TestRefundRoundsHalfEven") || strings.Contains(it.Text, "TestInvoiceNumbering") {
+			t.Fatalf("the error item holds the deep failure, so the test shows nothing: %s", it.Text)
+		}
+	}
+	blk := failureRecall(t, st, retrieve.FailureRequest{Tool: "Bash", Command: "go test ./billing/", Error: refund})
+	for _, want := range []string{"this failed before", "TestRefundRoundsHalfEven", "math.RoundToEven", "billing/refund.go"} {
+		if !strings.Contains(blk.Text, want) {
+			t.Errorf("recall lacks %q:\n%s", want, blk.Text)
+		}
+	}
+	if strings.Contains(blk.Text, "TestCacheWarmup") {
+		t.Errorf("the recall quotes the other failure, not the one that matched:\n%s", blk.Text)
+	}
+	for name, req := range map[string]retrieve.FailureRequest{
+		"another test of the package": {Tool: "Bash", Command: "go test ./billing/", Error: goTestLog(
+			[3]string{"TestInvoiceTotals", "invoice_test.go:12: got 3, want 4", "billing"})},
+		"deep but never fixed": {Tool: "Bash", Command: "go test ./invoice/", Error: goTestLog(
+			[3]string{"TestInvoiceNumbering", "invoice_test.go:17: got INV-0011, want INV-0012", "invoice"})},
+		"another tool": {Tool: "mcp__ci__run", Error: refund},
+	} {
+		if blk := failureRecall(t, st, req); blk.Text != "" {
+			t.Errorf("%s: recalled\n%s", name, blk.Text)
+		}
+	}
+}
+
 func TestFailureRecallHugeError(t *testing.T) {
 	st := openStore(t)
 	earlierSession(t, st)
