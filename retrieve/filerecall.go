@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/chunk"
 	"github.com/carryover-dev/carryover/ident"
+	"github.com/carryover-dev/carryover/passage"
 )
 
 // File recall: when the model reads or edits a file that this session
@@ -103,6 +105,11 @@ func FileRecall(ctx context.Context, st carryover.Store, req FileRequest) (Block
 			open = append(open, it)
 		}
 	}
+	deep, err := deepOpenErrors(ctx, st, req, rel, items, open)
+	if err != nil {
+		return Block{}, err
+	}
+	open = append(open, deep...)
 	key := file.ID
 	if key == 0 && len(open) > 0 {
 		key = open[0].ID
@@ -200,6 +207,58 @@ func shownIdent(shown, id string) bool {
 	}
 	base := refSuffix.ReplaceAllString(id, "")
 	return base != id && len(base) >= 4 && strings.Contains(shown, base)
+}
+
+// deepOpenErrors finds, through the passages of the raw outputs, the
+// errors of earlier windows left open that name the file only past their
+// first lines (a test log's failure, a linter's report), which an error
+// item does not hold. Each is returned as its item with the error line
+// that names the file as its text; an error line holds an error word, so
+// a log that merely lists the file among others does not count.
+func deepOpenErrors(ctx context.Context, st carryover.Store, req FileRequest, rel string, items, open []carryover.Item) ([]carryover.Item, error) {
+	ps, ok := st.(carryover.PassageSearcher)
+	if !ok || len(rel) < 4 {
+		return nil, nil
+	}
+	errs := map[int]carryover.Item{} // the open errors no item shows as naming the file, by line
+	for _, it := range items {
+		if it.Kind == carryover.KindError && !it.Resolved && it.Window < req.Window && !slices.ContainsFunc(open, func(o carryover.Item) bool { return o.ID == it.ID }) {
+			errs[it.Line] = it
+		}
+	}
+	if len(errs) == 0 {
+		return nil, nil
+	}
+	hits, err := ps.SearchPassages(ctx, carryover.Query{Text: rel, SessionID: req.SessionID, BeforeWindow: req.Window, Limit: deepFailureHits})
+	if err != nil {
+		return nil, fmt.Errorf("file recall: passages: %w", err)
+	}
+	var out []carryover.Item
+	for _, h := range hits {
+		it, ok := errs[h.Line]
+		if !ok {
+			continue
+		}
+		delete(errs, h.Line)
+		raw, err := st.RawLines(ctx, req.SessionID, h.Line, h.Line)
+		if err != nil {
+			return nil, fmt.Errorf("file recall: %w", err)
+		}
+		if len(raw) != 1 {
+			continue
+		}
+		for _, l := range chunk.ErrorLines(passage.Text(raw[0].Text), deepErrorLines) {
+			if strings.Contains(filepath.ToSlash(l), filepath.ToSlash(rel)) {
+				it.Text = l
+				out = append(out, it)
+				break
+			}
+		}
+		if len(out) == fileRecallEdits {
+			break
+		}
+	}
+	return out, nil
 }
 
 // samePath reports whether an archived path (relative to the project, or

@@ -340,6 +340,36 @@ func fileRecall(t *testing.T, st carryover.Store, req retrieve.FileRequest) retr
 	return blk
 }
 
+// TestFileRecallDeepOpenError: an error left open before the compaction
+// that names the file only deep in its output (a linter's report after
+// other files' warnings) is recalled when the model reads the file, with
+// the line that names it; a file the output only lists is not.
+func TestFileRecallDeepOpenError(t *testing.T) {
+	st := openStore(t)
+	x := newTx(currentID, toolProject, time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC))
+	x.prompt("lint the project")
+	var out strings.Builder
+	out.WriteString("Exit code 1\n")
+	for i := range 60 {
+		fmt.Fprintf(&out, "web/pages/page_%02d.tsx:%d:1 error Unexpected any. Specify a different type\n", i, i+3)
+	}
+	out.WriteString("checked web/lib/format_money.ts\n")
+	out.WriteString("web/lib/parse_amount.ts:88:14 error Unsafe member access .cents on an any value\n")
+	out.WriteString("✖ 61 problems (61 errors, 0 warnings)\n")
+	x.call("Bash", map[string]any{"command": "npm run lint"}, out.String(), true)
+	x.compact()
+	x.prompt("go on")
+	x.archive(t, st)
+
+	blk := fileRecall(t, st, retrieve.FileRequest{File: toolProject + "/web/lib/parse_amount.ts"})
+	if !strings.Contains(blk.Text, "open") || !strings.Contains(blk.Text, "Unsafe member access .cents") {
+		t.Errorf("the open error deep in the lint output:\n%s", blk.Text)
+	}
+	if blk := fileRecall(t, st, retrieve.FileRequest{File: toolProject + "/web/lib/format_money.ts"}); blk.Text != "" {
+		t.Errorf("a file the output only lists:\n%s", blk.Text)
+	}
+}
+
 func TestFileRecall(t *testing.T) {
 	st := openStore(t)
 	fileSession(t, st)
