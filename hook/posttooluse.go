@@ -272,21 +272,35 @@ func (r *run) updateRecallIndex(ctx context.Context, sess carryover.Session, win
 		}
 	}
 	ix := recallIndex{Window: window}
-	for _, it := range items {
+	add := func(text string) {
+		for _, t := range ident.Rooted(text) {
+			t = lineSuffix().ReplaceAllString(t, "")
+			if !strings.Contains(t, "/") && !strings.Contains(t, ".") {
+				continue
+			}
+			if p := absPath(t, sess.Project); p != "" {
+				ix.Files = append(ix.Files, pathHash(p))
+			}
+		}
+	}
+	deep := 0
+	for _, it := range items { // newest first
 		switch {
 		case it.Kind == carryover.KindFileEdit:
 			if p := absPath(it.Text, sess.Project); p != "" {
 				ix.Files = append(ix.Files, pathHash(p))
 			}
 		case !it.Resolved:
-			for _, t := range ident.Rooted(it.Text + "\n" + it.Detail) {
-				t = lineSuffix().ReplaceAllString(t, "")
-				if !strings.Contains(t, "/") && !strings.Contains(t, ".") {
-					continue
+			add(it.Text + "\n" + it.Detail)
+			// The item holds the first error lines only; file recall
+			// also finds the files its output names on later ones.
+			if deep < retrieve.DeepOpenErrors {
+				deep++
+				lines, err := retrieve.ErrorLinesAt(ctx, r.st, it)
+				if err != nil {
+					return fmt.Errorf("recall index: %w", err)
 				}
-				if p := absPath(t, sess.Project); p != "" {
-					ix.Files = append(ix.Files, pathHash(p))
-				}
+				add(strings.Join(lines, "\n"))
 			}
 		}
 	}

@@ -376,3 +376,61 @@ func TestFailureRecallWorktrees(t *testing.T) {
 		t.Errorf("another repository: %s", got)
 	}
 }
+
+// TestFileRecallHookDeepOpenError: a file named only deep in the output
+// of an error left open before the compaction (a lint report) is in the
+// recall index, so reading it recalls the line that names it.
+func TestFileRecallHookDeepOpenError(t *testing.T) {
+	e := newEnv(t)
+	const project = "/home/dev/shop"
+	var lines []string
+	n := 0
+	add := func(v map[string]any) {
+		n++
+		v["sessionId"], v["cwd"], v["uuid"], v["timestamp"] = demoID, project, fmt.Sprintf("u%d", n), fmt.Sprintf("2026-03-04T09:00:%02dZ", n)
+		b, _ := json.Marshal(v)
+		lines = append(lines, string(b))
+	}
+	add(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "lint the project"}})
+	var out strings.Builder
+	out.WriteString("Exit code 1\n")
+	for i := range 60 {
+		fmt.Fprintf(&out, "web/pages/page_%02d.tsx:%d:1 error Unexpected any. Specify a different type\n", i, i+3)
+	}
+	out.WriteString("web/lib/parse_amount.ts:88:14 error Unsafe member access .cents on an any value\n")
+	add(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "id": "m1",
+		"content": []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": map[string]any{"command": "npm run lint"}}}}})
+	add(map[string]any{"type": "user", "message": map[string]any{"role": "user",
+		"content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_1", "content": out.String(), "is_error": true}}}})
+	cut := len(lines)
+	add(map[string]any{"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
+		"compactMetadata": map[string]any{"trigger": "auto", "preTokens": 100000}})
+	add(map[string]any{"type": "user", "isCompactSummary": true, "isVisibleInTranscriptOnly": true,
+		"message": map[string]any{"role": "user", "content": "This session is being continued from a previous conversation. Summary: linting."}})
+	write := func(n int) {
+		if err := os.WriteFile(e.transcript, []byte(strings.Join(lines[:n], "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(cut)
+	run := func(ev hook.Event, extra map[string]any) (string, hook.Result) {
+		extra["cwd"] = project
+		var out bytes.Buffer
+		res := e.handler().Run(context.Background(), ev, bytes.NewReader(e.payload(string(ev), extra)), &out)
+		return out.String(), res
+	}
+	if out, res := run(hook.PreCompact, map[string]any{"trigger": "auto"}); res.Outcome != "ok" {
+		t.Fatalf("PreCompact: %+v %s", res, out)
+	}
+	write(len(lines))
+	if out, res := run(hook.SessionStart, map[string]any{"source": "compact"}); res.Outcome != "ok" {
+		t.Fatalf("SessionStart: %+v %s", res, out)
+	}
+	ctx, res := run(hook.PostToolUse, readPayload(project+"/web/lib/parse_amount.ts"))
+	if res.Outcome != "ok" || !strings.Contains(ctx, "Unsafe member access .cents") {
+		t.Errorf("reading the file named deep in the open error: %+v\n%s", res, ctx)
+	}
+	if ctx, res := run(hook.PostToolUse, readPayload(project+"/web/lib/format_money.ts")); ctx != "" || res.Outcome != "noop" {
+		t.Errorf("another file: %+v\n%s", res, ctx)
+	}
+}

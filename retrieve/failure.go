@@ -13,7 +13,6 @@ import (
 	"github.com/carryover-dev/carryover/chunk"
 	"github.com/carryover-dev/carryover/ident"
 	"github.com/carryover-dev/carryover/internal/projectdir"
-	"github.com/carryover-dev/carryover/passage"
 )
 
 // Failure recall: when a tool call fails, the archive may hold the same
@@ -182,15 +181,12 @@ func deepFailure(ctx context.Context, st carryover.Store, req FailureRequest, li
 			continue // not a failure's output, not fixed, still in the window, or another program's
 		}
 		read[key] = true
-		raw, err := st.RawLines(ctx, h.SessionID, h.Line, h.Line)
+		lines, err := ErrorLinesAt(ctx, st, it)
 		if err != nil {
 			return carryover.Item{}, "", fmt.Errorf("failure recall: %w", err)
 		}
-		if len(raw) != 1 {
-			continue // pruned meanwhile
-		}
 		printed := map[string]string{} // the archived error lines by signature
-		for _, l := range chunk.ErrorLines(passage.Text(raw[0].Text), deepErrorLines) {
+		for _, l := range lines {
 			if sig := Signature(l); printed[sig] == "" {
 				printed[sig] = l
 			}

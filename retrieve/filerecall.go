@@ -105,6 +105,9 @@ func FileRecall(ctx context.Context, st carryover.Store, req FileRequest) (Block
 			open = append(open, it)
 		}
 	}
+	// What the restore showed of an open error is its first lines: one
+	// that names the file past them is news still.
+	open = slices.DeleteFunc(open, func(it carryover.Item) bool { return req.ShownItems[it.ID] })
 	deep, err := deepOpenErrors(ctx, st, req, rel, items, open)
 	if err != nil {
 		return Block{}, err
@@ -125,7 +128,6 @@ func FileRecall(ctx context.Context, st carryover.Store, req FileRequest) (Block
 	}
 	total := len(edits)
 	edits = slices.DeleteFunc(edits, func(e fileEdit) bool { return req.ShownChunks[e.chunk] })
-	open = slices.DeleteFunc(open, func(it carryover.Item) bool { return req.ShownItems[it.ID] })
 	summary, err := compactionSummary(ctx, st, req.SessionID, req.Window)
 	if err != nil {
 		return Block{}, err
@@ -209,56 +211,57 @@ func shownIdent(shown, id string) bool {
 	return base != id && len(base) >= 4 && strings.Contains(shown, base)
 }
 
-// deepOpenErrors finds, through the passages of the raw outputs, the
-// errors of earlier windows left open that name the file only past their
-// first lines (a test log's failure, a linter's report), which an error
-// item does not hold. Each is returned as its item with the error line
-// that names the file as its text; an error line holds an error word, so
-// a log that merely lists the file among others does not count.
+// deepOpenErrors finds the errors of earlier windows left open that name
+// the file only past their first lines (a test log's failure, a linter's
+// report), which an error item does not hold: it reads back the whole
+// output of the newest DeepOpenErrors open errors from the raw archive
+// (the passages may not be indexed yet right after a compaction). Each is
+// returned as its item with the error line that names the file as its
+// text; an error line holds an error word, so an output that merely lists
+// the file among others does not count.
 func deepOpenErrors(ctx context.Context, st carryover.Store, req FileRequest, rel string, items, open []carryover.Item) ([]carryover.Item, error) {
-	ps, ok := st.(carryover.PassageSearcher)
-	if !ok || len(rel) < 4 {
+	if len(rel) < 4 {
 		return nil, nil
-	}
-	errs := map[int]carryover.Item{} // the open errors no item shows as naming the file, by line
-	for _, it := range items {
-		if it.Kind == carryover.KindError && !it.Resolved && it.Window < req.Window && !slices.ContainsFunc(open, func(o carryover.Item) bool { return o.ID == it.ID }) {
-			errs[it.Line] = it
-		}
-	}
-	if len(errs) == 0 {
-		return nil, nil
-	}
-	hits, err := ps.SearchPassages(ctx, carryover.Query{Text: rel, SessionID: req.SessionID, BeforeWindow: req.Window, Limit: deepFailureHits})
-	if err != nil {
-		return nil, fmt.Errorf("file recall: passages: %w", err)
 	}
 	var out []carryover.Item
-	for _, h := range hits {
-		it, ok := errs[h.Line]
-		if !ok {
+	read := 0
+	for _, it := range items { // newest first
+		if it.Kind != carryover.KindError || it.Resolved || it.Window >= req.Window ||
+			slices.ContainsFunc(open, func(o carryover.Item) bool { return o.ID == it.ID }) {
 			continue
 		}
-		delete(errs, h.Line)
-		raw, err := st.RawLines(ctx, req.SessionID, h.Line, h.Line)
+		if read++; read > DeepOpenErrors || len(out) == fileRecallEdits {
+			break
+		}
+		lines, err := ErrorLinesAt(ctx, st, it)
 		if err != nil {
 			return nil, fmt.Errorf("file recall: %w", err)
 		}
-		if len(raw) != 1 {
-			continue
-		}
-		for _, l := range chunk.ErrorLines(passage.Text(raw[0].Text), deepErrorLines) {
+		for _, l := range lines {
 			if strings.Contains(filepath.ToSlash(l), filepath.ToSlash(rel)) {
 				it.Text = l
 				out = append(out, it)
 				break
 			}
 		}
-		if len(out) == fileRecallEdits {
-			break
-		}
 	}
 	return out, nil
+}
+
+// DeepOpenErrors bounds the open errors whose whole output file recall,
+// and the hooks' recall index, read back for the files it names.
+const DeepOpenErrors = 16
+
+// ErrorLinesAt reads back the whole output of an error item's failed
+// call from the raw archive and returns its error lines
+// (chunk.ErrorLines), at most deepErrorLines; none when the line was
+// pruned.
+func ErrorLinesAt(ctx context.Context, st carryover.Store, it carryover.Item) ([]string, error) {
+	raw, err := st.RawLines(ctx, it.SessionID, it.Line, it.Line)
+	if err != nil || len(raw) != 1 {
+		return nil, err
+	}
+	return chunk.ErrorLines(passage.Text(raw[0].Text), deepErrorLines), nil
 }
 
 // samePath reports whether an archived path (relative to the project, or
