@@ -277,16 +277,15 @@ type searchStats struct {
 
 // stats reads, in one round trip, the index statistics and each kept
 // phrase's rows among all the chunks the role can read (FTS5's idf counts
-// the whole index), all the phrases in one pass over their matches.
+// the whole index). Each phrase is counted by a query of its own: one
+// pass over all their matches that tested each row against each phrase
+// (count(*) FILTER) read every matching row's tsvector out of TOAST,
+// where a count of one word's matches needs only the index and the rows'
+// visibility (a phrase of several words still reads them, to check their
+// order).
 func (s *Store) stats(ctx context.Context, q carryover.Query, p plan) (searchStats, error) {
 	var st searchStats
-	args := []any{p.match()}
-	counts := make([]string, len(p.kept))
-	for i, ph := range p.kept {
-		args = append(args, ph.query)
-		counts[i] = fmt.Sprintf("count(*) FILTER (WHERE c.tsv @@ $%d::tsquery)", i+2)
-	}
-	var dfs []int64
+	dfs := make([]int64, len(p.kept))
 	var tokens int64
 	batch := &pgx.Batch{}
 	// Sessions counts every session the role can read; a teammate's
@@ -295,9 +294,10 @@ func (s *Store) stats(ctx context.Context, q carryover.Query, p plan) (searchSta
 	// error in N.
 	batch.Queue(`SELECT coalesce(sum(fts_chunks), 0)::bigint, coalesce(sum(fts_tokens), 0)::bigint FROM sessions`).
 		QueryRow(func(r pgx.Row) error { return r.Scan(&st.rows, &tokens) })
-	batch.Queue(`SELECT ARRAY[`+strings.Join(counts, ", ")+`]::bigint[] FROM chunks c
-		WHERE c.tsv @@ $1::tsquery AND c.fts_len IS NOT NULL`, args...).
-		QueryRow(func(r pgx.Row) error { return r.Scan(&dfs) })
+	for i, ph := range p.kept {
+		batch.Queue(`SELECT count(*) FROM chunks c WHERE c.tsv @@ $1::tsquery AND c.fts_len IS NOT NULL`, ph.query).
+			QueryRow(func(r pgx.Row) error { return r.Scan(&dfs[i]) })
+	}
 	if q.SessionID != "" && p.shares == nil {
 		var w where
 		w.add("session_id = ?", clean(q.SessionID))
