@@ -284,6 +284,7 @@ func (r *run) updateRecallIndex(ctx context.Context, sess carryover.Session, win
 		}
 	}
 	deep := 0
+	outputs := retrieve.NewErrorOutputs(r.st)
 	for _, it := range items { // newest first
 		switch {
 		case it.Kind == carryover.KindFileEdit:
@@ -296,7 +297,7 @@ func (r *run) updateRecallIndex(ctx context.Context, sess carryover.Session, win
 			// also finds the files its output names on later ones.
 			if deep < retrieve.DeepOpenErrors {
 				deep++
-				lines, err := retrieve.ErrorLinesAt(ctx, r.st, it)
+				lines, err := outputs.Lines(ctx, it)
 				if err != nil {
 					return fmt.Errorf("recall index: %w", err)
 				}

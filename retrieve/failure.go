@@ -159,6 +159,7 @@ func deepFailure(ctx context.Context, st carryover.Store, req FailureRequest, li
 	}
 	errs := map[string]map[int]carryover.Item{} // a session's error items by line
 	read := map[string]bool{}
+	outputs := NewErrorOutputs(st)
 	for _, h := range hits {
 		key := fmt.Sprintf("%s:%d", h.SessionID, h.Line)
 		if read[key] || len(read) == deepFailureReads {
@@ -181,7 +182,7 @@ func deepFailure(ctx context.Context, st carryover.Store, req FailureRequest, li
 			continue // not a failure's output, not fixed, still in the window, or another program's
 		}
 		read[key] = true
-		lines, err := ErrorLinesAt(ctx, st, it)
+		lines, err := outputs.Lines(ctx, it)
 		if err != nil {
 			return carryover.Item{}, "", fmt.Errorf("failure recall: %w", err)
 		}

@@ -215,6 +215,7 @@ func shownIdent(shown, id string) bool {
 // the file only past their first lines (a test log's failure, a linter's
 // report), which an error item does not hold: it reads back the whole
 // output of the newest DeepOpenErrors open errors from the raw archive
+// (ErrorOutputs)
 // (the passages may not be indexed yet right after a compaction). Each is
 // returned as its item with the error line that names the file as its
 // text; an error line holds an error word, so an output that merely lists
@@ -225,6 +226,7 @@ func deepOpenErrors(ctx context.Context, st carryover.Store, req FileRequest, re
 	}
 	var out []carryover.Item
 	read := 0
+	outputs := NewErrorOutputs(st)
 	for _, it := range items { // newest first
 		if it.Kind != carryover.KindError || it.Resolved || it.Window >= req.Window ||
 			slices.ContainsFunc(open, func(o carryover.Item) bool { return o.ID == it.ID }) {
@@ -233,7 +235,7 @@ func deepOpenErrors(ctx context.Context, st carryover.Store, req FileRequest, re
 		if read++; read > DeepOpenErrors || len(out) == fileRecallEdits {
 			break
 		}
-		lines, err := ErrorLinesAt(ctx, st, it)
+		lines, err := outputs.Lines(ctx, it)
 		if err != nil {
 			return nil, fmt.Errorf("file recall: %w", err)
 		}
@@ -252,15 +254,38 @@ func deepOpenErrors(ctx context.Context, st carryover.Store, req FileRequest, re
 // and the hooks' recall index, read back for the files it names.
 const DeepOpenErrors = 16
 
-// ErrorLinesAt reads back the whole output of an error item's failed
-// call from the raw archive and returns its error lines
-// (chunk.ErrorLines), at most deepErrorLines; none when the line was
-// pruned.
-func ErrorLinesAt(ctx context.Context, st carryover.Store, it carryover.Item) ([]string, error) {
-	raw, err := st.RawLines(ctx, it.SessionID, it.Line, it.Line)
+// ErrorOutputs reads back failed calls' whole outputs from the raw
+// archive, at most DeepReadBytes of them in all: a raw line may hold up
+// to 16 MB, and decoding a few of those would take a hook's time.
+type ErrorOutputs struct {
+	st   carryover.Store
+	left int
+}
+
+// DeepReadBytes bounds the raw lines one ErrorOutputs decodes.
+const DeepReadBytes = 8 << 20
+
+// NewErrorOutputs returns a reader of st's failed outputs.
+func NewErrorOutputs(st carryover.Store) *ErrorOutputs {
+	return &ErrorOutputs{st: st, left: DeepReadBytes}
+}
+
+// Lines returns the error lines (chunk.ErrorLines, at most
+// deepErrorLines) of the output of an error item's failed call; none when
+// the line was pruned, or when it is more than what is left to read.
+func (o *ErrorOutputs) Lines(ctx context.Context, it carryover.Item) ([]string, error) {
+	if o.left <= 0 {
+		return nil, nil
+	}
+	raw, err := o.st.RawLines(ctx, it.SessionID, it.Line, it.Line)
 	if err != nil || len(raw) != 1 {
 		return nil, err
 	}
+	if len(raw[0].Text) > o.left {
+		o.left = 0
+		return nil, nil
+	}
+	o.left -= len(raw[0].Text)
 	return chunk.ErrorLines(passage.Text(raw[0].Text), deepErrorLines), nil
 }
 

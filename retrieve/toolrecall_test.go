@@ -370,6 +370,37 @@ func TestFileRecallDeepOpenError(t *testing.T) {
 	}
 }
 
+// TestFileRecallDeepOutputBudget: one recall decodes at most
+// retrieve.DeepReadBytes of failed outputs; an open error's output that
+// would pass it is not read back, and a file it names past its first
+// lines gets nothing.
+func TestFileRecallDeepOutputBudget(t *testing.T) {
+	st := openStore(t)
+	x := newTx(currentID, toolProject, time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC))
+	x.prompt("run the whole suite")
+	testLog := func(dir string, size int, last string) string {
+		var out strings.Builder
+		for _, f := range []string{"index", "cart", "checkout"} {
+			fmt.Fprintf(&out, "FAIL %s/%s.test.tsx\n", dir, f)
+		}
+		for out.Len() < size {
+			out.WriteString("    at Object.<anonymous> (node_modules/jest-circus/build/utils.js:298:28)\n")
+		}
+		return out.String() + last + "\n"
+	}
+	// The older failure names the file; the newer one, read first, leaves
+	// too little of the budget for it.
+	x.call("Bash", map[string]any{"command": "npm test -- web/lib"}, testLog("web/lib", retrieve.DeepReadBytes*7/16,
+		"web/lib/parse_amount.ts:88:14 error Unsafe member access .cents on an any value"), true)
+	x.call("Bash", map[string]any{"command": "npm test"}, testLog("web/pages", retrieve.DeepReadBytes*5/8, "FAIL web/app.test.tsx"), true)
+	x.compact()
+	x.prompt("go on")
+	x.archive(t, st)
+	if blk := fileRecall(t, st, retrieve.FileRequest{File: toolProject + "/web/lib/parse_amount.ts"}); blk.Text != "" {
+		t.Errorf("outputs over the budget were read back:\n%s", blk.Text)
+	}
+}
+
 func TestFileRecall(t *testing.T) {
 	st := openStore(t)
 	fileSession(t, st)
