@@ -9,9 +9,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/chunk"
 	"github.com/carryover-dev/carryover/ident"
-	"github.com/carryover-dev/carryover/passage"
 )
 
 // File recall: when the model reads or edits a file that this session
@@ -108,7 +106,7 @@ func FileRecall(ctx context.Context, st carryover.Store, req FileRequest) (Block
 	// What the restore showed of an open error is its first lines: one
 	// that names the file past them is news still.
 	open = slices.DeleteFunc(open, func(it carryover.Item) bool { return req.ShownItems[it.ID] })
-	deep, err := deepOpenErrors(ctx, st, req, rel, items, open)
+	deep, err := deepOpenErrors(ctx, st, req, rel, items)
 	if err != nil {
 		return Block{}, err
 	}
@@ -213,14 +211,13 @@ func shownIdent(shown, id string) bool {
 
 // deepOpenErrors finds the errors of earlier windows left open that name
 // the file only past their first lines (a test log's failure, a linter's
-// report), which an error item does not hold: it reads back the whole
+// report), which an error item does not hold. It reads back the whole
 // output of the newest DeepOpenErrors open errors from the raw archive
-// (ErrorOutputs)
-// (the passages may not be indexed yet right after a compaction). Each is
-// returned as its item with the error line that names the file as its
-// text; an error line holds an error word, so an output that merely lists
-// the file among others does not count.
-func deepOpenErrors(ctx context.Context, st carryover.Store, req FileRequest, rel string, items, open []carryover.Item) ([]carryover.Item, error) {
+// (ErrorOutputs), not the passages, which may not be indexed yet right
+// after a compaction. Each is returned as its item with the error line
+// that names the file as its text; an error line holds an error word, so
+// an output that merely lists the file among others does not count.
+func deepOpenErrors(ctx context.Context, st carryover.Store, req FileRequest, rel string, items []carryover.Item) ([]carryover.Item, error) {
 	if len(rel) < 4 {
 		return nil, nil
 	}
@@ -228,9 +225,8 @@ func deepOpenErrors(ctx context.Context, st carryover.Store, req FileRequest, re
 	read := 0
 	outputs := NewErrorOutputs(st)
 	for _, it := range items { // newest first
-		if it.Kind != carryover.KindError || it.Resolved || it.Window >= req.Window ||
-			slices.ContainsFunc(open, func(o carryover.Item) bool { return o.ID == it.ID }) {
-			continue
+		if it.Kind != carryover.KindError || it.Resolved || it.Window >= req.Window || mentions(it, rel) {
+			continue // fixed, in the window, or one whose first lines name the file (open has it, unless shown)
 		}
 		if read++; read > DeepOpenErrors || len(out) == fileRecallEdits {
 			break
@@ -253,41 +249,6 @@ func deepOpenErrors(ctx context.Context, st carryover.Store, req FileRequest, re
 // DeepOpenErrors bounds the open errors whose whole output file recall,
 // and the hooks' recall index, read back for the files it names.
 const DeepOpenErrors = 16
-
-// ErrorOutputs reads back failed calls' whole outputs from the raw
-// archive, at most DeepReadBytes of them in all: a raw line may hold up
-// to 16 MB, and decoding a few of those would take a hook's time.
-type ErrorOutputs struct {
-	st   carryover.Store
-	left int
-}
-
-// DeepReadBytes bounds the raw lines one ErrorOutputs decodes.
-const DeepReadBytes = 8 << 20
-
-// NewErrorOutputs returns a reader of st's failed outputs.
-func NewErrorOutputs(st carryover.Store) *ErrorOutputs {
-	return &ErrorOutputs{st: st, left: DeepReadBytes}
-}
-
-// Lines returns the error lines (chunk.ErrorLines, at most
-// deepErrorLines) of the output of an error item's failed call; none when
-// the line was pruned, or when it is more than what is left to read.
-func (o *ErrorOutputs) Lines(ctx context.Context, it carryover.Item) ([]string, error) {
-	if o.left <= 0 {
-		return nil, nil
-	}
-	raw, err := o.st.RawLines(ctx, it.SessionID, it.Line, it.Line)
-	if err != nil || len(raw) != 1 {
-		return nil, err
-	}
-	if len(raw[0].Text) > o.left {
-		o.left = 0
-		return nil, nil
-	}
-	o.left -= len(raw[0].Text)
-	return chunk.ErrorLines(passage.Text(raw[0].Text), deepErrorLines), nil
-}
 
 // samePath reports whether an archived path (relative to the project, or
 // absolute when outside it) names the file rel.

@@ -362,8 +362,13 @@ func TestFileRecallDeepOpenError(t *testing.T) {
 	x.archive(t, st)
 
 	blk := fileRecall(t, st, retrieve.FileRequest{File: toolProject + "/web/lib/parse_amount.ts"})
-	if !strings.Contains(blk.Text, "open") || !strings.Contains(blk.Text, "Unsafe member access .cents") {
-		t.Errorf("the open error deep in the lint output:\n%s", blk.Text)
+	if !strings.Contains(blk.Text, "open") || !strings.Contains(blk.Text, "Unsafe member access .cents") || len(blk.ItemIDs) == 0 {
+		t.Fatalf("the open error deep in the lint output:\n%s", blk.Text)
+	}
+	// A restore that showed the error showed its first lines only.
+	shown := fileRecall(t, st, retrieve.FileRequest{File: toolProject + "/web/lib/parse_amount.ts", ShownItems: map[int64]bool{blk.ItemIDs[0]: true}})
+	if shown.Text != blk.Text {
+		t.Errorf("after a restore that showed the error's first lines:\n%s", shown.Text)
 	}
 	if blk := fileRecall(t, st, retrieve.FileRequest{File: toolProject + "/web/lib/format_money.ts"}); blk.Text != "" {
 		t.Errorf("a file the output only lists:\n%s", blk.Text)
