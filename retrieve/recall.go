@@ -259,6 +259,7 @@ func recallBlock(keep []searchEntry, terms []term, req RecallRequest, budget int
 	// Each result is preceded by a blank line and ends with a newline.
 	const framing = 2
 	room := budget - len(header) - framing*len(keep)
+	terms = answerTerm(req.Prompt, terms)
 	rs := snippets(keep, terms, room)
 	// The quote marks take room the snippets did not count: cut the room
 	// by what went over, doubled at each try (a snippet shorter than its

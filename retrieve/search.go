@@ -126,7 +126,7 @@ func Search(ctx context.Context, st carryover.Store, req SearchRequest) (SearchR
 	// One order: a hit's band is the coarse part of its rank, so a label
 	// never rises down the list.
 	orderBands(es)
-	res := snippets(es, terms, budget)
+	res := snippets(es, answerTerm(q.Text, terms), budget)
 	return SearchResponse{Results: res, Weak: weak}, nil
 }
 
@@ -286,6 +286,12 @@ type match struct {
 func findMatches(lower string, terms []term, perTerm int) []match {
 	var ms []match
 	for ti, t := range terms {
+		if t.shape != noShape {
+			for _, pos := range shapeTokens(lower, t.shape, perTerm) {
+				ms = append(ms, match{pos: pos, term: ti})
+			}
+			continue
+		}
 		from, n := 0, 0
 		for n < perTerm {
 			i := strings.Index(lower[from:], t.text)

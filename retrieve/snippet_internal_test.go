@@ -113,3 +113,44 @@ func TestWindowLedByCall(t *testing.T) {
 		t.Errorf("a 100-byte window led by a call:\n%s", got)
 	}
 }
+
+// TestWindowAnswerShape: a question that asks for a commit hash or a
+// number shows the window that holds one beside its words, not the one
+// that only repeats them; a question that asks for neither is unchanged.
+func TestWindowAnswerShape(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("$ git add -A && git commit -m \"$(cat <<'EOF'\nfeat: checkout retry keys (checkout retry fix)\n\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "The checkout retry fix keeps request keys, point %d.\n", i)
+	}
+	b.WriteString("EOF\n)\"\n→ ok\n[main 4f2a9c1] feat: checkout retry keys\n 3 files changed, 40 insertions(+)\n")
+	text := b.String()
+	const size = 120
+	for _, c := range []struct {
+		q, want string
+		shows   bool
+	}{
+		{"what is the commit hash of the checkout retry fix?", "4f2a9c1", true},
+		{"which commit added the checkout retry keys", "4f2a9c1", true},
+		{"tell me about the checkout retry fix", "4f2a9c1", false},
+	} {
+		w := window(text, answerTerm(c.q, queryTerms(c.q)), size)
+		if strings.Contains(w, c.want) != c.shows {
+			t.Errorf("%q: window %q, want %q shown: %v", c.q, w, c.want, c.shows)
+		}
+	}
+	log := "Compiling 4 files (.ex)\nRunning ExUnit with seed: 792999, max_cases: 32\n" + strings.Repeat(".", 300) +
+		"\nFinished in 0.3 seconds\n59 tests, 0 failures\nAssistant: The renderer tests pass; now the new tests for the renderer."
+	q := "how many tests did the renderer have?"
+	if w := window(log, answerTerm(q, queryTerms(q)), 60); !strings.Contains(w, "59 tests") {
+		t.Errorf("%q: window %q", q, w)
+	}
+	for q, want := range map[string]answerShape{
+		"What is the commit hash of X?": hashShape, "how many retries": numberShape, "which port does it use": numberShape,
+		"how do I run it": noShape, "hash the password": noShape, "": noShape,
+	} {
+		if got := shapeOf(q); got != want {
+			t.Errorf("shapeOf(%q) = %d, want %d", q, got, want)
+		}
+	}
+}

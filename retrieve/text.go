@@ -135,6 +135,113 @@ type term struct {
 	weight float64 // informativeness
 	base   bool    // a whole word of the query (not a camelCase part or a raw identifier)
 	rare   bool    // identifier-like: a path, camelCase, snake_case, dotted name, flag
+	// shape, set on the one term answerTerm adds, makes the term match
+	// any token of that shape rather than its text (which nothing holds).
+	shape answerShape
+}
+
+// answerShape is what a question's answer looks like when its words say
+// so: "what is the commit hash of …" wants a hex hash, "how many tests …"
+// a number. A window that holds such a token beside the question's words
+// is more likely the answer than one that only repeats them.
+type answerShape int
+
+const (
+	noShape answerShape = iota
+	hashShape
+	numberShape
+)
+
+// shapeCues are the phrases that ask for each shape, in lower case.
+var shapeCues = []struct {
+	shape answerShape
+	cues  []string
+}{
+	{hashShape, []string{"commit hash", "hash of", "sha of", "commit id", "commit sha", "which commit", "what commit", "revision"}},
+	{numberShape, []string{"how many", "how much", "how long", "how often", "what port", "which port", "what number", "number of", "what version", "which version", "count of"}},
+}
+
+// shapeOf returns the shape of the answer a query asks for.
+func shapeOf(q string) answerShape {
+	low := " " + strings.Join(strings.Fields(strings.ToLower(q)), " ") + " "
+	for _, c := range shapeCues {
+		for _, cue := range c.cues {
+			if strings.Contains(low, " "+cue+" ") {
+				return c.shape
+			}
+		}
+	}
+	return noShape
+}
+
+// answerTerm returns terms with, for a query that asks for a hash or a
+// number, a term that any token of that shape matches, weighing what the
+// query's terms weigh on average: windows (not the ranking, nor any
+// threshold) take it into account.
+func answerTerm(q string, terms []term) []term {
+	sh := shapeOf(q)
+	if sh == noShape || len(terms) == 0 {
+		return terms
+	}
+	w := 0.0
+	for _, t := range terms {
+		w += t.weight
+	}
+	// The text stands for the token's usual length (see densest) and
+	// is never found in a text: NUL bytes.
+	text := strings.Repeat("\x00", 7)
+	if sh == numberShape {
+		text = "\x00\x00"
+	}
+	return append(slices.Clip(terms), term{text: text, weight: w / float64(len(terms)), shape: sh})
+}
+
+// shapeTokens returns the positions of lower's tokens of shape sh: hex
+// hashes of 7 to 40 digits with a letter and a digit, or numbers.
+func shapeTokens(lower string, sh answerShape, max int) []int {
+	var out []int
+	for i := 0; i < len(lower) && len(out) < max; {
+		if !isAlnum(lower[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(lower) && isAlnum(lower[j]) {
+			j++
+		}
+		tok := lower[i:j]
+		switch sh {
+		case hashShape:
+			if len(tok) >= 7 && len(tok) <= 40 && isHexToken(tok) {
+				out = append(out, i)
+			}
+		case numberShape:
+			if strings.Trim(tok, "0123456789") == "" {
+				out = append(out, i)
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+// isHexToken reports whether tok is hex digits with both a letter and a
+// digit, as a commit hash mostly is.
+func isHexToken(tok string) bool {
+	letter, digit := false, false
+	for i := 0; i < len(tok); i++ {
+		switch c := tok[i]; {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'f':
+			letter = true
+		default:
+			return false
+		}
+	}
+	return letter && digit
 }
 
 // queryTerms splits a query with package tokenize: raw identifier-like
