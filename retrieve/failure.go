@@ -143,7 +143,7 @@ func deepFailure(ctx context.Context, st carryover.Store, req FailureRequest, li
 	for _, l := range chunk.ErrorLines(text, chunk.SummaryLines) {
 		if len(ident.Specifics(l)) > 0 {
 			want = append(want, Signature(l))
-			query.WriteString(l + "\n")
+			query.WriteString(clip(l, 300) + "\n") // the store keeps 24 terms
 		}
 	}
 	if len(want) == 0 {
