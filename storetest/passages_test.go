@@ -104,13 +104,17 @@ func deepTranscript() []string {
 }
 
 // TestDeepLinesSQLite: see testDeepLines.
-func TestDeepLinesSQLite(t *testing.T) {
+func TestDeepLinesSQLite(t *testing.T) { testDeepLines(t, sqliteStore(t)) }
+
+// sqliteStore opens a new SQLite store, closed when the test ends.
+func sqliteStore(t *testing.T) carryover.Store {
+	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "carryover.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	testDeepLines(t, st)
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 // TestDeepLinesPostgres: see testDeepLines.

@@ -13,19 +13,11 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/retrieve"
-	"github.com/carryover-dev/carryover/sqlite"
 	"github.com/carryover-dev/carryover/storetest"
 )
 
 // TestDeepToolRecallSQLite: see testDeepToolRecall.
-func TestDeepToolRecallSQLite(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "carryover.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	testDeepToolRecall(t, st)
-}
+func TestDeepToolRecallSQLite(t *testing.T) { testDeepToolRecall(t, sqliteStore(t)) }
 
 // TestDeepToolRecallPostgres: see testDeepToolRecall.
 func TestDeepToolRecallPostgres(t *testing.T) {
