@@ -126,33 +126,41 @@ func errorLine(line string) bool {
 	return false
 }
 
+// errorLines returns the distinct lines of out that hold an error word,
+// trimmed, in order, at most max (blank and "Exit code" lines aside).
+func errorLines(out string, max int) []string {
+	var lines []string
+	for line := range strings.Lines(out) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "Exit code ") || !errorLine(line) || slices.Contains(lines, line) {
+			continue
+		}
+		if lines = append(lines, line); len(lines) == max {
+			break
+		}
+	}
+	return lines
+}
+
 // errorSummary picks the lines of a failure's output that say what went
 // wrong (falling back to its first lines), at most 300 bytes.
 func errorSummary(out string, code int) string {
-	var picked []string
-	var first []string
+	picked := errorLines(out, SummaryLines)
 	size := 0
-	for line := range strings.Lines(out) {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "Exit code ") {
-			continue
-		}
-		if len(first) < 2 {
-			first = append(first, line)
-		}
-		if slices.Contains(picked, line) {
-			continue
-		}
-		if errorLine(line) {
-			picked = append(picked, line)
-			size += len(line)
-		}
-		if len(picked) == SummaryLines || size > 300 {
+	for i, l := range picked {
+		if size += len(l); size > 300 {
+			picked = picked[:i+1]
 			break
 		}
 	}
 	if len(picked) == 0 {
-		picked = first
+		for line := range strings.Lines(out) {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "Exit code ") {
+				if picked = append(picked, line); len(picked) == 2 {
+					break
+				}
+			}
+		}
 	}
 	s := strings.Join(picked, " | ")
 	if code > 0 {

@@ -1,9 +1,6 @@
 package chunk
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // ErrorText is the text of the error item the chunker extracts from a
 // failed tool call's result (the tool_result text, or a hook's "error"
@@ -25,17 +22,7 @@ func ErrorText(result string) string {
 // longer output (other tests failing first) is recognised by them.
 func ErrorLines(result string, max int) []string {
 	_, _, out := status("", cleanResult(result), true)
-	var lines []string
-	for line := range strings.Lines(out) {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "Exit code ") || !errorLine(line) || slices.Contains(lines, line) {
-			continue
-		}
-		if lines = append(lines, line); len(lines) == max {
-			break
-		}
-	}
-	return lines
+	return errorLines(out, max)
 }
 
 // CommandHead is what the chunker keeps of a shell command to tell one
