@@ -1232,10 +1232,9 @@ func (c *composer) stepsPart(recent []carryover.Chunk, room int) []string {
 
 // stepCandidate is a line stepsPart may show.
 type stepCandidate struct {
-	line    string
-	key     string // the call without its line number
-	chunkID int64
-	stated  bool // the summary holds all its identifiers
+	line   string
+	key    string // the call without its line number
+	stated bool   // the summary holds all its identifiers
 }
 
 // stepCandidates are the last tool calls before the cut, newest first:
@@ -1257,7 +1256,7 @@ func (c *composer) stepCandidates(recent []carryover.Chunk) *[]stepCandidate {
 			l := fmt.Sprintf("- L%d %s\n", ch.LastLine, clip(c.relLine(mine[i]), lineCap))
 			key := l[strings.IndexByte(l, ' ')+1:]
 			_, key, _ = strings.Cut(key, " ")
-			cands = append(cands, stepCandidate{line: l, key: key, chunkID: ch.ID, stated: c.nov.seenAllIdents(key)})
+			cands = append(cands, stepCandidate{line: l, key: key, stated: c.nov.seenAllIdents(key)})
 		}
 		if len(cands) >= 12 {
 			break
