@@ -103,7 +103,7 @@ func FailureRecall(ctx context.Context, st carryover.Store, req FailureRequest) 
 	}
 	shown := best.Text
 	if best.ID == 0 {
-		if best, shown, err = deepFailure(ctx, st, req, live, text); err != nil {
+		if best, shown, err = deepFailure(ctx, st, req, live, text, items); err != nil {
 			return Block{}, err
 		}
 	}
@@ -131,9 +131,11 @@ const (
 // the file, the package) anywhere, and was fixed. A line matches when its
 // signature is the same (numbers, paths of temporary directories, hashes
 // aside): a rule stricter than the items' score, which words every
-// failure of a tool shares ("FAIL", the module path) would satisfy. It
-// returns the archived error item and the lines that matched.
-func deepFailure(ctx context.Context, st carryover.Store, req FailureRequest, live failureSig, text string) (carryover.Item, string, error) {
+// failure of a tool shares ("FAIL", the module path) would satisfy. items
+// are the archived errors the items' score compared: a passage is taken
+// only as one of their outputs. It returns the archived error item and
+// the lines that matched.
+func deepFailure(ctx context.Context, st carryover.Store, req FailureRequest, live failureSig, text string, items []carryover.Item) (carryover.Item, string, error) {
 	ps, ok := st.(carryover.PassageSearcher)
 	if !ok {
 		return carryover.Item{}, "", nil
@@ -157,31 +159,26 @@ func deepFailure(ctx context.Context, st carryover.Store, req FailureRequest, li
 	if err != nil {
 		return carryover.Item{}, "", fmt.Errorf("failure recall: passages: %w", err)
 	}
-	errs := map[string]map[int]carryover.Item{} // a session's error items by line
-	read := map[string]bool{}
+	type place struct {
+		session string
+		line    int
+	}
+	errs := make(map[place]carryover.Item, len(items))
+	for _, it := range items {
+		errs[place{it.SessionID, it.Line}] = it
+	}
+	read := map[place]bool{}
 	outputs := NewErrorOutputs(st)
 	for _, h := range hits {
-		key := fmt.Sprintf("%s:%d", h.SessionID, h.Line)
-		if read[key] || len(read) == deepFailureReads {
+		at := place{h.SessionID, h.Line}
+		if read[at] || len(read) == deepFailureReads {
 			continue
 		}
-		byLine, ok := errs[h.SessionID]
-		if !ok {
-			items, err := st.Items(ctx, carryover.ItemFilter{SessionID: h.SessionID, Kinds: []carryover.ItemKind{carryover.KindError}, Limit: failureCandidates})
-			if err != nil {
-				return carryover.Item{}, "", fmt.Errorf("failure recall: %w", err)
-			}
-			byLine = make(map[int]carryover.Item, len(items))
-			for _, it := range items {
-				byLine[it.Line] = it
-			}
-			errs[h.SessionID] = byLine
-		}
-		it, ok := byLine[h.Line]
+		it, ok := errs[at]
 		if !ok || !it.Resolved || it.SessionID == req.SessionID && it.Window >= req.Window || !live.sameProgram(it) {
 			continue // not a failure's output, not fixed, still in the window, or another program's
 		}
-		read[key] = true
+		read[at] = true
 		lines, err := outputs.Lines(ctx, it)
 		if err != nil {
 			return carryover.Item{}, "", fmt.Errorf("failure recall: %w", err)
