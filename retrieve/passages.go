@@ -151,6 +151,9 @@ func inPassage(lower string) func(term) bool {
 }
 
 func hasTerm(lower string, t term) bool {
+	if t.shape != noShape {
+		return false
+	}
 	if strings.Contains(lower, t.text) {
 		return true
 	}

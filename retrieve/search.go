@@ -277,8 +277,8 @@ func uniqueHits(hits []carryover.Hit) []carryover.Hit {
 
 // match is one occurrence of a term in a text.
 type match struct {
-	pos  int
-	term int
+	pos, end int // the bytes [pos, end) it covers
+	term     int
 }
 
 // findMatches returns the occurrences of each term in lower (ASCII
@@ -287,8 +287,8 @@ func findMatches(lower string, terms []term, perTerm int) []match {
 	var ms []match
 	for ti, t := range terms {
 		if t.shape != noShape {
-			for _, pos := range shapeTokens(lower, t.shape, perTerm) {
-				ms = append(ms, match{pos: pos, term: ti})
+			for _, sp := range shapeTokens(lower, t.shape, perTerm) {
+				ms = append(ms, match{pos: sp[0], end: sp[1], term: ti})
 			}
 			continue
 		}
@@ -298,7 +298,7 @@ func findMatches(lower string, terms []term, perTerm int) []match {
 			if i < 0 {
 				break
 			}
-			ms = append(ms, match{pos: from + i, term: ti})
+			ms = append(ms, match{pos: from + i, end: from + i + len(t.text), term: ti})
 			from += i + len(t.text)
 			n++
 		}
@@ -346,7 +346,6 @@ func window(text string, terms []term, size int) string {
 // densest returns where the window of size bytes over the matches ms
 // starts, and the span [a, b) of its densest cluster; 0, 0, 0 for none.
 func densest(ms []match, terms []term, size int) (start, a, b int) {
-	end := func(m match) int { return m.pos + len(terms[m.term].text) }
 	bestA, bestB, bestScore := 0, 0, -1.0
 	count := make([]int, len(terms))
 	score := 0.0
@@ -357,13 +356,13 @@ func densest(ms []match, terms []term, size int) (start, a, b int) {
 			j, score, lastEnd = i, 0, 0
 			clear(count)
 		}
-		for j < len(ms) && end(ms[j]) <= ms[i].pos+size {
+		for j < len(ms) && ms[j].end <= ms[i].pos+size {
 			t := ms[j].term
 			if count[t] == 0 {
 				score += terms[t].weight
 			}
 			count[t]++
-			lastEnd = max(lastEnd, end(ms[j]))
+			lastEnd = max(lastEnd, ms[j].end)
 			j++
 		}
 		if span := lastEnd - ms[i].pos; score > bestScore || score == bestScore && span < bestB-bestA {

@@ -135,8 +135,9 @@ type term struct {
 	weight float64 // informativeness
 	base   bool    // a whole word of the query (not a camelCase part or a raw identifier)
 	rare   bool    // identifier-like: a path, camelCase, snake_case, dotted name, flag
-	// shape, set on the one term answerTerm adds, makes the term match
-	// any token of that shape rather than its text (which nothing holds).
+	// shape, set on the one term answerTerm adds (whose text is empty),
+	// makes the term match any token of that shape: it places windows,
+	// and no line holds it for any other count (hasTerm).
 	shape answerShape
 }
 
@@ -187,19 +188,14 @@ func answerTerm(q string, terms []term) []term {
 	for _, t := range terms {
 		w += t.weight
 	}
-	// The text stands for the token's usual length (see densest) and
-	// is never found in a text: NUL bytes.
-	text := strings.Repeat("\x00", 7)
-	if sh == numberShape {
-		text = "\x00\x00"
-	}
-	return append(slices.Clip(terms), term{text: text, weight: w / float64(len(terms)), shape: sh})
+	return append(slices.Clip(terms), term{weight: w / float64(len(terms)), shape: sh})
 }
 
-// shapeTokens returns the positions of lower's tokens of shape sh: hex
-// hashes of 7 to 40 digits with a letter and a digit, or numbers.
-func shapeTokens(lower string, sh answerShape, max int) []int {
-	var out []int
+// shapeTokens returns the spans [start, end) of lower's tokens of shape
+// sh, at most max: hex hashes of 7 to 40 digits with a letter and a
+// digit, or numbers.
+func shapeTokens(lower string, sh answerShape, max int) [][2]int {
+	var out [][2]int
 	for i := 0; i < len(lower) && len(out) < max; {
 		if !isAlnum(lower[i]) {
 			i++
@@ -213,11 +209,11 @@ func shapeTokens(lower string, sh answerShape, max int) []int {
 		switch sh {
 		case hashShape:
 			if len(tok) >= 7 && len(tok) <= 40 && isHexToken(tok) {
-				out = append(out, i)
+				out = append(out, [2]int{i, j})
 			}
 		case numberShape:
 			if strings.Trim(tok, "0123456789") == "" {
-				out = append(out, i)
+				out = append(out, [2]int{i, j})
 			}
 		}
 		i = j
