@@ -34,7 +34,7 @@ const minNeighbourCos = 0.4
 // phrase of its tokens, so there is no query syntax and no syntax error.
 // The rarest terms are kept while their matches under the filters add up
 // to at most rank.MaxCandidates; when even the rarest matches more, its
-// newest matches are ranked. Every match gets its BM25 (Hit.BM25, on the
+// newest rank.CappedCandidates matches are ranked. Every match gets its BM25 (Hit.BM25, on the
 // embedded store's scale), the best rank.Pool are reranked with their
 // vectors, their parent turns and, within one session, their turns as
 // documents (Hit.Score). Only chunks visible to the role are searched, and
@@ -175,7 +175,7 @@ type phrase struct {
 type plan struct {
 	kept []phrase // rarest first; their OR is the search's match
 	// capped: the rarest term alone matches more than maxCandidates rows,
-	// and only its maxCandidates newest matches are ranked.
+	// and only its rank.CappedCandidates newest matches are ranked.
 	capped bool
 	df     map[string]int // matches under the filters by term (capped), for the query vector
 	shares sessionShares  // in a search within a session, the chunks it shares
@@ -346,8 +346,8 @@ func (s *Store) candidates(ctx context.Context, p plan, st searchStats, w where,
 	case byID:
 		hit = `SELECT c.id, c.fts_len, c.tsv FROM chunks c WHERE c.fts_len IS NOT NULL AND c.id = ANY ($3) AND $1::tsquery IS NOT NULL`
 	case p.capped:
-		// Only the newest maxCandidates matches are worth ranking.
-		hit += fmt.Sprintf(" ORDER BY c.id DESC LIMIT %d", maxCandidates)
+		// Only the newest matches are worth ranking.
+		hit += fmt.Sprintf(" ORDER BY c.id DESC LIMIT %d", rank.CappedCandidates)
 	}
 	rows, err := s.pool.Query(ctx, `WITH hit AS (`+hit+`)
 		SELECT h.id, h.fts_len, u.lexeme, u.positions, u.weights FROM hit h, unnest(h.tsv) u

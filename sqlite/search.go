@@ -28,7 +28,7 @@ var chunkRank = `bm25(chunks_fts, ` + rank.WeightList() + `)`
 // searchable in it finds nothing. To bound the cost, the rarest terms are
 // kept while they match at most maxCandidates chunks together (commoner
 // terms have a low IDF and add little to the rank); when even the rarest
-// term matches more, its newest maxCandidates matches are ranked. Limit
+// term matches more, its newest rank.CappedCandidates matches are ranked. Limit
 // defaults to DefaultSearchLimit.
 //
 // The best HybridPool (or Limit, if more) by BM25 are then reranked with
@@ -123,9 +123,9 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	ranked := `SELECT chunks_fts.rowid AS rid, -` + chunkRank + ` AS bm FROM chunks_fts` + join + `
 		WHERE chunks_fts MATCH ? AND chunks_fts.rowid BETWEEN ? AND ?` + and(w)
 	if p.capped {
-		// Only the newest maxCandidates matches that pass the conditions
-		// are ranked, found in the same pass over the index.
-		ranked = `SELECT rid, bm FROM (` + ranked + ` ORDER BY chunks_fts.rowid DESC LIMIT ` + fmt.Sprint(maxCandidates) + `)`
+		// Only the newest matches that pass the conditions are ranked,
+		// found in the same pass over the index.
+		ranked = `SELECT rid, bm FROM (` + ranked + ` ORDER BY chunks_fts.rowid DESC LIMIT ` + fmt.Sprint(rank.CappedCandidates) + `)`
 	}
 	rows, err := s.db.QueryContext(ctx, ranked+` ORDER BY bm DESC, rid LIMIT `+fmt.Sprint(max(lim, HybridPool)), args...)
 	if err != nil {
@@ -290,7 +290,7 @@ func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi
 type searchPlan struct {
 	match string // the MATCH expression; "" when no term matches
 	// capped: the rarest term alone matches more than maxCandidates rows,
-	// and only its maxCandidates newest matches are worth ranking.
+	// and only its rank.CappedCandidates newest matches are worth ranking.
 	capped bool
 	df     map[string]int // rows each term matches (unquoted; at most maxCandidates+1)
 	kept   []string       // the terms of match, quoted
@@ -341,12 +341,12 @@ func (s *Store) SearchItems(ctx context.Context, q carryover.Query) ([]ItemHit, 
 		lim = DefaultSearchLimit
 	}
 	// Rank on the index, as Search does: when the rarest term is in more
-	// than maxCandidates rows, only its newest maxCandidates matches that
-	// pass the filters, found in the same pass.
+	// than maxCandidates rows, only its newest rank.CappedCandidates
+	// matches that pass the filters, found in the same pass.
 	ranked := `SELECT items_fts.rowid AS rid, -bm25(items_fts, 2, 1) AS score
 		FROM items_fts JOIN items i ON i.id = items_fts.rowid WHERE items_fts MATCH ?` + and(w)
 	if p.capped {
-		ranked += ` ORDER BY items_fts.rowid DESC LIMIT ` + fmt.Sprint(maxCandidates)
+		ranked += ` ORDER BY items_fts.rowid DESC LIMIT ` + fmt.Sprint(rank.CappedCandidates)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+`, r.score FROM (`+ranked+`) r JOIN items i ON i.id = r.rid
 		ORDER BY r.score DESC, i.id LIMIT `+fmt.Sprint(lim), append([]any{p.match}, w.args...)...)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/rank"
 	"github.com/carryover-dev/carryover/sqlite"
 	"github.com/carryover-dev/carryover/storetest"
 )
@@ -333,6 +334,19 @@ func TestSearchBoundsCommonTerms(t *testing.T) {
 	for _, h := range hits {
 		if h.Chunk.SessionID != "new" {
 			t.Errorf("Search(widget) ranked an old chunk: %+v", h.Chunk)
+		}
+	}
+	// ...no more than rank.CappedCandidates of them...
+	hits, err = st.Search(context.Background(), carryover.Query{Text: "widget", Limit: 2 * rank.CappedCandidates})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != rank.CappedCandidates {
+		t.Errorf("Search(widget, Limit %d): %d hits, want %d", 2*rank.CappedCandidates, len(hits), rank.CappedCandidates)
+	}
+	for _, h := range hits {
+		if h.Chunk.SessionID != "new" || h.Chunk.Seq < len(recent)-rank.CappedCandidates {
+			t.Fatalf("Search(widget) ranked %s #%d, not one of the newest %d matches", h.Chunk.SessionID, h.Chunk.Seq, rank.CappedCandidates)
 		}
 	}
 	// ...among the rows that pass the filters.
