@@ -21,6 +21,7 @@ package rank
 import (
 	"cmp"
 	"math"
+	"sort"
 
 	"github.com/carryover-dev/carryover/embedding"
 )
@@ -205,4 +206,29 @@ func Blend(v []float32, neighbours ...[]float32) []float32 {
 		}
 	}
 	return v
+}
+
+// TermCount is a query term with the rows it matches, counted in id order
+// up to a limit, and Reach, the id of the last row counted.
+type TermCount struct {
+	Term  string
+	Rows  int
+	Reach int64
+}
+
+// ByRarity sorts a search's terms rarest first, the order in which a store
+// keeps them: by the rows they match, and, of terms that match more than
+// limit rows (every term of a capped search), by how far their first
+// limit+1 matches reach, the furthest first. Such terms are counted only to
+// limit+1, so their counts tie; the reach tells the rarest: it ranks better,
+// and its IDF costs a store that counts every match (FTS5's bm25) a fraction
+// of a common word's. Ties keep the query's order.
+func ByRarity(ts []TermCount, limit int) {
+	sort.SliceStable(ts, func(i, j int) bool {
+		a, b := ts[i], ts[j]
+		if a.Rows > limit && b.Rows > limit {
+			return a.Reach > b.Reach
+		}
+		return a.Rows < b.Rows
+	})
 }

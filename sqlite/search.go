@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/carryover-dev/carryover"
@@ -248,40 +247,41 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, lo, hi int
 	return s.planUpTo(ctx, fts, terms, lo, hi, maxCandidates)
 }
 
-// planUpTo is plan with limit in place of maxCandidates.
+// planUpTo is plan with limit in place of maxCandidates. Of terms that all
+// match more than limit rows, the one kept is the rarest (rank.ByRarity):
+// the one whose first limit+1 matches reach furthest.
 func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi int64, limit int) (searchPlan, error) {
-	probe, err := s.db.PrepareContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+fts+`
+	// FTS5 returns a term's matches in rowid order: the probe stops at
+	// limit+1 of them.
+	probe, err := s.db.PrepareContext(ctx, `SELECT count(*), max(r) FROM (SELECT rowid AS r FROM `+fts+`
 		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT `+fmt.Sprint(limit+1)+`)`)
 	if err != nil {
 		return searchPlan{}, wrapErr("search: plan", err)
 	}
 	defer probe.Close()
-	type term struct {
-		text string
-		rows int
-	}
-	var found []term
+	var found []rank.TermCount
 	counts := make(map[string]int, len(terms))
 	for _, t := range terms {
 		var n int
-		if err := probe.QueryRowContext(ctx, t, lo, hi).Scan(&n); err != nil {
+		var reach sql.NullInt64
+		if err := probe.QueryRowContext(ctx, t, lo, hi).Scan(&n, &reach); err != nil {
 			return searchPlan{}, wrapErr("search: plan", err)
 		}
 		if n > 0 {
-			found = append(found, term{t, n})
+			found = append(found, rank.TermCount{Term: t, Rows: n, Reach: reach.Int64})
 		}
 		counts[strings.ReplaceAll(strings.Trim(t, `"`), `""`, `"`)] = n
 	}
 	if len(found) == 0 {
 		return searchPlan{}, nil
 	}
-	sort.SliceStable(found, func(i, j int) bool { return found[i].rows < found[j].rows })
-	kept, total := []string{found[0].text}, found[0].rows
+	rank.ByRarity(found, limit)
+	kept, total := []string{found[0].Term}, found[0].Rows
 	for _, t := range found[1:] {
-		if total+t.rows > limit {
+		if total+t.Rows > limit {
 			break
 		}
-		kept, total = append(kept, t.text), total+t.rows
+		kept, total = append(kept, t.Term), total+t.Rows
 	}
 	return searchPlan{match: strings.Join(kept, " OR "), capped: total > limit, df: counts, kept: kept}, nil
 }
