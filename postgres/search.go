@@ -33,11 +33,11 @@ const minNeighbourCos = 0.4
 // phrase of its tokens, so there is no query syntax and no syntax error.
 // The rarest terms are kept while their matches under the filters add up
 // to at most rank.MaxCandidates; when even the rarest matches more, its
-// newest rank.CappedCandidates matches are ranked. Every match gets its BM25 (Hit.BM25, on the
-// embedded store's scale), the best rank.Pool are reranked with their
-// vectors, their parent turns and, within one session, their turns as
-// documents (Hit.Score). Only chunks visible to the role are searched, and
-// only those indexed since schema version 4 (see Backfill).
+// newest rank.CappedCandidates matches are ranked. Every match gets its
+// BM25 (Hit.BM25, on the embedded store's scale), the best rank.Pool are
+// reranked with their vectors, their parent turns and, within one session,
+// their turns as documents (Hit.Score). Only chunks visible to the role are
+// searched, and only those indexed since schema version 4 (see Backfill).
 func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit, error) {
 	terms := queryTerms(q.Text)
 	if len(terms) == 0 {

@@ -27,8 +27,8 @@ var chunkRank = `bm25(chunks_fts, ` + rank.WeightList() + `)`
 // searchable in it finds nothing. To bound the cost, the rarest terms are
 // kept while they match at most maxCandidates chunks together (commoner
 // terms have a low IDF and add little to the rank); when even the rarest
-// term matches more, its newest rank.CappedCandidates matches are ranked. Limit
-// defaults to DefaultSearchLimit.
+// term matches more, its newest rank.CappedCandidates matches are ranked.
+// Limit defaults to DefaultSearchLimit.
 //
 // The best HybridPool (or Limit, if more) by BM25 are then reranked with
 // the chunks' stored vectors, their parent turns and, within one session,
