@@ -357,6 +357,38 @@ func TestSearchBoundsCommonTerms(t *testing.T) {
 	}
 }
 
+// TestSearchKeepsRarestCommonWord: when every word of a query matches more
+// rows than a search ranks, the word kept is the rarest (rank.ByRarity),
+// though the query names a commoner one first: its newest matches are the
+// candidates, so no hit lacks it.
+func TestSearchKeepsRarestCommonWord(t *testing.T) {
+	st, _ := newStore(t)
+	const n = sqlite.MaxCandidates + 200
+	var cs []carryover.Chunk
+	for seq := range n {
+		// heron is in every chunk; egret in all but the oldest 50 and
+		// the newest 50.
+		text := "heron wading at dawn"
+		if seq >= 50 && seq < n-50 {
+			text += " with an egret"
+		}
+		cs = append(cs, chunk(seq, fmt.Sprint("c", seq), text))
+	}
+	applyChunks(t, st, "s1", "/p", cs...)
+	hits, err := st.Search(context.Background(), carryover.Query{Text: "heron egret", Project: "/p", Limit: rank.CappedCandidates})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 {
+		t.Fatal("no hit")
+	}
+	for _, h := range hits {
+		if !strings.Contains(h.Chunk.Text, "egret") {
+			t.Fatalf("hit %d lacks the rarer word: the commoner one was kept (%d hits)", h.Chunk.Seq, len(hits))
+		}
+	}
+}
+
 // TestSearchItemsBoundsCommonTerms checks that an item search whose only
 // term is in more than the bound ranks that term's newest matches, among
 // the items that pass the filters.

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/rank"
 )
 
 // Open returns a new, empty store for one test; the suite closes it.
@@ -48,7 +47,6 @@ func Run(t *testing.T, open Open) {
 		{"SearchFilters", testSearchFilters},
 		{"SearchAnyText", testSearchAnyText},
 		{"SearchRankedOrder", testSearchRankedOrder},
-		{"SearchCommonWords", testSearchCommonWords},
 		{"SearchScriptsWithoutSpaces", testSearchScriptsWithoutSpaces},
 		{"OddText", testOddText},
 		{"Injections", testInjections},
@@ -579,38 +577,6 @@ func testSearchFilters(t *testing.T, st carryover.Store) {
 // fixtures where BM25 decides: every chunk has as many tokens, each in its
 // own turn, so that the order follows from how often and where a chunk
 // holds the query's words and how rare they are.
-// testSearchCommonWords: when every word of a query matches more rows
-// than a search ranks (rank.MaxCandidates), the word kept is the rarest
-// (rank.ByRarity), though the query names a commoner one first: its newest
-// matches are the candidates, so no hit lacks it.
-func testSearchCommonWords(t *testing.T, st carryover.Store) {
-	const n = rank.MaxCandidates + 200
-	b := carryover.Batch{Session: carryover.Session{ID: "s1", Project: "/p", Updated: base}}
-	for seq := range n {
-		// heron is in every chunk; egret in all but the oldest 50 and
-		// the newest 50.
-		text := "heron wading at dawn"
-		if seq >= 50 && seq < n-50 {
-			text += " with an egret"
-		}
-		b.Chunks = append(b.Chunks, carryover.Chunk{Seq: seq, Turn: seq, FirstLine: seq + 1, LastLine: seq + 1,
-			Start: base, End: base, Text: text, Hash: fmt.Sprint("c", seq)})
-	}
-	apply(t, st, b)
-	hits, err := st.Search(context.Background(), carryover.Query{Text: "heron egret", Project: "/p", Limit: rank.CappedCandidates})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(hits) == 0 {
-		t.Fatal("no hit")
-	}
-	for _, h := range hits {
-		if !strings.Contains(h.Chunk.Text, "egret") {
-			t.Fatalf("hit %d lacks the rarer word: the commoner one was kept (%d hits)", h.Chunk.Seq, len(hits))
-		}
-	}
-}
-
 func testSearchRankedOrder(t *testing.T, st carryover.Store) {
 	b := carryover.Batch{Session: carryover.Session{ID: "s1", Project: "/p", Updated: base}}
 	add := func(prompt, summary, file, text string) {
