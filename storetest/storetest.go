@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/rank"
 )
 
 // Open returns a new, empty store for one test; the suite closes it.
@@ -47,6 +48,7 @@ func Run(t *testing.T, open Open) {
 		{"SearchFilters", testSearchFilters},
 		{"SearchAnyText", testSearchAnyText},
 		{"SearchRankedOrder", testSearchRankedOrder},
+		{"SearchCapped", testSearchCapped},
 		{"SearchScriptsWithoutSpaces", testSearchScriptsWithoutSpaces},
 		{"OddText", testOddText},
 		{"Injections", testInjections},
@@ -577,6 +579,31 @@ func testSearchFilters(t *testing.T, st carryover.Store) {
 // fixtures where BM25 decides: every chunk has as many tokens, each in its
 // own turn, so that the order follows from how often and where a chunk
 // holds the query's words and how rare they are.
+// testSearchCapped: a query whose every word matches more rows than a
+// search ranks (rank.MaxCandidates) ranks only the newest
+// rank.CappedCandidates matches of the word it keeps.
+func testSearchCapped(t *testing.T, st carryover.Store) {
+	const n = rank.MaxCandidates + 100
+	b := carryover.Batch{Session: carryover.Session{ID: "s1", Project: "/p", Updated: base}}
+	for seq := range n {
+		b.Chunks = append(b.Chunks, carryover.Chunk{Seq: seq, Turn: seq, FirstLine: seq + 1, LastLine: seq + 1,
+			Start: base, End: base, Text: fmt.Sprintf("heron number %d wading", seq), Hash: fmt.Sprint("c", seq)})
+	}
+	apply(t, st, b)
+	hits, err := st.Search(context.Background(), carryover.Query{Text: "heron", Project: "/p", Limit: 2 * rank.CappedCandidates})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != rank.CappedCandidates {
+		t.Errorf("%d hits, want the %d newest matches", len(hits), rank.CappedCandidates)
+	}
+	for _, h := range hits {
+		if h.Chunk.Seq < n-rank.CappedCandidates {
+			t.Fatalf("hit %d is not among the newest %d matches", h.Chunk.Seq, rank.CappedCandidates)
+		}
+	}
+}
+
 func testSearchRankedOrder(t *testing.T, st carryover.Store) {
 	b := carryover.Batch{Session: carryover.Session{ID: "s1", Project: "/p", Updated: base}}
 	add := func(prompt, summary, file, text string) {
