@@ -250,12 +250,11 @@ func (s *Store) plan(ctx context.Context, q carryover.Query, terms []string, sha
 		return p, nil
 	}
 	// Of terms that all match more than maxCandidates rows, the first the
-	// query names is kept. The embedded store keeps the rarest
-	// (rank.ByRarity), from the id its count stops at; the index here
-	// returns matches in no order, and taking each common term's first
-	// matches in id order sorts all of them: at 1M chunks that made a
-	// search of common words three times slower than the IDF count it
-	// saves.
+	// query names is kept. The embedded store keeps the rarest, from the
+	// id its count stops at; the index here returns matches in no order,
+	// and taking each common term's first matches in id order sorts all
+	// of them: at 1M chunks that made a search of common words three
+	// times slower than the IDF count it saves.
 	sort.SliceStable(found, func(i, j int) bool { return found[i].rows < found[j].rows })
 	total := 0
 	for i, ph := range found {

@@ -124,23 +124,3 @@ func TestFieldsAndWeights(t *testing.T) {
 		t.Errorf("WeightList = %q, want %q (the SQLite index's bm25 weights)", got, want)
 	}
 }
-
-func TestByRarity(t *testing.T) {
-	ts := []rank.TermCount{
-		{Term: "common", Rows: 11, Reach: 20},
-		{Term: "rare", Rows: 3, Reach: 40},
-		{Term: "rarest common", Rows: 11, Reach: 90},
-		{Term: "also rare", Rows: 3, Reach: 10},
-		{Term: "tied", Rows: 11, Reach: 20},
-	}
-	rank.ByRarity(ts, 10)
-	var got []string
-	for _, tc := range ts {
-		got = append(got, tc.Term)
-	}
-	// By rows; terms over the limit by their reach; ties in query order.
-	want := []string{"rare", "also rare", "rarest common", "common", "tied"}
-	if !slices.Equal(got, want) {
-		t.Errorf("ByRarity = %q, want %q", got, want)
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/carryover-dev/carryover"
@@ -248,7 +249,7 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, lo, hi int
 }
 
 // planUpTo is plan with limit in place of maxCandidates. Of terms that all
-// match more than limit rows, the one kept is the rarest (rank.ByRarity):
+// match more than limit rows, the one kept is the rarest (byRarity):
 // the one whose first limit+1 matches reach furthest.
 func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi int64, limit int) (searchPlan, error) {
 	// FTS5 returns a term's matches in rowid order: the probe stops at
@@ -259,7 +260,7 @@ func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi
 		return searchPlan{}, wrapErr("search: plan", err)
 	}
 	defer probe.Close()
-	var found []rank.TermCount
+	var found []termCount
 	counts := make(map[string]int, len(terms))
 	for _, t := range terms {
 		var n int
@@ -268,22 +269,47 @@ func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi
 			return searchPlan{}, wrapErr("search: plan", err)
 		}
 		if n > 0 {
-			found = append(found, rank.TermCount{Term: t, Rows: n, Reach: reach.Int64})
+			found = append(found, termCount{term: t, rows: n, reach: reach.Int64})
 		}
 		counts[strings.ReplaceAll(strings.Trim(t, `"`), `""`, `"`)] = n
 	}
 	if len(found) == 0 {
 		return searchPlan{}, nil
 	}
-	rank.ByRarity(found, limit)
-	kept, total := []string{found[0].Term}, found[0].Rows
+	byRarity(found, limit)
+	kept, total := []string{found[0].term}, found[0].rows
 	for _, t := range found[1:] {
-		if total+t.Rows > limit {
+		if total+t.rows > limit {
 			break
 		}
-		kept, total = append(kept, t.Term), total+t.Rows
+		kept, total = append(kept, t.term), total+t.rows
 	}
 	return searchPlan{match: strings.Join(kept, " OR "), capped: total > limit, df: counts, kept: kept}, nil
+}
+
+// termCount is a query term with the rows it matches, counted in rowid
+// order up to a limit, and reach, the rowid of the last row counted.
+type termCount struct {
+	term  string
+	rows  int
+	reach int64
+}
+
+// byRarity sorts a search's terms rarest first, the order plan keeps them
+// in: by the rows they match, and, of terms that match more than limit
+// rows (every term of a capped search), by how far their first limit+1
+// matches reach, the furthest first. Such terms are counted only to
+// limit+1, so their counts tie; the reach tells the rarest: it ranks
+// better, and bm25()'s IDF pass over its matches costs a fraction of a
+// common word's. Ties keep the query's order.
+func byRarity(ts []termCount, limit int) {
+	sort.SliceStable(ts, func(i, j int) bool {
+		a, b := ts[i], ts[j]
+		if a.rows > limit && b.rows > limit {
+			return a.reach > b.reach
+		}
+		return a.rows < b.rows
+	})
 }
 
 // searchPlan is what plan chose.

@@ -358,7 +358,7 @@ func TestSearchBoundsCommonTerms(t *testing.T) {
 }
 
 // TestSearchKeepsRarestCommonWord: when every word of a query matches more
-// rows than a search ranks, the word kept is the rarest (rank.ByRarity),
+// rows than a search ranks, the word kept is the rarest (plan),
 // though the query names a commoner one first: its newest matches are the
 // candidates, so no hit lacks it.
 func TestSearchKeepsRarestCommonWord(t *testing.T) {
