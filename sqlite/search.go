@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -245,16 +246,16 @@ type scope struct {
 // drops terms that match nothing, and keeps the rarest terms while their
 // counts add up to at most maxCandidates.
 func (s *Store) plan(ctx context.Context, fts string, terms []string, lo, hi int64) (searchPlan, error) {
-	return s.planUpTo(ctx, fts, terms, lo, hi, maxCandidates)
+	return s.planUpTo(ctx, fts, terms, lo, hi, maxCandidates, true)
 }
 
-// planUpTo is plan with limit in place of maxCandidates. Of terms that all
-// match more than limit rows, the one kept is the rarest (byRarity):
-// the one whose first limit+1 matches reach furthest.
-func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi int64, limit int) (searchPlan, error) {
-	// FTS5 returns a term's matches in rowid order: the probe stops at
-	// limit+1 of them.
-	probe, err := s.db.PrepareContext(ctx, `SELECT count(*), max(r) FROM (SELECT rowid AS r FROM `+fts+`
+// planUpTo is plan with limit in place of maxCandidates. With rarest, of
+// terms that all match more than limit rows, the one kept is the rarest
+// (byRarity): the one whose first limit+1 matches reach furthest; without,
+// the first the query names (a caller that finds nothing when capped
+// need not pay for the difference).
+func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi int64, limit int, rarest bool) (searchPlan, error) {
+	probe, err := s.db.PrepareContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+fts+`
 		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT `+fmt.Sprint(limit+1)+`)`)
 	if err != nil {
 		return searchPlan{}, wrapErr("search: plan", err)
@@ -264,17 +265,23 @@ func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi
 	counts := make(map[string]int, len(terms))
 	for _, t := range terms {
 		var n int
-		var reach sql.NullInt64
-		if err := probe.QueryRowContext(ctx, t, lo, hi).Scan(&n, &reach); err != nil {
+		if err := probe.QueryRowContext(ctx, t, lo, hi).Scan(&n); err != nil {
 			return searchPlan{}, wrapErr("search: plan", err)
 		}
 		if n > 0 {
-			found = append(found, termCount{term: t, rows: n, reach: reach.Int64})
+			found = append(found, termCount{term: t, rows: n})
 		}
 		counts[strings.ReplaceAll(strings.Trim(t, `"`), `""`, `"`)] = n
 	}
 	if len(found) == 0 {
 		return searchPlan{}, nil
+	}
+	if rarest && len(found) > 1 && !slices.ContainsFunc(found, func(t termCount) bool { return t.rows <= limit }) {
+		// Only then does the reach decide; reading it in the count above
+		// cost every query a tenth of a millisecond a term.
+		if err := s.reach(ctx, fts, found, lo, hi, limit); err != nil {
+			return searchPlan{}, err
+		}
 	}
 	byRarity(found, limit)
 	kept, total := []string{found[0].term}, found[0].rows
@@ -285,6 +292,24 @@ func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi
 		kept, total = append(kept, t.term), total+t.rows
 	}
 	return searchPlan{match: strings.Join(kept, " OR "), capped: total > limit, df: counts, kept: kept}, nil
+}
+
+// reach sets the reach of terms that each match more than limit rows in
+// [lo, hi]: the rowid of their limit+1st match (FTS5 returns a term's
+// matches in rowid order).
+func (s *Store) reach(ctx context.Context, fts string, ts []termCount, lo, hi int64, limit int) error {
+	probe, err := s.db.PrepareContext(ctx, `SELECT rowid FROM `+fts+`
+		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT 1 OFFSET `+fmt.Sprint(limit))
+	if err != nil {
+		return wrapErr("search: plan", err)
+	}
+	defer probe.Close()
+	for i := range ts {
+		if err := probe.QueryRowContext(ctx, ts[i].term, lo, hi).Scan(&ts[i].reach); err != nil {
+			return wrapErr("search: plan", err)
+		}
+	}
+	return nil
 }
 
 // termCount is a query term with the rows it matches, counted in rowid
