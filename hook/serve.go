@@ -161,7 +161,9 @@ func ReadsMostly(ev Event, postToolUseArchive bool) bool {
 func openLocal(ctx context.Context, db string, busy time.Duration, readsMostly bool) (carryover.Store, error) {
 	opt := storeopen.LocalOptions{BusyTimeout: busy}
 	if readsMostly {
-		opt.CachePages, opt.MmapBytes = ReadCachePages, ReadMmapBytes
+		// Such a run mostly writes nothing else: its record goes to the
+		// store's journal, sparing it a write of the store.
+		opt.CachePages, opt.MmapBytes, opt.DeferHookRuns = ReadCachePages, ReadMmapBytes, true
 	}
 	return storeopen.Local(ctx, db, opt)
 }

@@ -23,7 +23,7 @@ import (
 // made. Paths that do not exist are not listed.
 type purgeList struct {
 	store   string   // the store, when it is carryover's
-	files   []string // the store's -wal and -shm, moved-aside copies and their logs
+	files   []string // the store's -wal, -shm and runs journal, moved-aside copies and their logs
 	marks   []string // pending marks in the spool directory
 	spool   string   // the spool directory, removed once empty
 	logs    []string
@@ -75,7 +75,7 @@ func (a Archive) list(ctx context.Context) (*purgeList, error) {
 	switch err := storeopen.Owned(ctx, db); {
 	case err == nil:
 		p.store = db
-		p.files = existing(db+"-wal", db+"-shm")
+		p.files = existing(append([]string{db + "-wal", db + "-shm"}, storeopen.JournalFiles(db)...)...)
 	case errors.Is(err, fs.ErrNotExist):
 	default:
 		return nil, hint(fmt.Errorf("purge %s: %w", db, err),

@@ -11,16 +11,36 @@ import (
 	"github.com/carryover-dev/carryover"
 )
 
-// RecordHookRun appends a hook invocation.
+// RecordHookRun appends a hook invocation. With Options.DeferHookRuns it
+// goes to the runs journal (see runs.go); otherwise the journal's runs are
+// folded into the store with it.
 func (s *Store) RecordHookRun(ctx context.Context, r carryover.HookRun) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO hook_runs
-		(time_ms, session_id, project, event, latency_us, outcome, chars) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		ms(r.Time), r.SessionID, r.Project, r.Event, r.Latency.Microseconds(), r.Outcome, r.Chars)
-	return wrapErr("record hook run", err)
+	if s.deferRuns {
+		return wrapErr("record hook run", s.appendRun(r))
+	}
+	tx, end, err := s.beginWrite(ctx, s.db)
+	if err != nil {
+		return wrapErr("record hook run", err)
+	}
+	defer end()
+	done, err := s.foldRuns(ctx, tx)
+	if err != nil {
+		// The journal is read again by the next write; this run is not
+		// lost for it.
+		done = func() {}
+	}
+	if err := insertRun(ctx, tx, r); err != nil {
+		return wrapErr("record hook run", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return wrapErr("record hook run", err)
+	}
+	done()
+	return nil
 }
 
-// HookRuns lists hook invocations, newest first. A zero Limit means no
-// limit.
+// HookRuns lists hook invocations, newest first, the journal's included. A
+// zero Limit means no limit.
 func (s *Store) HookRuns(ctx context.Context, f carryover.HookRunFilter) ([]carryover.HookRun, error) {
 	var w where
 	if f.Project != "" {
@@ -49,7 +69,17 @@ func (s *Store) HookRuns(ctx context.Context, f carryover.HookRunFilter) ([]carr
 		r.Latency = time.Duration(us) * time.Microsecond
 		out = append(out, r)
 	}
-	return out, wrapErr("hook runs", rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr("hook runs", err)
+	}
+	journal, err := s.journalRuns(ctx)
+	if err != nil {
+		return nil, wrapErr("hook runs: journal", err)
+	}
+	if len(journal) == 0 {
+		return out, nil
+	}
+	return mergeRuns(out, journal, f), nil
 }
 
 // Redactions returns the running count of masked secrets by kind.
@@ -121,6 +151,14 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 		return rep, wrapErr("prune: begin", err)
 	}
 	defer end() // a dry run, or a failure, rolls back
+	// The journal's runs first: those of the sessions removed go with them.
+	// (A journal that cannot be read now does not stop the prune.)
+	folded := func() {}
+	if !f.DryRun {
+		if done, err := s.foldRuns(ctx, tx); err == nil {
+			folded = done
+		}
+	}
 	// The sessions selected, with their subagents.
 	sel := `SELECT s.id FROM sessions s JOIN projects p ON p.id = s.project_id` + w.sql()
 	rows, err := tx.QueryContext(ctx, `SELECT x.id FROM sessions x WHERE x.id IN (`+sel+`)
@@ -213,6 +251,7 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 	if err := tx.Commit(); err != nil {
 		return rep, wrapErr("prune: commit", err)
 	}
+	folded()
 	return rep, nil
 }
 

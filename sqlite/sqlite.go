@@ -62,6 +62,10 @@ type Options struct {
 	// a mapped page the OS cannot provide (an I/O error) is a fault, not
 	// an error: see runtime/debug.SetPanicOnFault.
 	MmapBytes int64
+	// DeferHookRuns has RecordHookRun append to the runs journal beside
+	// the store rather than write the store (see runs.go): for a process
+	// that otherwise only reads.
+	DeferHookRuns bool
 	// ReadOnly opens an existing, migrated store without creating or
 	// changing anything; every write fails.
 	ReadOnly bool
@@ -84,6 +88,10 @@ type Store struct {
 	// (see enterWrite); busy bounds the wait, as SQLite's own timeout does.
 	writing chan struct{}
 	busy    time.Duration
+	// journal is the runs journal (runsJournal of the store's absolute
+	// path); deferRuns sends RecordHookRun there.
+	journal   string
+	deferRuns bool
 }
 
 // Open opens the store at path, creating its directory (0700) and file
@@ -173,7 +181,8 @@ func open(ctx context.Context, path string, opt Options) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := &Store{db: db, path: path, emb: opt.Embedder, writing: make(chan struct{}, 1), busy: opt.BusyTimeout}
+		s := &Store{db: db, path: path, emb: opt.Embedder, writing: make(chan struct{}, 1), busy: opt.BusyTimeout,
+			journal: runsJournal(abs), deferRuns: opt.DeferHookRuns}
 		err = s.init(ctx, abs, opt.ReadOnly, opt.BusyTimeout)
 		if err == nil {
 			return s, nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/spool"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 // foreignFiles writes, in dir, files of other programs that --db may name
@@ -155,6 +156,11 @@ func TestPurgeDeletesOnlyCarryover(t *testing.T) {
 	if ix, _ := filepath.Glob(filepath.Join(hook.RecallIndexDir(h.db), "*.json")); len(ix) != 1 {
 		t.Fatalf("recall indexes: %v", ix)
 	}
+	// It records its run in the store's hook runs journal.
+	journal := storeopen.JournalFiles(h.db)[0]
+	if _, err := os.Stat(journal); err != nil {
+		t.Fatalf("no hook runs journal to purge: %v", err)
+	}
 	if _, err := os.Stat(h.env["CARRYOVER_LOG"]); err != nil {
 		t.Fatalf("no log to purge: %v", err)
 	}
@@ -180,7 +186,7 @@ func TestPurgeDeletesOnlyCarryover(t *testing.T) {
 			t.Errorf("purge of %s: %v\n%s", d, err, out)
 		}
 	}
-	for _, p := range []string{h.db, moved, moved + "-wal", moved + "-shm", spool.Dir(h.db), hook.RecallIndexDir(h.db), h.env["CARRYOVER_LOG"]} {
+	for _, p := range []string{h.db, moved, moved + "-wal", moved + "-shm", journal, spool.Dir(h.db), hook.RecallIndexDir(h.db), h.env["CARRYOVER_LOG"]} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s not deleted", p)
 		}

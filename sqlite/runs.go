@@ -1,0 +1,244 @@
+package sqlite
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// A hook that only reads the store (a prompt that recalls nothing, most
+// prompts) would still write one row, its run for stats. That write is
+// most of what such a process spends on the file: SQLite creates the log,
+// syncs its header, and on close checkpoints it with two more syncs and
+// deletes it (some 3 ms of a 16 ms recall at 100k chunks). With
+// Options.DeferHookRuns the run is appended to a journal beside the store
+// instead, a line of JSON; the next RecordHookRun that writes the store
+// (a hook that archives: Stop, after every turn) folds the journal into
+// it, and HookRuns reads both meanwhile.
+
+// runsJournal is the journal of hook runs beside the store db.
+func runsJournal(db string) string { return db + ".runs" }
+
+// JournalFiles are the files of the runs journal beside the store db: the
+// journal and, while its runs are folded into the store, its renamed copy.
+func JournalFiles(db string) []string {
+	return []string{runsJournal(db), runsJournal(db) + foldingSuffix}
+}
+
+// foldingSuffix names the journal while its runs are folded into the
+// store: appends after the rename start a new journal.
+const foldingSuffix = ".folding"
+
+// maxJournal bounds the journal (some 30,000 runs): past it, runs are
+// dropped until a fold empties it.
+const maxJournal = 4 << 20
+
+// journalRun is one line of the journal.
+type journalRun struct {
+	Time    int64  `json:"t"`  // unix ms
+	Session string `json:"s"`  // session id
+	Project string `json:"p"`  // project
+	Event   string `json:"e"`  // event
+	Latency int64  `json:"us"` // µs
+	Outcome string `json:"o"`
+	Chars   int    `json:"c"`
+}
+
+// appendRun appends r to the journal, one write of one line: appends of
+// processes running at once do not interleave.
+func (s *Store) appendRun(r carryover.HookRun) error {
+	line, err := json.Marshal(journalRun{Time: ms(r.Time), Session: r.SessionID, Project: r.Project,
+		Event: r.Event, Latency: r.Latency.Microseconds(), Outcome: r.Outcome, Chars: r.Chars})
+	if err != nil {
+		return err
+	}
+	// The leading newline parts this line from a torn one before it (a
+	// hook killed mid-append), which is then skipped alone.
+	return appendJournal(s.journal, append(append([]byte{'\n'}, line...), '\n'))
+}
+
+// appendJournal appends b to the journal at path, which must be a regular
+// file this process made (or none yet).
+func appendJournal(path string, b []byte) error {
+	if fi, err := os.Lstat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", path)
+		}
+		if fi.Size()+int64(len(b)) > maxJournal {
+			return fmt.Errorf("%s is full (%d bytes): runs are dropped until the store is next written", path, fi.Size())
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// readJournal reads the runs of the journal file at path and the bytes
+// they take (complete lines only: a line still being written is left). A
+// missing file holds none; a line that does not parse is skipped.
+func readJournal(path string) ([]carryover.HookRun, int64, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 2*maxJournal))
+	if err != nil {
+		return nil, 0, err
+	}
+	b = b[:bytes.LastIndexByte(b, '\n')+1]
+	var runs []carryover.HookRun
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, len(b)+1)
+	for sc.Scan() {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var j journalRun
+		if json.Unmarshal(sc.Bytes(), &j) != nil || j.Time <= 0 || j.Event == "" {
+			continue
+		}
+		if j.Session != "" && carryover.ValidSessionID(j.Session) != nil {
+			continue
+		}
+		runs = append(runs, carryover.HookRun{Time: fromMS(j.Time), SessionID: j.Session, Project: j.Project,
+			Event: j.Event, Latency: time.Duration(j.Latency) * time.Microsecond, Outcome: j.Outcome, Chars: j.Chars})
+	}
+	return runs, int64(len(b)), nil
+}
+
+// journalRuns reads the runs of the journal and of a fold under way,
+// those of forgotten sessions left out.
+func (s *Store) journalRuns(ctx context.Context) ([]carryover.HookRun, error) {
+	var all []carryover.HookRun
+	for _, p := range []string{s.journal + foldingSuffix, s.journal} {
+		runs, _, err := readJournal(p)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, runs...)
+	}
+	return dropForgotten(ctx, s.db, all)
+}
+
+// dropForgotten leaves out the runs of forgotten sessions.
+func dropForgotten(ctx context.Context, q queryer, runs []carryover.HookRun) ([]carryover.HookRun, error) {
+	gone := map[string]bool{}
+	var err error
+	runs = slices.DeleteFunc(runs, func(r carryover.HookRun) bool {
+		if r.SessionID == "" || err != nil {
+			return false
+		}
+		g, ok := gone[r.SessionID]
+		if !ok {
+			g, err = forgotten(ctx, q, r.SessionID)
+			gone[r.SessionID] = g
+		}
+		return g
+	})
+	return runs, err
+}
+
+// foldRuns inserts the journal's runs into hook_runs within tx; call done
+// once tx is committed, which removes the journal's folded part. The
+// journal is first renamed, so that hooks appending meanwhile start a new
+// one; a fold that was cut short (its renamed file left) is finished
+// first, and a journal that cannot be renamed now (Windows, while a hook
+// appends) waits for the next fold.
+func (s *Store) foldRuns(ctx context.Context, tx *sql.Tx) (done func(), err error) {
+	folding := s.journal + foldingSuffix
+	nothing := func() {}
+	switch fi, err := os.Lstat(folding); {
+	case errors.Is(err, fs.ErrNotExist):
+		// Only a journal that is a regular file is moved: anything else
+		// there is not carryover's, and is left alone.
+		if fi, err := os.Lstat(s.journal); err != nil || !fi.Mode().IsRegular() {
+			return nothing, nil
+		}
+		if os.Rename(s.journal, folding) != nil {
+			return nothing, nil
+		}
+	case err != nil || !fi.Mode().IsRegular():
+		return nothing, nil
+	}
+	runs, n, err := readJournal(folding)
+	if err != nil {
+		return nil, err
+	}
+	if runs, err = dropForgotten(ctx, tx, runs); err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		if err := insertRun(ctx, tx, r); err != nil {
+			return nil, err
+		}
+	}
+	return func() { s.endFold(folding, n) }, nil
+}
+
+// endFold removes a folded journal. A hook that opened it before the
+// rename may have appended after it was read: those lines go back to the
+// journal, for the next fold.
+func (s *Store) endFold(folding string, read int64) {
+	if b, err := os.ReadFile(folding); err == nil && int64(len(b)) > read {
+		// Whole lines only: a torn one is dropped.
+		tail := b[read:]
+		tail = tail[:bytes.LastIndexByte(tail, '\n')+1]
+		if len(tail) > 0 && appendJournal(s.journal, tail) != nil {
+			return // kept: the next fold reads it again
+		}
+	}
+	os.Remove(folding)
+}
+
+func insertRun(ctx context.Context, tx *sql.Tx, r carryover.HookRun) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO hook_runs
+		(time_ms, session_id, project, event, latency_us, outcome, chars) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		ms(r.Time), r.SessionID, r.Project, r.Event, r.Latency.Microseconds(), r.Outcome, r.Chars)
+	return err
+}
+
+// mergeRuns adds the journal's runs (those f selects) to rows read from
+// the table, newest first, at most f.Limit.
+func mergeRuns(rows, journal []carryover.HookRun, f carryover.HookRunFilter) []carryover.HookRun {
+	for _, r := range journal {
+		if f.Project != "" && r.Project != f.Project || f.SessionID != "" && r.SessionID != f.SessionID ||
+			!f.Since.IsZero() && ms(r.Time) < ms(f.Since) {
+			continue
+		}
+		rows = append(rows, r)
+	}
+	slices.SortStableFunc(rows, func(a, b carryover.HookRun) int { return cmp.Compare(ms(b.Time), ms(a.Time)) })
+	if f.Limit > 0 && len(rows) > f.Limit {
+		rows = rows[:f.Limit]
+	}
+	return rows
+}

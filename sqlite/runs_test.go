@@ -1,0 +1,244 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/sqlite"
+	"github.com/carryover-dev/carryover/storetest"
+)
+
+func openDeferring(t testing.TB, path string) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), path, sqlite.Options{DeferHookRuns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func run(session, event string, i int) carryover.HookRun {
+	return carryover.HookRun{Time: base.Add(time.Duration(i) * time.Second), SessionID: session, Project: "/p",
+		Event: event, Latency: time.Duration(i+1) * time.Millisecond, Outcome: "noop", Chars: i}
+}
+
+// A process that only reads records its run in the journal, not in the
+// store; HookRuns reads both; the next run recorded by a writer folds the
+// journal into the store, once.
+func TestDeferredHookRunsAreFolded(t *testing.T) {
+	ctx := context.Background()
+	st, path := newStore(t)
+	if err := st.RecordHookRun(ctx, run("s1", "PreCompact", 0)); err != nil {
+		t.Fatal(err)
+	}
+	reader := openDeferring(t, path)
+	for i, ev := range []string{"UserPromptSubmit", "SessionStart:compact"} {
+		if err := reader.RecordHookRun(ctx, run("s1", ev, i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := rawDB(t, path)
+	if n := count(t, db, "hook_runs"); n != 1 {
+		t.Fatalf("the store holds %d runs after two deferred ones, want 1", n)
+	}
+	journal := sqlite.JournalFiles(path)[0]
+	if _, err := os.Stat(journal); err != nil {
+		t.Fatalf("no journal: %v", err)
+	}
+	for _, s := range []*sqlite.Store{st, reader} {
+		runs, err := s.HookRuns(ctx, carryover.HookRunFilter{SessionID: "s1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 3 || runs[0].Event != "SessionStart:compact" || runs[1].Event != "UserPromptSubmit" ||
+			runs[2].Event != "PreCompact" || runs[0].Latency != 3*time.Millisecond || !runs[0].Time.Equal(base.Add(2*time.Second)) {
+			t.Fatalf("runs = %+v", runs)
+		}
+	}
+	if runs, _ := reader.HookRuns(ctx, carryover.HookRunFilter{Limit: 1}); len(runs) != 1 || runs[0].Event != "SessionStart:compact" {
+		t.Fatalf("newest run = %+v", runs)
+	}
+	if runs, _ := reader.HookRuns(ctx, carryover.HookRunFilter{Project: "/q"}); len(runs) != 0 {
+		t.Fatalf("runs of another project: %+v", runs)
+	}
+
+	if err := st.RecordHookRun(ctx, run("s1", "Stop", 3)); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "hook_runs"); n != 4 {
+		t.Fatalf("the store holds %d runs after the fold, want 4", n)
+	}
+	for _, f := range sqlite.JournalFiles(path) {
+		if _, err := os.Lstat(f); !os.IsNotExist(err) {
+			t.Errorf("%s left after the fold (%v)", filepath.Base(f), err)
+		}
+	}
+	if runs, _ := reader.HookRuns(ctx, carryover.HookRunFilter{}); len(runs) != 4 {
+		t.Fatalf("%d runs after the fold, want 4", len(runs))
+	}
+}
+
+// The journal's runs of a forgotten session are neither read nor folded,
+// and a prune folds the journal first: the runs of the sessions it removes
+// do not come back.
+func TestJournalForgetAndPrune(t *testing.T) {
+	ctx := context.Background()
+	st, path := newStore(t)
+	for _, s := range []string{"gone", "pruned", "kept"} {
+		if err := st.Apply(ctx, storetest.Batch(s, "/p", 0, 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reader := openDeferring(t, path)
+	for i, s := range []string{"gone", "pruned", "kept"} {
+		if err := reader.RecordHookRun(ctx, run(s, "UserPromptSubmit", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "pruned"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := reader.RecordHookRun(ctx, run("gone", "UserPromptSubmit", 4)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "gone", Forget: true}); err != nil {
+		t.Fatal(err)
+	}
+	// Appended by a hook that raced the forget.
+	if err := reader.RecordHookRun(ctx, run("gone", "UserPromptSubmit", 5)); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		runs, err := reader.HookRuns(ctx, carryover.HookRunFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 1 || runs[0].SessionID != "kept" {
+			t.Fatalf("%s: runs = %+v, want kept's only", when, runs)
+		}
+	}
+	check("journal")
+	if err := st.RecordHookRun(ctx, carryover.HookRun{Time: base, Event: "Stop", Outcome: "noop"}); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM hook_runs WHERE session_id IN ('gone', 'pruned')`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d runs of removed sessions in the store (%v)", n, err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM hook_runs WHERE session_id = 'kept'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d runs of the kept session in the store, want 1 (%v)", n, err)
+	}
+}
+
+// A torn last line (a hook killed mid-append) and lines that are not runs
+// are skipped; a journal that is not a regular file is refused, not
+// followed.
+func TestJournalBadInput(t *testing.T) {
+	ctx := context.Background()
+	st, path := newStore(t)
+	journal := sqlite.JournalFiles(path)[0]
+	bad := `not json
+{"t":0,"e":"UserPromptSubmit"}
+{"t":1796606579634,"s":"../../etc","e":"UserPromptSubmit"}
+{"t":1796606579634,"s":"ok-1","p":"/p","e":"UserPromptSubmit","us":12,"o":"noop","c":0}
+{"t":1796606579635,"s":"ok-2","p":"/p","e":"UserPro`
+	if err := os.WriteFile(journal, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := st.HookRuns(ctx, carryover.HookRunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].SessionID != "ok-1" || runs[0].Latency != 12*time.Microsecond {
+		t.Fatalf("runs = %+v", runs)
+	}
+	if err := st.RecordHookRun(ctx, run("s", "Stop", 0)); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, rawDB(t, path), "hook_runs"); n != 2 {
+		t.Fatalf("%d runs folded, want 2", n)
+	}
+
+	if runtime.GOOS == "windows" {
+		return
+	}
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.WriteFile(target, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, journal); err != nil {
+		t.Fatal(err)
+	}
+	if err := openDeferring(t, path).RecordHookRun(ctx, run("s", "UserPromptSubmit", 1)); err == nil {
+		t.Fatal("a run was appended through a symbolic link")
+	}
+	if b, _ := os.ReadFile(target); len(b) != 0 {
+		t.Fatalf("the link's target was written: %q", b)
+	}
+	if _, err := st.HookRuns(ctx, carryover.HookRunFilter{}); err == nil {
+		t.Fatal("a journal that is a link was read")
+	}
+	// A fold leaves it alone, and the run it records is kept.
+	if err := st.RecordHookRun(ctx, run("s", "Stop", 2)); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(journal); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was moved or removed (%v)", err)
+	}
+}
+
+// Hooks appending while writers fold: every run is in the store once.
+func TestJournalConcurrentAppendAndFold(t *testing.T) {
+	ctx := context.Background()
+	st, path := newStore(t)
+	const appenders, each = 4, 50
+	var wg sync.WaitGroup
+	for a := range appenders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := openDeferring(t, path)
+			for i := range each {
+				if err := r.RecordHookRun(ctx, run(fmt.Sprintf("s-%d", a), "UserPromptSubmit", i)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	folds := 0
+	for done := false; !done; folds++ {
+		done = waitTimeout(&wg, time.Millisecond)
+		if err := st.RecordHookRun(ctx, run("writer", "Stop", folds)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := rawDB(t, path).QueryRow(`SELECT count(*) FROM hook_runs WHERE session_id <> 'writer'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != appenders*each {
+		t.Fatalf("%d deferred runs in the store after %d folds, want %d", n, folds, appenders*each)
+	}
+}
+
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
+	c := make(chan struct{})
+	go func() { wg.Wait(); close(c) }()
+	select {
+	case <-c:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
