@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -255,33 +254,45 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, lo, hi int
 // the first the query names (a caller that finds nothing when capped
 // need not pay for the difference).
 func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi int64, limit int, rarest bool) (searchPlan, error) {
-	probe, err := s.db.PrepareContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+fts+`
-		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT `+fmt.Sprint(limit+1)+`)`)
+	// The reach decides only while no term matches at most limit rows:
+	// it is read in the count (the rowid of the last row counted) until
+	// one does, then no more. Reading it costs a term with many matches
+	// some 0.1 ms; reading it again in a second pass, the same walk over
+	// its matches.
+	withReach := rarest
+	probe, err := s.planProbe(ctx, fts, limit, withReach)
 	if err != nil {
-		return searchPlan{}, wrapErr("search: plan", err)
+		return searchPlan{}, err
 	}
-	defer probe.Close()
+	defer func() { probe.Close() }()
 	var found []termCount
 	counts := make(map[string]int, len(terms))
 	for _, t := range terms {
 		var n int
-		if err := probe.QueryRowContext(ctx, t, lo, hi).Scan(&n); err != nil {
+		var reach sql.NullInt64
+		dst := []any{&n}
+		if withReach {
+			dst = append(dst, &reach)
+		}
+		if err := probe.QueryRowContext(ctx, t, lo, hi).Scan(dst...); err != nil {
 			return searchPlan{}, wrapErr("search: plan", err)
 		}
 		if n > 0 {
-			found = append(found, termCount{term: t, rows: n})
+			found = append(found, termCount{term: t, rows: n, reach: reach.Int64})
 		}
 		counts[strings.ReplaceAll(strings.Trim(t, `"`), `""`, `"`)] = n
+		if withReach && n > 0 && n <= limit {
+			withReach = false
+			next, err := s.planProbe(ctx, fts, limit, false)
+			if err != nil {
+				return searchPlan{}, err
+			}
+			probe.Close()
+			probe = next
+		}
 	}
 	if len(found) == 0 {
 		return searchPlan{}, nil
-	}
-	if rarest && len(found) > 1 && !slices.ContainsFunc(found, func(t termCount) bool { return t.rows <= limit }) {
-		// Only then does the reach decide; reading it in the count above
-		// cost every query a tenth of a millisecond a term.
-		if err := s.reach(ctx, fts, found, lo, hi, limit); err != nil {
-			return searchPlan{}, err
-		}
 	}
 	byRarity(found, limit)
 	kept, total := []string{found[0].term}, found[0].rows
@@ -294,22 +305,17 @@ func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi
 	return searchPlan{match: strings.Join(kept, " OR "), capped: total > limit, df: counts, kept: kept}, nil
 }
 
-// reach sets the reach of terms that each match more than limit rows in
-// [lo, hi]: the rowid of their limit+1st match (FTS5 returns a term's
-// matches in rowid order).
-func (s *Store) reach(ctx context.Context, fts string, ts []termCount, lo, hi int64, limit int) error {
-	probe, err := s.db.PrepareContext(ctx, `SELECT rowid FROM `+fts+`
-		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT 1 OFFSET `+fmt.Sprint(limit))
-	if err != nil {
-		return wrapErr("search: plan", err)
+// planProbe prepares the statement that counts a term's matches with
+// rowids in [lo, hi], up to limit+1 (FTS5 returns them in rowid order),
+// and withReach the rowid of the last one counted.
+func (s *Store) planProbe(ctx context.Context, fts string, limit int, withReach bool) (*sql.Stmt, error) {
+	cols, sel := "count(*)", "1"
+	if withReach {
+		cols, sel = "count(*), max(r)", "rowid AS r"
 	}
-	defer probe.Close()
-	for i := range ts {
-		if err := probe.QueryRowContext(ctx, ts[i].term, lo, hi).Scan(&ts[i].reach); err != nil {
-			return wrapErr("search: plan", err)
-		}
-	}
-	return nil
+	probe, err := s.db.PrepareContext(ctx, `SELECT `+cols+` FROM (SELECT `+sel+` FROM `+fts+`
+		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT `+fmt.Sprint(limit+1)+`)`)
+	return probe, wrapErr("search: plan", err)
 }
 
 // termCount is a query term with the rows it matches, counted in rowid
