@@ -494,8 +494,8 @@ func hookPayload(sid, path, event, extra string) []byte {
 }
 
 func removeStore(db string) error {
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(db + suffix); err != nil && !os.IsNotExist(err) {
+	for _, p := range append([]string{db, db + "-wal", db + "-shm"}, storeopen.JournalFiles(db)...) {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			return err
 		}
 	}

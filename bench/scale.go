@@ -150,7 +150,7 @@ func Scale(ctx context.Context, opt ScaleOptions) (*ScaleResult, error) {
 	if reuse {
 		logf("carryover: reusing %s (ingest not measured)\n", storeName(target))
 	} else {
-		os.Remove(db)
+		removeStore(db)
 		if opt.CPUProfile != "" {
 			f, err := os.Create(opt.CPUProfile)
 			if err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/internal/replace"
 )
 
 // A hook that only reads the store (a prompt that recalls nothing, most
@@ -183,7 +184,7 @@ func (s *Store) foldRuns(ctx context.Context, tx *sql.Tx) (done func(), err erro
 		if fi, err := os.Lstat(s.journal); err != nil || !fi.Mode().IsRegular() {
 			return nothing, nil
 		}
-		if os.Rename(s.journal, folding) != nil {
+		if replace.File(s.journal, folding) != nil {
 			return nothing, nil
 		}
 	case err != nil || !fi.Mode().IsRegular():
@@ -216,7 +217,11 @@ func (s *Store) endFold(folding string, read int64) {
 			return // kept: the next fold reads it again
 		}
 	}
-	os.Remove(folding)
+	if replace.Remove(folding) != nil {
+		// Still open elsewhere (Windows): emptied, so that the next fold
+		// does not add its runs again.
+		os.Truncate(folding, 0)
+	}
 }
 
 func insertRun(ctx context.Context, tx *sql.Tx, r carryover.HookRun) error {

@@ -6,3 +6,7 @@ package replace
 // File renames from over to: see the per-system files for what a rename
 // over a file that is in use does there.
 func File(from, to string) error { return rename(from, to) }
+
+// Remove removes path, waiting as File does on Windows while another
+// process holds it open.
+func Remove(path string) error { return remove(path) }

@@ -42,3 +42,32 @@ func TestFile(t *testing.T) {
 		t.Errorf("the temporary name is still there: %v", err)
 	}
 }
+
+// TestRemove: a file is removed even while a reader that closes soon holds
+// it open; a missing one is an error that says so.
+func TestRemove(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "journal")
+	if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.Read(make([]byte, 1))
+		f.Close()
+	}()
+	if err := replace.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if _, err := os.Lstat(p); !os.IsNotExist(err) {
+		t.Errorf("still there: %v", err)
+	}
+	if err := replace.Remove(p); !os.IsNotExist(err) {
+		t.Errorf("removing a missing file: %v", err)
+	}
+}

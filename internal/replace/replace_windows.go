@@ -17,9 +17,19 @@ const retryFor = 250 * time.Millisecond
 // many editors open files) with "access denied" or a sharing violation,
 // until it is closed.
 func rename(from, to string) error {
+	return retry(func() error { return os.Rename(from, to) })
+}
+
+// remove retries the same way: a file open without FILE_SHARE_DELETE
+// cannot be deleted either.
+func remove(path string) error {
+	return retry(func() error { return os.Remove(path) })
+}
+
+func retry(op func() error) error {
 	deadline := time.Now().Add(retryFor)
 	for wait := time.Millisecond; ; wait = min(2*wait, 32*time.Millisecond) {
-		err := os.Rename(from, to)
+		err := op()
 		if err == nil || !inUse(err) || time.Now().After(deadline) {
 			return err
 		}
