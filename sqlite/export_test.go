@@ -8,3 +8,6 @@ var ItemGroupsEach = (*Store).itemGroupsEach
 
 // DiskFull exposes how Open recognises a full disk.
 var DiskFull = diskFull
+
+// MaxFold exposes how many journal runs one fold inserts.
+const MaxFold = maxFold

@@ -46,6 +46,11 @@ const foldingSuffix = ".folding"
 // dropped until a fold empties it.
 const maxJournal = 4 << 20
 
+// maxFold bounds the runs one fold inserts, the newest kept: it runs
+// inside a hook's record, which has half a second (a journal of that many
+// runs means no hook wrote the store for days).
+const maxFold = 5000
+
 // journalRun is one line of the journal.
 type journalRun struct {
 	Time    int64  `json:"t"`  // unix ms
@@ -197,10 +202,24 @@ func (s *Store) foldRuns(ctx context.Context, tx *sql.Tx) (done func(), err erro
 	if runs, err = dropForgotten(ctx, tx, runs); err != nil {
 		return nil, err
 	}
+	runs = runs[max(0, len(runs)-maxFold):]
+	// A fold cut short is undone whole, so that the next one does not add
+	// its first runs twice; the transaction goes on without it.
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT fold`); err != nil {
+		return nil, err
+	}
 	for _, r := range runs {
-		if err := insertRun(ctx, tx, r); err != nil {
-			return nil, err
+		if err = insertRun(ctx, tx, r); err != nil {
+			break
 		}
+	}
+	if err != nil {
+		tx.ExecContext(context.WithoutCancel(ctx), `ROLLBACK TO fold`)
+		tx.ExecContext(context.WithoutCancel(ctx), `RELEASE fold`)
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `RELEASE fold`); err != nil {
+		return nil, err
 	}
 	return func() { s.endFold(folding, n) }, nil
 }

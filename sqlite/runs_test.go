@@ -242,3 +242,31 @@ func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
 		return false
 	}
 }
+
+// A journal longer than one fold takes keeps its newest runs, within the
+// time a hook's record has.
+func TestJournalFoldBound(t *testing.T) {
+	ctx := context.Background()
+	st, path := newStore(t)
+	var b []byte
+	n := sqlite.MaxFold + 10
+	for i := range n {
+		b = fmt.Appendf(b, `{"t":%d,"s":"s-1","p":"/p","e":"UserPromptSubmit","us":%d,"o":"noop","c":0}`+"\n", base.UnixMilli()+int64(i), i)
+	}
+	if err := os.WriteFile(sqlite.JournalFiles(path)[0], b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := st.RecordHookRun(ctx, run("s-2", "Stop", 0)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("folded %d runs in %v", sqlite.MaxFold, time.Since(start))
+	db := rawDB(t, path)
+	if got := count(t, db, "hook_runs"); got != sqlite.MaxFold+1 {
+		t.Fatalf("%d runs in the store, want %d", got, sqlite.MaxFold+1)
+	}
+	var oldest int64
+	if err := db.QueryRow(`SELECT min(latency_us) FROM hook_runs WHERE session_id = 's-1'`).Scan(&oldest); err != nil || oldest != 10 {
+		t.Fatalf("the oldest run kept took %d µs, want 10 (the newest %d kept) (%v)", oldest, sqlite.MaxFold, err)
+	}
+}
