@@ -41,7 +41,7 @@ func (s *Store) SearchPassages(ctx context.Context, q carryover.Query) ([]carryo
 	if q.BeforeWindow > 0 {
 		w.add("(SELECT count(*) FROM compactions k WHERE k.session_id = p.session_id AND k.line < p.line) < ?", q.BeforeWindow)
 	}
-	pl, err := s.planUpTo(ctx, "passages_fts", terms, lo, hi, carryover.MaxPassageCandidates, false)
+	pl, err := s.planUpTo(ctx, "passages_fts", terms, lo, hi, carryover.MaxPassageCandidates)
 	if err != nil || pl.match == "" || pl.capped {
 		// Capped: even the rarest term is in too many passages to point
 		// at a line; the chunks' ranking judges such a query better.

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -245,51 +246,52 @@ type scope struct {
 // drops terms that match nothing, and keeps the rarest terms while their
 // counts add up to at most maxCandidates.
 func (s *Store) plan(ctx context.Context, fts string, terms []string, lo, hi int64) (searchPlan, error) {
-	return s.planUpTo(ctx, fts, terms, lo, hi, maxCandidates, true)
+	return s.planUpTo(ctx, fts, terms, lo, hi, maxCandidates)
 }
 
-// planUpTo is plan with limit in place of maxCandidates. With rarest, of
-// terms that all match more than limit rows, the one kept is the rarest
-// (byRarity): the one whose first limit+1 matches reach furthest; without,
-// the first the query names (a caller that finds nothing when capped
-// need not pay for the difference).
-func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi int64, limit int, rarest bool) (searchPlan, error) {
-	// The reach decides only while no term matches at most limit rows:
-	// it is read in the count (the rowid of the last row counted) until
-	// one does, then no more. Reading it costs a term with many matches
-	// some 0.1 ms; reading it again in a second pass, the same walk over
-	// its matches.
-	withReach := rarest
-	probe, err := s.planProbe(ctx, fts, limit, withReach)
+// planUpTo is plan with limit in place of maxCandidates. Of terms that all
+// match more than limit rows, the one kept is the rarest (byRarity): the
+// one whose first limit+1 matches reach furthest.
+func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi int64, limit int) (searchPlan, error) {
+	// FTS5 returns a term's matches in rowid order. The first probe asks
+	// for a term's limit+1st match: when there is one, the term is capped
+	// and that match's rowid is its reach, in one walk that skips rows
+	// rather than counts them. Only a term with fewer matches is then
+	// counted, a second walk over those few.
+	capped, err := s.db.PrepareContext(ctx, `SELECT rowid FROM `+fts+`
+		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT 1 OFFSET `+fmt.Sprint(limit))
 	if err != nil {
-		return searchPlan{}, err
+		return searchPlan{}, wrapErr("search: plan", err)
 	}
-	defer func() { probe.Close() }()
+	defer capped.Close()
+	var count *sql.Stmt
+	defer func() {
+		if count != nil {
+			count.Close()
+		}
+	}()
 	var found []termCount
 	counts := make(map[string]int, len(terms))
 	for _, t := range terms {
-		var n int
-		var reach sql.NullInt64
-		dst := []any{&n}
-		if withReach {
-			dst = append(dst, &reach)
+		n, reach := limit+1, int64(0)
+		err := capped.QueryRowContext(ctx, t, lo, hi).Scan(&reach)
+		if errors.Is(err, sql.ErrNoRows) {
+			if count == nil {
+				if count, err = s.db.PrepareContext(ctx, `SELECT count(*) FROM `+fts+`
+					WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ?`); err != nil {
+					return searchPlan{}, wrapErr("search: plan", err)
+				}
+			}
+			err = count.QueryRowContext(ctx, t, lo, hi).Scan(&n)
+			n = min(n, limit+1) // a writer may have added some since
 		}
-		if err := probe.QueryRowContext(ctx, t, lo, hi).Scan(dst...); err != nil {
+		if err != nil {
 			return searchPlan{}, wrapErr("search: plan", err)
 		}
 		if n > 0 {
-			found = append(found, termCount{term: t, rows: n, reach: reach.Int64})
+			found = append(found, termCount{term: t, rows: n, reach: reach})
 		}
 		counts[strings.ReplaceAll(strings.Trim(t, `"`), `""`, `"`)] = n
-		if withReach && n > 0 && n <= limit {
-			withReach = false
-			next, err := s.planProbe(ctx, fts, limit, false)
-			if err != nil {
-				return searchPlan{}, err
-			}
-			probe.Close()
-			probe = next
-		}
 	}
 	if len(found) == 0 {
 		return searchPlan{}, nil
@@ -303,19 +305,6 @@ func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi
 		kept, total = append(kept, t.term), total+t.rows
 	}
 	return searchPlan{match: strings.Join(kept, " OR "), capped: total > limit, df: counts, kept: kept}, nil
-}
-
-// planProbe prepares the statement that counts a term's matches with
-// rowids in [lo, hi], up to limit+1 (FTS5 returns them in rowid order),
-// and withReach the rowid of the last one counted.
-func (s *Store) planProbe(ctx context.Context, fts string, limit int, withReach bool) (*sql.Stmt, error) {
-	cols, sel := "count(*)", "1"
-	if withReach {
-		cols, sel = "count(*), max(r)", "rowid AS r"
-	}
-	probe, err := s.db.PrepareContext(ctx, `SELECT `+cols+` FROM (SELECT `+sel+` FROM `+fts+`
-		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT `+fmt.Sprint(limit+1)+`)`)
-	return probe, wrapErr("search: plan", err)
 }
 
 // termCount is a query term with the rows it matches, counted in rowid
