@@ -465,6 +465,16 @@ func (d *doctor) checkStore(ctx context.Context, cfg conf.Config) {
 	}
 	d.pass("store", fmt.Sprintf("%s: schema %d, integrity ok, full-text search ok, writable; %d sessions, %d chunks, %.1f MB",
 		cfg.DB, h.SchemaVersion, h.Sessions, h.Chunks, float64(h.Bytes)/(1<<20)))
+	switch err := storeopen.CheckJournal(cfg.DB); {
+	case errors.Is(err, storeopen.ErrJournalForeign):
+		d.fail("hook runs journal", err.Error()+": the hooks cannot record their runs, and stats cannot read them",
+			"carryover did not make it and leaves it alone: move it away, and the next hook starts a new journal")
+	case errors.Is(err, storeopen.ErrJournalFull):
+		d.warnf("hook runs journal", err.Error()+": the runs of the hooks that only read are being dropped",
+			"a hook that writes the store (Stop, PreCompact, SessionEnd) folds it in: check that they are installed ('carryover install')")
+	case err != nil:
+		d.warnf("hook runs journal", err.Error(), "")
+	}
 }
 
 // runHooks runs carryover's own installed hooks the way Claude Code runs

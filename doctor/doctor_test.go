@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	conf "github.com/carryover-dev/carryover/config"
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/install"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 func TestCheckHooks(t *testing.T) {
@@ -218,5 +220,48 @@ func TestCheckExecForm(t *testing.T) {
 		if (found[0].argv != nil) != (c.status != Fail) {
 			t.Errorf("Claude Code %s, async %v: argv %q", c.version, c.async, found[0].argv)
 		}
+	}
+}
+
+// TestCheckStoreJournal: a hook runs journal that is not a regular file
+// fails the check, with what to do; a healthy one says nothing.
+func TestCheckStoreJournal(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "carryover.db")
+	check := func() []Check {
+		d := &doctor{}
+		d.checkStore(context.Background(), conf.Config{DB: db})
+		var out []Check
+		for _, c := range d.checks {
+			if c.Name == "hook runs journal" {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	if got := check(); len(got) != 0 {
+		t.Fatalf("a store without a journal: %+v", got)
+	}
+	journal := storeopen.JournalFiles(db)[0]
+	if err := os.WriteFile(journal, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := check(); len(got) != 0 {
+		t.Fatalf("a journal that is fine: %+v", got)
+	}
+	if err := os.WriteFile(journal, make([]byte, 4<<20-1000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := check(); len(got) != 1 || got[0].Status != Warn || !strings.Contains(got[0].Detail, "dropped") {
+		t.Fatalf("a journal that is nearly full: %+v", got)
+	}
+	if err := os.Remove(journal); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(journal, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	got := check()
+	if len(got) != 1 || got[0].Status != Fail || !strings.Contains(got[0].Detail, journal) || !strings.Contains(got[0].Fix, "move it away") {
+		t.Fatalf("a journal that is a directory: %+v", got)
 	}
 }

@@ -266,3 +266,34 @@ func mergeRuns(rows, journal []carryover.HookRun, f carryover.HookRunFilter) []c
 	}
 	return rows
 }
+
+// Problems CheckJournal reports.
+var (
+	// ErrJournalForeign: a journal path holds something else than a
+	// regular file, which carryover neither writes through nor moves.
+	ErrJournalForeign = errors.New("not a regular file")
+	// ErrJournalFull: the journal is (nearly) full, and runs are dropped
+	// until a hook that writes the store folds it in.
+	ErrJournalFull = errors.New("full")
+)
+
+// CheckJournal reports a runs journal beside the store db that the hooks
+// cannot use; nil when there is none or it is fine.
+func CheckJournal(db string) error {
+	for _, p := range JournalFiles(db) {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s: %w", p, ErrJournalForeign)
+		}
+		if fi.Size() > maxJournal*9/10 {
+			return fmt.Errorf("%s: %w (%d bytes)", p, ErrJournalFull, fi.Size())
+		}
+	}
+	return nil
+}

@@ -136,6 +136,16 @@ func MovedAside(path string) ([]string, error) { return sqlite.MovedAside(path) 
 // store path (see LocalOptions.DeferHookRuns), whether they exist or not.
 func JournalFiles(path string) []string { return sqlite.JournalFiles(path) }
 
+// CheckJournal reports a hook runs journal beside the local store path
+// that the hooks cannot use: wrapping ErrJournalForeign or ErrJournalFull.
+func CheckJournal(path string) error { return sqlite.CheckJournal(path) }
+
+// Problems CheckJournal reports.
+var (
+	ErrJournalForeign = sqlite.ErrJournalForeign
+	ErrJournalFull    = sqlite.ErrJournalFull
+)
+
 // BackfillBatch is how many chunks the local store embeds per write when
 // it fills in missing vectors.
 const BackfillBatch = sqlite.BackfillBatch
