@@ -575,10 +575,6 @@ func testSearchFilters(t *testing.T, st carryover.Store) {
 	}
 }
 
-// testSearchRankedOrder checks whole rankings, not only the top hit, on
-// fixtures where BM25 decides: every chunk has as many tokens, each in its
-// own turn, so that the order follows from how often and where a chunk
-// holds the query's words and how rare they are.
 // testSearchCapped: a query whose every word matches more rows than a
 // search ranks (rank.MaxCandidates) ranks only the newest
 // rank.CappedCandidates matches of the word it keeps.
@@ -604,6 +600,10 @@ func testSearchCapped(t *testing.T, st carryover.Store) {
 	}
 }
 
+// testSearchRankedOrder checks whole rankings, not only the top hit, on
+// fixtures where BM25 decides: every chunk has as many tokens, each in its
+// own turn, so that the order follows from how often and where a chunk
+// holds the query's words and how rare they are.
 func testSearchRankedOrder(t *testing.T, st carryover.Store) {
 	b := carryover.Batch{Session: carryover.Session{ID: "s1", Project: "/p", Updated: base}}
 	add := func(prompt, summary, file, text string) {
