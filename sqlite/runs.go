@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -48,7 +47,7 @@ const maxJournal = 4 << 20
 
 // maxFold bounds the runs one fold inserts, the newest kept: it runs
 // inside a hook's record, which has half a second (a journal of that many
-// runs means no hook wrote the store for days).
+// runs means no hook wrote the store for thousands of prompts).
 const maxFold = 5000
 
 // journalRun is one line of the journal.
@@ -75,16 +74,31 @@ func (s *Store) appendRun(r carryover.HookRun) error {
 	return appendJournal(s.journal, append(append([]byte{'\n'}, line...), '\n'))
 }
 
+// journalFile is what Lstat says of a journal file, nil when there is
+// none; one that is not a regular file (not carryover's: a link, a FIFO
+// that would block an open) is an error wrapping ErrJournalForeign.
+func journalFile(path string) (fs.FileInfo, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: %w", path, ErrJournalForeign)
+	}
+	return fi, nil
+}
+
 // appendJournal appends b to the journal at path, which must be a regular
-// file this process made (or none yet).
+// file (or none yet).
 func appendJournal(path string, b []byte) error {
-	if fi, err := os.Lstat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s is not a regular file", path)
-		}
-		if fi.Size()+int64(len(b)) > maxJournal {
-			return fmt.Errorf("%s is full (%d bytes): runs are dropped until the store is next written", path, fi.Size())
-		}
+	fi, err := journalFile(path)
+	if err != nil {
+		return err
+	}
+	if fi != nil && fi.Size()+int64(len(b)) > maxJournal {
+		return fmt.Errorf("%s: %w (%d bytes): runs are dropped until the store is next written", path, ErrJournalFull, fi.Size())
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
@@ -101,15 +115,8 @@ func appendJournal(path string, b []byte) error {
 // they take (complete lines only: a line still being written is left). A
 // missing file holds none; a line that does not parse is skipped.
 func readJournal(path string) ([]carryover.HookRun, int64, error) {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
-	}
-	if err != nil {
+	if fi, err := journalFile(path); fi == nil || err != nil {
 		return nil, 0, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s is not a regular file", path)
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
@@ -122,14 +129,9 @@ func readJournal(path string) ([]carryover.HookRun, int64, error) {
 	}
 	b = b[:bytes.LastIndexByte(b, '\n')+1]
 	var runs []carryover.HookRun
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, len(b)+1)
-	for sc.Scan() {
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
+	for line := range bytes.Lines(b) {
 		var j journalRun
-		if json.Unmarshal(sc.Bytes(), &j) != nil || j.Time <= 0 || j.Event == "" {
+		if len(line) <= 1 || json.Unmarshal(line, &j) != nil || j.Time <= 0 || j.Event == "" {
 			continue
 		}
 		if j.Session != "" && carryover.ValidSessionID(j.Session) != nil {
@@ -182,18 +184,18 @@ func dropForgotten(ctx context.Context, q queryer, runs []carryover.HookRun) ([]
 func (s *Store) foldRuns(ctx context.Context, tx *sql.Tx) (done func(), err error) {
 	folding := s.journal + foldingSuffix
 	nothing := func() {}
-	switch fi, err := os.Lstat(folding); {
-	case errors.Is(err, fs.ErrNotExist):
-		// Only a journal that is a regular file is moved: anything else
-		// there is not carryover's, and is left alone.
-		if fi, err := os.Lstat(s.journal); err != nil || !fi.Mode().IsRegular() {
+	// Only a journal that is a regular file is moved or read: anything
+	// else there is not carryover's, and is left alone.
+	switch fi, err := journalFile(folding); {
+	case err != nil:
+		return nothing, nil
+	case fi == nil:
+		if fi, err := journalFile(s.journal); fi == nil || err != nil {
 			return nothing, nil
 		}
 		if replace.File(s.journal, folding) != nil {
 			return nothing, nil
 		}
-	case err != nil || !fi.Mode().IsRegular():
-		return nothing, nil
 	}
 	runs, n, err := readJournal(folding)
 	if err != nil {
@@ -281,17 +283,11 @@ var (
 // cannot use; nil when there is none or it is fine.
 func CheckJournal(db string) error {
 	for _, p := range JournalFiles(db) {
-		fi, err := os.Lstat(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
+		fi, err := journalFile(p)
 		if err != nil {
 			return err
 		}
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s: %w", p, ErrJournalForeign)
-		}
-		if fi.Size() > maxJournal*9/10 {
+		if fi != nil && fi.Size() > maxJournal*9/10 {
 			return fmt.Errorf("%s: %w (%d bytes)", p, ErrJournalFull, fi.Size())
 		}
 	}

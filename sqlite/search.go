@@ -307,8 +307,9 @@ func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi
 	return searchPlan{match: strings.Join(kept, " OR "), capped: total > limit, df: counts, kept: kept}, nil
 }
 
-// termCount is a query term with the rows it matches, counted in rowid
-// order up to a limit, and reach, the rowid of the last row counted.
+// termCount is a query term with the rows it matches, counted up to a
+// limit+1, and, for a term that matches more, its reach: the rowid of its
+// limit+1st match (FTS5 returns matches in rowid order).
 type termCount struct {
 	term  string
 	rows  int
