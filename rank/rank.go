@@ -41,9 +41,8 @@ const (
 	// CappedCandidates is how many of the newest matches of a query's
 	// rarest term are ranked when it matches more than MaxCandidates
 	// rows: every word of such a query is common, and its BM25 orders
-	// those matches by little more than length. Ranking 500 rather than
-	// 2,000 took a quarter off a hook's recall of common words on an
-	// archive of 100,000 chunks.
+	// those matches by little more than length, and each costs a store an
+	// index walk and a filter lookup (docs/storeopen.md has the figures).
 	CappedCandidates = 500
 )
 
