@@ -11,3 +11,6 @@ var DiskFull = diskFull
 
 // MaxFold exposes how many journal runs one fold inserts.
 const MaxFold = maxFold
+
+// MaxJournal exposes the journal's bound.
+const MaxJournal = maxJournal

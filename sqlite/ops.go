@@ -12,8 +12,8 @@ import (
 )
 
 // RecordHookRun appends a hook invocation. With Options.DeferHookRuns it
-// goes to the runs journal (see runs.go); otherwise the journal's runs are
-// folded into the store with it.
+// goes to the runs journal (see runs.go); otherwise the journal's runs and
+// injections are folded into the store with it.
 func (s *Store) RecordHookRun(ctx context.Context, r carryover.HookRun) error {
 	if s.deferRuns {
 		return wrapErr("record hook run", s.appendRun(r))
@@ -23,7 +23,7 @@ func (s *Store) RecordHookRun(ctx context.Context, r carryover.HookRun) error {
 		return wrapErr("record hook run", err)
 	}
 	defer end()
-	done, err := s.foldRuns(ctx, tx)
+	done, err := s.foldJournal(ctx, tx)
 	if err != nil {
 		// The journal is read again by the next write; this run is not
 		// lost for it.
@@ -72,14 +72,14 @@ func (s *Store) HookRuns(ctx context.Context, f carryover.HookRunFilter) ([]carr
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("hook runs", err)
 	}
-	journal, err := s.journalRuns(ctx)
+	journal, err := s.readJournals(ctx, journalRunLines)
 	if err != nil {
 		return nil, wrapErr("hook runs: journal", err)
 	}
-	if len(journal) == 0 {
+	if len(journal.runs) == 0 {
 		return out, nil
 	}
-	return mergeRuns(out, journal, f), nil
+	return mergeRuns(out, journal.runs, f), nil
 }
 
 // Redactions returns the running count of masked secrets by kind.
@@ -151,11 +151,12 @@ func (s *Store) Prune(ctx context.Context, f carryover.PruneFilter) (rep carryov
 		return rep, wrapErr("prune: begin", err)
 	}
 	defer end() // a dry run, or a failure, rolls back
-	// The journal's runs first: those of the sessions removed go with them.
+	// The journal's runs and injections first: those of the sessions
+	// removed go with them.
 	// (A journal that cannot be read now does not stop the prune.)
 	folded := func() {}
 	if !f.DryRun {
-		if done, err := s.foldRuns(ctx, tx); err == nil {
+		if done, err := s.foldJournal(ctx, tx); err == nil {
 			folded = done
 		}
 	}

@@ -472,27 +472,21 @@ func (s *Store) Compactions(ctx context.Context, sessionID string) ([]carryover.
 }
 
 // RecordInjection appends to the audit log and returns the record's id. A
-// zero Time is set to now; the text is cut to carryover.InjectionTextCap.
+// text longer than carryover.InjectionTextCap is cut. With
+// Options.DeferHookRuns the record goes to the journal (see runs.go), and
+// its id is 0 until a fold inserts it; a journal that takes no more sends
+// it to the store.
 func (s *Store) RecordInjection(ctx context.Context, in carryover.Injection) (int64, error) {
 	if in.Time.IsZero() {
 		in.Time = time.Now()
 	}
 	in.Text = carryover.ClipInjectionText(in.Text)
-	chunkIDs, err := json.Marshal(orEmpty(in.ChunkIDs))
-	if err != nil {
-		return 0, fmt.Errorf("record injection: %w", err)
+	if s.deferRuns && s.appendInjection(in) == nil {
+		return 0, nil
 	}
-	itemIDs, err := json.Marshal(orEmpty(in.ItemIDs))
+	res, err := insertInjection(ctx, s.db, in)
 	if err != nil {
-		return 0, fmt.Errorf("record injection: %w", err)
-	}
-	res, err := s.db.ExecContext(ctx, `INSERT INTO injections
-		(time_ms, session_id, project, event, win, chars, tokens, chunk_ids, item_ids, hash, latency_us, text, reason)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		ms(in.Time), in.SessionID, in.Project, in.Event, in.Window, in.Chars, in.Tokens,
-		string(chunkIDs), string(itemIDs), in.Hash, in.Latency.Microseconds(), in.Text, in.Reason)
-	if err != nil {
-		return 0, wrapErr("record injection", err)
+		return 0, err
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
@@ -501,8 +495,32 @@ func (s *Store) RecordInjection(ctx context.Context, in carryover.Injection) (in
 	return id, nil
 }
 
+// execer is what insertInjection writes through: the store or a
+// transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func insertInjection(ctx context.Context, ex execer, in carryover.Injection) (sql.Result, error) {
+	chunkIDs, err := json.Marshal(orEmpty(in.ChunkIDs))
+	if err != nil {
+		return nil, fmt.Errorf("record injection: %w", err)
+	}
+	itemIDs, err := json.Marshal(orEmpty(in.ItemIDs))
+	if err != nil {
+		return nil, fmt.Errorf("record injection: %w", err)
+	}
+	res, err := ex.ExecContext(ctx, `INSERT INTO injections
+		(time_ms, session_id, project, event, win, chars, tokens, chunk_ids, item_ids, hash, latency_us, text, reason)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		ms(in.Time), in.SessionID, in.Project, in.Event, in.Window, in.Chars, in.Tokens,
+		string(chunkIDs), string(itemIDs), in.Hash, in.Latency.Microseconds(), in.Text, in.Reason)
+	return res, wrapErr("record injection", err)
+}
+
 // Injections lists audit records of a session (of all sessions when
-// sessionID is ""), newest first. A zero limit means no limit.
+// sessionID is ""), newest first, the journal's included (see
+// RecordInjection). A zero limit means no limit.
 func (s *Store) Injections(ctx context.Context, sessionID string, lim int) ([]carryover.Injection, error) {
 	return s.injections(ctx, sessionID, lim, true)
 }
@@ -557,7 +575,16 @@ func (s *Store) injections(ctx context.Context, sessionID string, lim int, text 
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("injections", err)
 	}
-	return out, nil
+	journal, err := s.readJournals(ctx, journalInjectionLines)
+	if err != nil {
+		return nil, wrapErr("injections: journal", err)
+	}
+	if !text {
+		for i := range journal.injections {
+			journal.injections[i].Text, journal.injections[i].Reason = "", ""
+		}
+	}
+	return mergeInjections(out, journal.injections, sessionID, lim), nil
 }
 
 // AddNote stores a note and returns its id. A note of kind "state" replaces

@@ -27,6 +27,12 @@ import (
 // instead, a line of JSON; the next RecordHookRun that writes the store
 // (a hook that archives: Stop, after every turn) folds the journal into
 // it, and HookRuns reads both meanwhile.
+//
+// An injection's audit record goes there too, for the same reason: a
+// recall that injects wrote one row, and the write cost it more than its
+// search (some 3 ms of wall time at 100k chunks, mostly the syncs).
+// Injections reads the journal's beside the table's, so a later prompt of
+// the window still skips what was injected.
 
 // runsJournal is the journal of hook runs beside the store db.
 func runsJournal(db string) string { return db + ".runs" }
@@ -41,11 +47,13 @@ func JournalFiles(db string) []string {
 // store: appends after the rename start a new journal.
 const foldingSuffix = ".folding"
 
-// maxJournal bounds the journal (some 30,000 runs): past it, runs are
-// dropped until a fold empties it.
+// maxJournal bounds the journal (some 30,000 runs, or 250 injections of
+// 16 KiB): past it, runs are dropped and injections written to the store
+// until a fold empties it.
 const maxJournal = 4 << 20
 
-// maxFold bounds the runs one fold inserts, the newest kept: it runs
+// maxFold bounds the runs, and the injections, one fold inserts, the
+// newest kept: it runs
 // inside a hook's record, which has half a second (a journal of that many
 // runs means no hook wrote the store for thousands of prompts).
 const maxFold = 5000
@@ -59,6 +67,40 @@ type journalRun struct {
 	Latency int64  `json:"us"` // µs
 	Outcome string `json:"o"`
 	Chars   int    `json:"c"`
+}
+
+// journalInjection is a line of the journal that records an injection;
+// its first field, "k":"i", tells it from a run.
+type journalInjection struct {
+	Kind     string  `json:"k"`
+	Time     int64   `json:"t"` // unix ms
+	Session  string  `json:"s"`
+	Project  string  `json:"p"`
+	Event    string  `json:"e"`
+	Window   int     `json:"w"`
+	Chars    int     `json:"c"`
+	Tokens   int     `json:"n"`
+	ChunkIDs []int64 `json:"ci"`
+	ItemIDs  []int64 `json:"ii"`
+	Hash     string  `json:"h"`
+	Latency  int64   `json:"us"` // µs
+	Text     string  `json:"x"`
+	Reason   string  `json:"r"`
+}
+
+// injectionLine starts every injection's line (encoding/json writes the
+// fields in order).
+var injectionLine = []byte(`{"k":"i",`)
+
+// appendInjection appends in to the journal, one write of one line.
+func (s *Store) appendInjection(in carryover.Injection) error {
+	line, err := json.Marshal(journalInjection{Kind: "i", Time: ms(in.Time), Session: in.SessionID, Project: in.Project,
+		Event: in.Event, Window: in.Window, Chars: in.Chars, Tokens: in.Tokens, ChunkIDs: in.ChunkIDs, ItemIDs: in.ItemIDs,
+		Hash: in.Hash, Latency: in.Latency.Microseconds(), Text: in.Text, Reason: in.Reason})
+	if err != nil {
+		return err
+	}
+	return appendJournal(s.journal, append(append([]byte{'\n'}, line...), '\n'))
 }
 
 // appendRun appends r to the journal, one write of one line: appends of
@@ -111,77 +153,123 @@ func appendJournal(path string, b []byte) error {
 	return err
 }
 
-// readJournal reads the runs of the journal file at path and the bytes
-// they take (complete lines only: a line still being written is left). A
-// missing file holds none; a line that does not parse is skipped.
-func readJournal(path string) ([]carryover.HookRun, int64, error) {
+// journalEntries are what a journal holds.
+type journalEntries struct {
+	runs       []carryover.HookRun
+	injections []carryover.Injection
+}
+
+// Kinds of journal line readJournal parses.
+const (
+	journalRunLines = 1 << iota
+	journalInjectionLines
+)
+
+// readJournal reads the entries of the journal file at path, of the kinds
+// asked for, and the bytes they take (complete lines only: a line still
+// being written is left). A missing file holds none; a line that does not
+// parse is skipped.
+func readJournal(path string, kinds int) (journalEntries, int64, error) {
+	var out journalEntries
 	if fi, err := journalFile(path); fi == nil || err != nil {
-		return nil, 0, err
+		return out, 0, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
-		return nil, 0, err
+		return out, 0, err
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, 2*maxJournal))
 	if err != nil {
-		return nil, 0, err
+		return out, 0, err
 	}
 	b = b[:bytes.LastIndexByte(b, '\n')+1]
-	var runs []carryover.HookRun
 	for line := range bytes.Lines(b) {
+		if len(line) <= 1 {
+			continue
+		}
+		if bytes.HasPrefix(line, injectionLine) {
+			if kinds&journalInjectionLines != 0 {
+				if in, ok := parseInjection(line); ok {
+					out.injections = append(out.injections, in)
+				}
+			}
+			continue
+		}
+		if kinds&journalRunLines == 0 {
+			continue
+		}
 		var j journalRun
-		if len(line) <= 1 || json.Unmarshal(line, &j) != nil || j.Time <= 0 || j.Event == "" {
+		if json.Unmarshal(line, &j) != nil || j.Time <= 0 || j.Event == "" {
 			continue
 		}
 		if j.Session != "" && carryover.ValidSessionID(j.Session) != nil {
 			continue
 		}
-		runs = append(runs, carryover.HookRun{Time: fromMS(j.Time), SessionID: j.Session, Project: j.Project,
+		out.runs = append(out.runs, carryover.HookRun{Time: fromMS(j.Time), SessionID: j.Session, Project: j.Project,
 			Event: j.Event, Latency: time.Duration(j.Latency) * time.Microsecond, Outcome: j.Outcome, Chars: j.Chars})
 	}
-	return runs, int64(len(b)), nil
+	return out, int64(len(b)), nil
 }
 
-// journalRuns reads the runs of the journal and of a fold under way,
-// those of forgotten sessions left out.
-func (s *Store) journalRuns(ctx context.Context) ([]carryover.HookRun, error) {
-	var all []carryover.HookRun
+// parseInjection parses an injection's line; false for one that is not.
+func parseInjection(line []byte) (carryover.Injection, bool) {
+	var j journalInjection
+	if json.Unmarshal(line, &j) != nil || j.Kind != "i" || j.Time <= 0 || j.Event == "" {
+		return carryover.Injection{}, false
+	}
+	if j.Session != "" && carryover.ValidSessionID(j.Session) != nil {
+		return carryover.Injection{}, false
+	}
+	return carryover.Injection{Time: fromMS(j.Time), SessionID: j.Session, Project: j.Project, Event: j.Event,
+		Window: j.Window, Chars: j.Chars, Tokens: j.Tokens, ChunkIDs: j.ChunkIDs, ItemIDs: j.ItemIDs, Hash: j.Hash,
+		Latency: time.Duration(j.Latency) * time.Microsecond, Text: carryover.ClipInjectionText(j.Text), Reason: j.Reason}, true
+}
+
+// readJournals reads the entries, of the kinds asked for, of the journal
+// and of a fold under way, oldest first, those of forgotten sessions left
+// out.
+func (s *Store) readJournals(ctx context.Context, kinds int) (journalEntries, error) {
+	var all journalEntries
 	for _, p := range []string{s.journal + foldingSuffix, s.journal} {
-		runs, _, err := readJournal(p)
+		e, _, err := readJournal(p, kinds)
 		if err != nil {
-			return nil, err
+			return all, err
 		}
-		all = append(all, runs...)
+		all.runs = append(all.runs, e.runs...)
+		all.injections = append(all.injections, e.injections...)
 	}
 	return dropForgotten(ctx, s.db, all)
 }
 
-// dropForgotten leaves out the runs of forgotten sessions.
-func dropForgotten(ctx context.Context, q queryer, runs []carryover.HookRun) ([]carryover.HookRun, error) {
+// dropForgotten leaves out the entries of forgotten sessions.
+func dropForgotten(ctx context.Context, q queryer, e journalEntries) (journalEntries, error) {
 	gone := map[string]bool{}
 	var err error
-	runs = slices.DeleteFunc(runs, func(r carryover.HookRun) bool {
-		if r.SessionID == "" || err != nil {
+	drop := func(session string) bool {
+		if session == "" || err != nil {
 			return false
 		}
-		g, ok := gone[r.SessionID]
+		g, ok := gone[session]
 		if !ok {
-			g, err = forgotten(ctx, q, r.SessionID)
-			gone[r.SessionID] = g
+			g, err = forgotten(ctx, q, session)
+			gone[session] = g
 		}
 		return g
-	})
-	return runs, err
+	}
+	e.runs = slices.DeleteFunc(e.runs, func(r carryover.HookRun) bool { return drop(r.SessionID) })
+	e.injections = slices.DeleteFunc(e.injections, func(in carryover.Injection) bool { return drop(in.SessionID) })
+	return e, err
 }
 
-// foldRuns inserts the journal's runs into hook_runs within tx; call done
+// foldJournal inserts the journal's runs and injections into hook_runs
+// and injections within tx; call done
 // once tx is committed, which removes the journal's folded part. The
 // journal is first renamed, so that hooks appending meanwhile start a new
 // one; a fold that was cut short (its renamed file left) is finished
 // first, and a journal that cannot be renamed now (Windows, while a hook
 // appends) waits for the next fold.
-func (s *Store) foldRuns(ctx context.Context, tx *sql.Tx) (done func(), err error) {
+func (s *Store) foldJournal(ctx context.Context, tx *sql.Tx) (done func(), err error) {
 	folding := s.journal + foldingSuffix
 	nothing := func() {}
 	// Only a journal that is a regular file is moved or read: anything
@@ -197,14 +285,14 @@ func (s *Store) foldRuns(ctx context.Context, tx *sql.Tx) (done func(), err erro
 			return nothing, nil
 		}
 	}
-	runs, n, err := readJournal(folding)
+	e, n, err := readJournal(folding, journalRunLines|journalInjectionLines)
 	if err != nil {
 		return nil, err
 	}
-	if runs, err = dropForgotten(ctx, tx, runs); err != nil {
+	if e, err = dropForgotten(ctx, tx, e); err != nil {
 		return nil, err
 	}
-	runs = runs[max(0, len(runs)-maxFold):]
+	runs, injections := e.runs[max(0, len(e.runs)-maxFold):], e.injections[max(0, len(e.injections)-maxFold):]
 	// A fold cut short is undone whole, so that the next one does not add
 	// its first runs twice; the transaction goes on without it.
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT fold`); err != nil {
@@ -214,6 +302,12 @@ func (s *Store) foldRuns(ctx context.Context, tx *sql.Tx) (done func(), err erro
 		if err = insertRun(ctx, tx, r); err != nil {
 			break
 		}
+	}
+	for _, in := range injections {
+		if err != nil {
+			break
+		}
+		_, err = insertInjection(ctx, tx, in)
 	}
 	if err != nil {
 		tx.ExecContext(context.WithoutCancel(ctx), `ROLLBACK TO fold`)
@@ -250,6 +344,33 @@ func insertRun(ctx context.Context, tx *sql.Tx, r carryover.HookRun) error {
 		(time_ms, session_id, project, event, latency_us, outcome, chars) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		ms(r.Time), r.SessionID, r.Project, r.Event, r.Latency.Microseconds(), r.Outcome, r.Chars)
 	return err
+}
+
+// mergeInjections adds the journal's injections (oldest first; those of
+// session, when it is not "") to rows read from the table (newest first),
+// newest first, at most lim (0: no limit). Each list keeps its order.
+func mergeInjections(rows, journal []carryover.Injection, session string, lim int) []carryover.Injection {
+	var mine []carryover.Injection
+	for _, in := range slices.Backward(journal) {
+		if session == "" || in.SessionID == session {
+			mine = append(mine, in)
+		}
+	}
+	if len(mine) == 0 {
+		return rows
+	}
+	out := make([]carryover.Injection, 0, len(rows)+len(mine))
+	for len(rows) > 0 || len(mine) > 0 {
+		if len(mine) == 0 || len(rows) > 0 && ms(rows[0].Time) >= ms(mine[0].Time) {
+			out, rows = append(out, rows[0]), rows[1:]
+		} else {
+			out, mine = append(out, mine[0]), mine[1:]
+		}
+		if lim > 0 && len(out) == lim {
+			break
+		}
+	}
+	return out
 }
 
 // mergeRuns adds the journal's runs (those f selects) to rows read from

@@ -1,11 +1,13 @@
 package sqlite_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -140,8 +142,8 @@ func TestJournalForgetAndPrune(t *testing.T) {
 	}
 }
 
-// A torn last line (a hook killed mid-append) and lines that are not runs
-// are skipped; a journal that is not a regular file is refused, not
+// A torn last line (a hook killed mid-append) and lines that are neither
+// runs nor injections are skipped; a journal that is not a regular file is refused, not
 // followed.
 func TestJournalBadInput(t *testing.T) {
 	ctx := context.Background()
@@ -151,6 +153,9 @@ func TestJournalBadInput(t *testing.T) {
 {"t":0,"e":"UserPromptSubmit"}
 {"t":1796606579634,"s":"../../etc","e":"UserPromptSubmit"}
 {"t":1796606579634,"s":"ok-1","p":"/p","e":"UserPromptSubmit","us":12,"o":"noop","c":0}
+{"k":"i","t":1796606579634,"s":"../x","e":"UserPromptSubmit","x":"escaped"}
+{"k":"i","t":1796606579634,"s":"ok-3","e":"UserPromptSubmit","ci":[4],"x":"recalled"}
+{"k":"i","t":1796606579634,"s":"ok-3","e":"UserPromptSubmit","ci":"not a list"}
 {"t":1796606579635,"s":"ok-2","p":"/p","e":"UserPro`
 	if err := os.WriteFile(journal, []byte(bad), 0o600); err != nil {
 		t.Fatal(err)
@@ -162,11 +167,17 @@ func TestJournalBadInput(t *testing.T) {
 	if len(runs) != 1 || runs[0].SessionID != "ok-1" || runs[0].Latency != 12*time.Microsecond {
 		t.Fatalf("runs = %+v", runs)
 	}
+	if ins, err := st.Injections(ctx, "", 0); err != nil || len(ins) != 1 || ins[0].Text != "recalled" || ins[0].ChunkIDs[0] != 4 {
+		t.Fatalf("injections = %+v (%v)", ins, err)
+	}
 	if err := st.RecordHookRun(ctx, run("s", "Stop", 0)); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, rawDB(t, path), "hook_runs"); n != 2 {
 		t.Fatalf("%d runs folded, want 2", n)
+	}
+	if n := count(t, rawDB(t, path), "injections"); n != 1 {
+		t.Fatalf("%d injections folded, want 1", n)
 	}
 
 	if runtime.GOOS == "windows" {
@@ -268,5 +279,141 @@ func TestJournalFoldBound(t *testing.T) {
 	var oldest int64
 	if err := db.QueryRow(`SELECT min(latency_us) FROM hook_runs WHERE session_id = 's-1'`).Scan(&oldest); err != nil || oldest != 10 {
 		t.Fatalf("the oldest run kept took %d µs, want 10 (the newest %d kept) (%v)", oldest, sqlite.MaxFold, err)
+	}
+}
+
+func injection(session, event string, i int, chunks ...int64) carryover.Injection {
+	return carryover.Injection{Time: base.Add(time.Duration(i) * time.Second), SessionID: session, Project: "/p",
+		Event: event, Window: 1, Chars: 10 + i, Tokens: 3, ChunkIDs: chunks, Hash: fmt.Sprintf("h%d", i),
+		Latency: time.Duration(i+1) * time.Millisecond, Text: fmt.Sprintf("block %d\n> quoted", i), Reason: "why"}
+}
+
+// A process that only reads records its injections in the journal; both
+// kinds of Injections read them beside the store's, newest first, so that
+// a later prompt of the window skips what was injected; the next write
+// folds them into the store, once, as they were.
+func TestDeferredInjectionsAreFolded(t *testing.T) {
+	ctx := context.Background()
+	st, path := newStore(t)
+	if _, err := st.RecordInjection(ctx, injection("s1", "PreCompact", 0)); err != nil {
+		t.Fatal(err)
+	}
+	reader := openDeferring(t, path)
+	for i, in := range []carryover.Injection{injection("s1", "UserPromptSubmit", 1, 7, 9), injection("s2", "SessionStart:compact", 2)} {
+		if id, err := reader.RecordInjection(ctx, in); err != nil || id != 0 {
+			t.Fatalf("deferred injection %d: id %d, %v", i, id, err)
+		}
+	}
+	db := rawDB(t, path)
+	if n := count(t, db, "injections"); n != 1 {
+		t.Fatalf("the store holds %d injections after two deferred ones, want 1", n)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, s := range []*sqlite.Store{st, reader} {
+			s1, err := s.Injections(ctx, "s1", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := injection("s1", "UserPromptSubmit", 1, 7, 9)
+			if len(s1) != 2 || s1[0].Event != want.Event || s1[1].Event != "PreCompact" || !slices.Equal(s1[0].ChunkIDs, want.ChunkIDs) ||
+				s1[0].Text != want.Text || s1[0].Reason != want.Reason || s1[0].Latency != want.Latency || s1[0].Window != 1 ||
+				!s1[0].Time.Equal(want.Time) || s1[0].Key() != want.Key() {
+				t.Fatalf("%s: injections of s1 = %+v", when, s1)
+			}
+			brief, err := carryover.ReadInjectionsWithoutText(ctx, s, "s1", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(brief) != 1 || brief[0].Text != "" || brief[0].Reason != "" || !slices.Equal(brief[0].ChunkIDs, want.ChunkIDs) {
+				t.Fatalf("%s: newest injection of s1 without text = %+v", when, brief)
+			}
+			if all, _ := s.Injections(ctx, "", 0); len(all) != 3 || all[0].SessionID != "s2" {
+				t.Fatalf("%s: all injections = %+v", when, all)
+			}
+		}
+	}
+	check("journal")
+	if err := st.RecordHookRun(ctx, run("s1", "Stop", 3)); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "injections"); n != 3 {
+		t.Fatalf("the store holds %d injections after the fold, want 3", n)
+	}
+	check("store")
+	if err := st.RecordHookRun(ctx, run("s1", "Stop", 4)); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "injections"); n != 3 {
+		t.Fatalf("a second fold left %d injections, want 3", n)
+	}
+}
+
+// An injection the journal cannot take (full, or not a regular file) is
+// written to the store: the audit record, which later prompts read to
+// skip what was injected, is not lost.
+func TestDeferredInjectionJournalFull(t *testing.T) {
+	ctx := context.Background()
+	_, path := newStore(t)
+	journal := sqlite.JournalFiles(path)[0]
+	full := bytes.Repeat([]byte("x\n"), sqlite.MaxJournal/2)
+	if err := os.WriteFile(journal, full, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reader := openDeferring(t, path)
+	id, err := reader.RecordInjection(ctx, injection("s1", "UserPromptSubmit", 1))
+	if err != nil || id == 0 {
+		t.Fatalf("RecordInjection with a full journal: id %d, %v", id, err)
+	}
+	if n := count(t, rawDB(t, path), "injections"); n != 1 {
+		t.Fatalf("the store holds %d injections, want 1", n)
+	}
+	if got, _ := reader.Injections(ctx, "s1", 0); len(got) != 1 || got[0].ID != id {
+		t.Fatalf("injections = %+v", got)
+	}
+	if b, _ := os.ReadFile(journal); !bytes.Equal(b, full) {
+		t.Fatal("the full journal was written")
+	}
+}
+
+// The journal's injections of a forgotten session are neither read nor
+// folded, and a prune removes those of the sessions it removes.
+func TestJournalInjectionsForgetAndPrune(t *testing.T) {
+	ctx := context.Background()
+	st, path := newStore(t)
+	for _, s := range []string{"gone", "pruned", "kept"} {
+		if err := st.Apply(ctx, storetest.Batch(s, "/p", 0, 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reader := openDeferring(t, path)
+	for i, s := range []string{"gone", "pruned", "kept"} {
+		if _, err := reader.RecordInjection(ctx, injection(s, "UserPromptSubmit", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "pruned"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "gone", Forget: true}); err != nil {
+		t.Fatal(err)
+	}
+	// Appended by a hook that raced the forget.
+	if _, err := reader.RecordInjection(ctx, injection("gone", "UserPromptSubmit", 5)); err != nil {
+		t.Fatal(err)
+	}
+	if all, err := reader.Injections(ctx, "", 0); err != nil || len(all) != 1 || all[0].SessionID != "kept" {
+		t.Fatalf("injections = %+v (%v), want kept's only", all, err)
+	}
+	if err := st.RecordHookRun(ctx, run("kept", "Stop", 6)); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM injections WHERE session_id <> 'kept'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d injections of removed sessions in the store (%v)", n, err)
+	}
+	if n := count(t, db, "injections"); n != 1 {
+		t.Fatalf("%d injections in the store, want kept's 1", n)
 	}
 }
