@@ -72,7 +72,7 @@ func (s *Store) HookRuns(ctx context.Context, f carryover.HookRunFilter) ([]carr
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("hook runs", err)
 	}
-	journal, err := s.readJournals(ctx, journalRunLines)
+	journal, err := s.readJournals(ctx, journalRunLines, f.SessionID)
 	if err != nil {
 		return nil, wrapErr("hook runs: journal", err)
 	}

@@ -575,7 +575,7 @@ func (s *Store) injections(ctx context.Context, sessionID string, lim int, text 
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("injections", err)
 	}
-	journal, err := s.readJournals(ctx, journalInjectionLines)
+	journal, err := s.readJournals(ctx, journalInjectionLines, sessionID)
 	if err != nil {
 		return nil, wrapErr("injections: journal", err)
 	}

@@ -166,10 +166,10 @@ const (
 )
 
 // readJournal reads the entries of the journal file at path, of the kinds
-// asked for, and the bytes they take (complete lines only: a line still
-// being written is left). A missing file holds none; a line that does not
-// parse is skipped.
-func readJournal(path string, kinds int) (journalEntries, int64, error) {
+// asked for and of session (of every session when it is ""), and the bytes
+// they take (complete lines only: a line still being written is left). A
+// missing file holds none; a line that does not parse is skipped.
+func readJournal(path string, kinds int, session string) (journalEntries, int64, error) {
 	var out journalEntries
 	if fi, err := journalFile(path); fi == nil || err != nil {
 		return out, 0, err
@@ -179,18 +179,36 @@ func readJournal(path string, kinds int) (journalEntries, int64, error) {
 		return out, 0, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 2*maxJournal))
-	if err != nil {
+	// Read into one buffer of the file's size (and a little for lines
+	// appended meanwhile) rather than one grown as it fills: every new
+	// page of memory costs this short process a fault.
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil {
+		buf.Grow(int(min(fi.Size(), 2*maxJournal)) + 4096)
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(f, 2*maxJournal)); err != nil {
 		return out, 0, err
 	}
+	b := buf.Bytes()
 	b = b[:bytes.LastIndexByte(b, '\n')+1]
+	// A line of another session is passed over unparsed: encoding/json
+	// escapes every quote inside a string, so the key and its value appear
+	// unescaped only as a field.
+	var mine []byte
+	if session != "" {
+		q, err := json.Marshal(session) // as the line was written
+		if err != nil {
+			return out, 0, err
+		}
+		mine = append([]byte(`"s":`), q...)
+	}
 	for line := range bytes.Lines(b) {
-		if len(line) <= 1 {
+		if len(line) <= 1 || mine != nil && !bytes.Contains(line, mine) {
 			continue
 		}
 		if bytes.HasPrefix(line, injectionLine) {
 			if kinds&journalInjectionLines != 0 {
-				if in, ok := parseInjection(line); ok {
+				if in, ok := parseInjection(line); ok && (session == "" || in.SessionID == session) {
 					out.injections = append(out.injections, in)
 				}
 			}
@@ -203,7 +221,7 @@ func readJournal(path string, kinds int) (journalEntries, int64, error) {
 		if json.Unmarshal(line, &j) != nil || j.Time <= 0 || j.Event == "" {
 			continue
 		}
-		if j.Session != "" && carryover.ValidSessionID(j.Session) != nil {
+		if j.Session != "" && carryover.ValidSessionID(j.Session) != nil || session != "" && j.Session != session {
 			continue
 		}
 		out.runs = append(out.runs, carryover.HookRun{Time: fromMS(j.Time), SessionID: j.Session, Project: j.Project,
@@ -226,13 +244,13 @@ func parseInjection(line []byte) (carryover.Injection, bool) {
 		Latency: time.Duration(j.Latency) * time.Microsecond, Text: carryover.ClipInjectionText(j.Text), Reason: j.Reason}, true
 }
 
-// readJournals reads the entries, of the kinds asked for, of the journal
-// and of a fold under way, oldest first, those of forgotten sessions left
-// out.
-func (s *Store) readJournals(ctx context.Context, kinds int) (journalEntries, error) {
+// readJournals reads the entries, of the kinds asked for and of session
+// (of every session when it is ""), of the journal and of a fold under
+// way, oldest first, those of forgotten sessions left out.
+func (s *Store) readJournals(ctx context.Context, kinds int, session string) (journalEntries, error) {
 	var all journalEntries
 	for _, p := range []string{s.journal + foldingSuffix, s.journal} {
-		e, _, err := readJournal(p, kinds)
+		e, _, err := readJournal(p, kinds, session)
 		if err != nil {
 			return all, err
 		}
@@ -285,7 +303,7 @@ func (s *Store) foldJournal(ctx context.Context, tx *sql.Tx) (done func(), err e
 			return nothing, nil
 		}
 	}
-	e, n, err := readJournal(folding, journalRunLines|journalInjectionLines)
+	e, n, err := readJournal(folding, journalRunLines|journalInjectionLines, "")
 	if err != nil {
 		return nil, err
 	}

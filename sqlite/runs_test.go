@@ -334,6 +334,17 @@ func TestDeferredInjectionsAreFolded(t *testing.T) {
 		}
 	}
 	check("journal")
+	// A session id that JSON escapes is still found.
+	odd := "s\"<é>"
+	if _, err := reader.RecordInjection(ctx, injection(odd, "UserPromptSubmit", 3)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := reader.Injections(ctx, odd, 0); err != nil || len(got) != 1 || got[0].SessionID != odd {
+		t.Fatalf("injections of %q = %+v (%v)", odd, got, err)
+	}
+	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: odd}); err != nil {
+		t.Fatal(err)
+	}
 	if err := st.RecordHookRun(ctx, run("s1", "Stop", 3)); err != nil {
 		t.Fatal(err)
 	}
