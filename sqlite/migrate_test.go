@@ -83,8 +83,13 @@ func TestTermsBackfill(t *testing.T) {
 	}
 }
 
-// undoShares takes a store back to before schema version 10 (and 11).
-const undoShares = `DROP TABLE passage_marks; DROP TABLE passages; DROP TABLE passages_fts; DROP TABLE chunk_shares`
+// undoShares takes a store back to before schema version 10 (and 11, 12
+// and 13).
+const undoShares = undoTermReach + `; DROP TABLE passage_marks; DROP TABLE passages; DROP TABLE passages_fts; DROP TABLE chunk_shares`
+
+// undoTermReach takes a store back to before schema version 13.
+const undoTermReach = `DROP TRIGGER chunks_reach_ad; DROP TRIGGER chunks_reach_au; DROP TRIGGER passages_reach_ad;
+	DROP TABLE term_reach; DELETE FROM meta WHERE key LIKE 'reach_gen:%'`
 
 // TestSharedChunksMigration turns a store back into schema version 9,
 // where the chunks a resumed session shares with the session it resumed

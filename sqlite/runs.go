@@ -157,12 +157,14 @@ func appendJournal(path string, b []byte) error {
 type journalEntries struct {
 	runs       []carryover.HookRun
 	injections []carryover.Injection
+	reaches    []termReach
 }
 
 // Kinds of journal line readJournal parses.
 const (
 	journalRunLines = 1 << iota
 	journalInjectionLines
+	journalReachLines
 )
 
 // readJournal reads the entries of the journal file at path, of the kinds
@@ -204,6 +206,12 @@ func readJournal(path string, kinds int, session string) (journalEntries, int64,
 	}
 	for line := range bytes.Lines(b) {
 		if len(line) <= 1 || mine != nil && !bytes.Contains(line, mine) {
+			continue
+		}
+		if bytes.HasPrefix(line, reachLine) {
+			if kinds&journalReachLines != 0 {
+				out.reaches = append(out.reaches, parseReaches(line)...)
+			}
 			continue
 		}
 		if bytes.HasPrefix(line, injectionLine) {
@@ -256,6 +264,7 @@ func (s *Store) readJournals(ctx context.Context, kinds int, session string) (jo
 		}
 		all.runs = append(all.runs, e.runs...)
 		all.injections = append(all.injections, e.injections...)
+		all.reaches = append(all.reaches, e.reaches...)
 	}
 	return dropForgotten(ctx, s.db, all)
 }
@@ -281,7 +290,7 @@ func dropForgotten(ctx context.Context, q queryer, e journalEntries) (journalEnt
 }
 
 // foldJournal inserts the journal's runs and injections into hook_runs
-// and injections within tx; call done
+// and injections, and its reaches into term_reach, within tx; call done
 // once tx is committed, which removes the journal's folded part. The
 // journal is first renamed, so that hooks appending meanwhile start a new
 // one; a fold that was cut short (its renamed file left) is finished
@@ -303,7 +312,7 @@ func (s *Store) foldJournal(ctx context.Context, tx *sql.Tx) (done func(), err e
 			return nothing, nil
 		}
 	}
-	e, n, err := readJournal(folding, journalRunLines|journalInjectionLines, "")
+	e, n, err := readJournal(folding, journalRunLines|journalInjectionLines|journalReachLines, "")
 	if err != nil {
 		return nil, err
 	}
@@ -326,6 +335,9 @@ func (s *Store) foldJournal(ctx context.Context, tx *sql.Tx) (done func(), err e
 			break
 		}
 		_, err = insertInjection(ctx, tx, in)
+	}
+	if err == nil {
+		err = foldReaches(ctx, tx, e.reaches)
 	}
 	if err != nil {
 		tx.ExecContext(context.WithoutCancel(ctx), `ROLLBACK TO fold`)

@@ -232,6 +232,27 @@ CREATE TABLE passage_marks (
 	session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
 	line       INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE term_reach (
+	idx   TEXT NOT NULL,
+	term  TEXT NOT NULL,
+	cap   INTEGER NOT NULL,
+	reach INTEGER NOT NULL,
+	PRIMARY KEY (idx, term, cap)
+) WITHOUT ROWID;
+CREATE TRIGGER chunks_reach_ad AFTER DELETE ON chunks BEGIN
+	DELETE FROM term_reach WHERE idx = 'chunks_fts';
+	UPDATE meta SET value = value + 1 WHERE key = 'reach_gen:chunks_fts';
+END;
+CREATE TRIGGER chunks_reach_au AFTER UPDATE OF prompt, summary, files, commands, errors, text, terms ON chunks BEGIN
+	DELETE FROM term_reach WHERE idx = 'chunks_fts';
+	UPDATE meta SET value = value + 1 WHERE key = 'reach_gen:chunks_fts';
+END;
+CREATE TRIGGER passages_reach_ad AFTER DELETE ON passages BEGIN
+	DELETE FROM term_reach WHERE idx = 'passages_fts';
+	UPDATE meta SET value = value + 1 WHERE key = 'reach_gen:passages_fts';
+END;
 INSERT INTO meta (key, value) VALUES ('fts_backfill_below', 1);
+INSERT INTO meta (key, value) VALUES ('reach_gen:chunks_fts', 0);
+INSERT INTO meta (key, value) VALUES ('reach_gen:passages_fts', 0);
 INSERT INTO meta (key, value) VALUES ('terms_backfill_below', 1);
 INSERT INTO meta (key, value) VALUES ('vec_backfill_below', 1);

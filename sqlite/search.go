@@ -257,23 +257,36 @@ func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi
 	// for a term's limit+1st match: when there is one, the term is capped
 	// and that match's rowid is its reach, in one walk that skips rows
 	// rather than counts them. Only a term with fewer matches is then
-	// counted, a second walk over those few.
-	capped, err := s.db.PrepareContext(ctx, `SELECT rowid FROM `+fts+`
-		WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT 1 OFFSET `+fmt.Sprint(limit))
-	if err != nil {
-		return searchPlan{}, wrapErr("search: plan", err)
-	}
-	defer capped.Close()
-	var count *sql.Stmt
+	// counted, a second walk over those few. Over a whole index, the
+	// reaches found before are kept (see reach.go) and not walked again.
+	var capped, count *sql.Stmt
 	defer func() {
-		if count != nil {
-			count.Close()
+		for _, st := range []*sql.Stmt{capped, count} {
+			if st != nil {
+				st.Close()
+			}
 		}
 	}()
-	var found []termCount
+	var found, walked []termCount
 	counts := make(map[string]int, len(terms))
+	known, gen := map[string]int64(nil), int64(-1)
+	if reachPlan(fts, lo, hi) {
+		known, gen = s.knownReaches(ctx, fts, terms, limit)
+	}
 	for _, t := range terms {
 		n, reach := limit+1, int64(0)
+		if r, ok := known[t]; ok {
+			found = append(found, termCount{term: t, rows: n, reach: r})
+			counts[strings.ReplaceAll(strings.Trim(t, `"`), `""`, `"`)] = n
+			continue
+		}
+		if capped == nil {
+			var err error
+			if capped, err = s.db.PrepareContext(ctx, `SELECT rowid FROM `+fts+`
+				WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT 1 OFFSET `+fmt.Sprint(limit)); err != nil {
+				return searchPlan{}, wrapErr("search: plan", err)
+			}
+		}
 		err := capped.QueryRowContext(ctx, t, lo, hi).Scan(&reach)
 		if errors.Is(err, sql.ErrNoRows) {
 			if count == nil {
@@ -291,8 +304,12 @@ func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi
 		if n > 0 {
 			found = append(found, termCount{term: t, rows: n, reach: reach})
 		}
+		if n > limit && reach > 0 && gen >= 0 {
+			walked = append(walked, termCount{term: t, rows: n, reach: reach})
+		}
 		counts[strings.ReplaceAll(strings.Trim(t, `"`), `""`, `"`)] = n
 	}
+	s.journalReachesFound(fts, gen, limit, walked)
 	if len(found) == 0 {
 		return searchPlan{}, nil
 	}

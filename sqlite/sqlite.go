@@ -92,6 +92,9 @@ type Store struct {
 	// path); deferRuns sends RecordHookRun there.
 	journal   string
 	deferRuns bool
+	// readOnly: the store is not written, nor is anything created beside
+	// it (the reaches a search found are not journaled).
+	readOnly bool
 }
 
 // Open opens the store at path, creating its directory (0700) and file
@@ -182,7 +185,7 @@ func open(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 		s := &Store{db: db, path: path, emb: opt.Embedder, writing: make(chan struct{}, 1), busy: opt.BusyTimeout,
-			journal: runsJournal(abs), deferRuns: opt.DeferHookRuns}
+			journal: runsJournal(abs), deferRuns: opt.DeferHookRuns, readOnly: opt.ReadOnly}
 		err = s.init(ctx, abs, opt.ReadOnly, opt.BusyTimeout)
 		if err == nil {
 			return s, nil

@@ -51,11 +51,11 @@ func TestMigrateVersion1Store(t *testing.T) {
 	}
 	st.Close()
 	db := rawDB(t, path)
-	for _, q := range []string{"DROP TRIGGER chunks_ai", "DROP TRIGGER chunks_bd", "DROP TRIGGER chunks_bu",
+	for _, q := range []string{undoTermReach, "DROP TRIGGER chunks_ai", "DROP TRIGGER chunks_bd", "DROP TRIGGER chunks_bu",
 		"DROP TRIGGER chunks_au", "DROP TABLE chunk_vecs", "DROP TABLE meta",
 		"DROP TABLE hook_runs", "DROP TABLE redactions", "ALTER TABLE sessions DROP COLUMN owner",
 		"ALTER TABLE sessions DROP COLUMN team", "DROP INDEX chunks_project", "DROP TABLE forgotten",
-		"ALTER TABLE injections DROP COLUMN text", "ALTER TABLE injections DROP COLUMN reason", "DROP TABLE raw_blocks", undoShares, undoIdentity, "PRAGMA user_version = 1"} {
+		"ALTER TABLE injections DROP COLUMN text", "ALTER TABLE injections DROP COLUMN reason", "DROP TABLE raw_blocks", strings.TrimPrefix(undoShares, undoTermReach+"; "), undoIdentity, "PRAGMA user_version = 1"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -63,8 +63,8 @@ func TestMigrateVersion1Store(t *testing.T) {
 
 	st = openStore(t, path)
 	var v int
-	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 12 {
-		t.Fatalf("schema version %d (%v) after open, want 12", v, err)
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 13 {
+		t.Fatalf("schema version %d (%v) after open, want 13", v, err)
 	}
 	if n := count(t, db, "chunk_vecs"); n != 0 {
 		t.Fatalf("%d vectors right after the migration, want 0", n)

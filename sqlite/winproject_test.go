@@ -42,7 +42,7 @@ func TestWindowsProjectsMigration(t *testing.T) {
 		t.Fatalf("before: projects %v, %v", projects, err)
 	}
 	// A store of version 10 had no passages either (version 12 adds them).
-	if _, err := db.Exec(`DROP TABLE passages_fts; DROP TABLE passage_marks; DROP TABLE passages`); err != nil {
+	if _, err := db.Exec(undoTermReach + `; DROP TABLE passages_fts; DROP TABLE passage_marks; DROP TABLE passages`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Exec(`PRAGMA user_version = 10`); err != nil {
