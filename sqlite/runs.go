@@ -172,40 +172,91 @@ const (
 // they take (complete lines only: a line still being written is left). A
 // missing file holds none; a line that does not parse is skipped.
 func readJournal(path string, kinds int, session string) (journalEntries, int64, error) {
-	var out journalEntries
-	if fi, err := journalFile(path); fi == nil || err != nil {
-		return out, 0, err
+	b, _, err := readJournalFile(path)
+	if err != nil {
+		return journalEntries{}, 0, err
+	}
+	e, err := parseJournal(b, kinds, session)
+	return e, int64(len(b)), err
+}
+
+// readJournalFile reads the complete lines of the journal file at path
+// (nil when there is none), and what Lstat said of it.
+func readJournalFile(path string) ([]byte, fs.FileInfo, error) {
+	fi, err := journalFile(path)
+	if fi == nil || err != nil {
+		return nil, nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
-		return out, 0, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	// Read into one buffer of the file's size (and a little for lines
 	// appended meanwhile) rather than one grown as it fills: every new
 	// page of memory costs this short process a fault.
 	var buf bytes.Buffer
-	if fi, err := f.Stat(); err == nil {
-		buf.Grow(int(min(fi.Size(), 2*maxJournal)) + 4096)
-	}
+	buf.Grow(int(min(fi.Size(), 2*maxJournal)) + 4096)
 	if _, err := buf.ReadFrom(io.LimitReader(f, 2*maxJournal)); err != nil {
-		return out, 0, err
+		return nil, nil, err
 	}
 	b := buf.Bytes()
-	b = b[:bytes.LastIndexByte(b, '\n')+1]
+	return b[:bytes.LastIndexByte(b, '\n')+1], fi, nil
+}
+
+// journalRead is a journal file as a process read it last.
+type journalRead struct {
+	fi fs.FileInfo
+	b  []byte
+}
+
+// cachedJournalFile is readJournalFile for a process that reads the
+// journal more than once (a recall reads its injections and its reaches):
+// the same file, of the size and time it had when read last, is not read
+// again. Appends change its size; a fold renames it away.
+func (s *Store) cachedJournalFile(path string) ([]byte, error) {
+	fi, err := journalFile(path)
+	if fi == nil || err != nil {
+		return nil, err
+	}
+	s.jmu.Lock()
+	r, ok := s.jread[path]
+	s.jmu.Unlock()
+	if ok && os.SameFile(r.fi, fi) && r.fi.Size() == fi.Size() && r.fi.ModTime().Equal(fi.ModTime()) {
+		return r.b, nil
+	}
+	b, fi, err := readJournalFile(path)
+	if fi == nil || err != nil {
+		return nil, err
+	}
+	s.jmu.Lock()
+	if s.jread == nil {
+		s.jread = map[string]journalRead{}
+	}
+	s.jread[path] = journalRead{fi: fi, b: b}
+	s.jmu.Unlock()
+	return b, nil
+}
+
+// parseJournal parses the complete lines b of a journal: the entries of
+// the kinds asked for and of session (of every session when it is "").
+func parseJournal(b []byte, kinds int, session string) (journalEntries, error) {
+	var out journalEntries
 	// A line of another session is passed over unparsed: encoding/json
 	// escapes every quote inside a string, so the key and its value appear
-	// unescaped only as a field.
+	// unescaped only as a field, and it writes the fields in order: the
+	// session follows the kind and the time, near the line's start.
 	var mine []byte
 	if session != "" {
 		q, err := json.Marshal(session) // as the line was written
 		if err != nil {
-			return out, 0, err
+			return out, err
 		}
 		mine = append([]byte(`"s":`), q...)
 	}
+	head := len(mine) + 48
 	for line := range bytes.Lines(b) {
-		if len(line) <= 1 || mine != nil && !bytes.Contains(line, mine) {
+		if len(line) <= 1 || mine != nil && !bytes.Contains(line[:min(len(line), head)], mine) {
 			continue
 		}
 		if bytes.HasPrefix(line, reachLine) {
@@ -235,7 +286,7 @@ func readJournal(path string, kinds int, session string) (journalEntries, int64,
 		out.runs = append(out.runs, carryover.HookRun{Time: fromMS(j.Time), SessionID: j.Session, Project: j.Project,
 			Event: j.Event, Latency: time.Duration(j.Latency) * time.Microsecond, Outcome: j.Outcome, Chars: j.Chars})
 	}
-	return out, int64(len(b)), nil
+	return out, nil
 }
 
 // parseInjection parses an injection's line; false for one that is not.
@@ -258,7 +309,11 @@ func parseInjection(line []byte) (carryover.Injection, bool) {
 func (s *Store) readJournals(ctx context.Context, kinds int, session string) (journalEntries, error) {
 	var all journalEntries
 	for _, p := range []string{s.journal + foldingSuffix, s.journal} {
-		e, _, err := readJournal(p, kinds, session)
+		b, err := s.cachedJournalFile(p)
+		if err != nil {
+			return all, err
+		}
+		e, err := parseJournal(b, kinds, session)
 		if err != nil {
 			return all, err
 		}

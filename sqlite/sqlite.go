@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -95,6 +96,10 @@ type Store struct {
 	// readOnly: the store is not written, nor is anything created beside
 	// it (the reaches a search found are not journaled).
 	readOnly bool
+	// jread holds the journal files as this process read them last (see
+	// cachedJournalFile).
+	jmu   sync.Mutex
+	jread map[string]journalRead
 }
 
 // Open opens the store at path, creating its directory (0700) and file
