@@ -575,14 +575,13 @@ func (s *Store) injections(ctx context.Context, sessionID string, lim int, text 
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("injections", err)
 	}
-	journal, err := s.readJournals(ctx, journalInjectionLines, sessionID)
+	kinds := journalInjectionLines
+	if text {
+		kinds |= journalInjectionText
+	}
+	journal, err := s.readJournals(ctx, kinds, sessionID)
 	if err != nil {
 		return nil, wrapErr("injections: journal", err)
-	}
-	if !text {
-		for i := range journal.injections {
-			journal.injections[i].Text, journal.injections[i].Reason = "", ""
-		}
 	}
 	return mergeInjections(out, journal.injections, sessionID, lim), nil
 }

@@ -84,19 +84,23 @@ type journalInjection struct {
 	ItemIDs  []int64 `json:"ii"`
 	Hash     string  `json:"h"`
 	Latency  int64   `json:"us"` // µs
-	Text     string  `json:"x"`
 	Reason   string  `json:"r"`
+	Text     string  `json:"x"` // last: a read without the text stops before it
 }
 
 // injectionLine starts every injection's line (encoding/json writes the
-// fields in order).
-var injectionLine = []byte(`{"k":"i",`)
+// fields in order); injectionText starts its last field, the text, which
+// no other field's value can hold unescaped.
+var (
+	injectionLine = []byte(`{"k":"i",`)
+	injectionText = []byte(`,"x":`)
+)
 
 // appendInjection appends in to the journal, one write of one line.
 func (s *Store) appendInjection(in carryover.Injection) error {
 	line, err := json.Marshal(journalInjection{Kind: "i", Time: ms(in.Time), Session: in.SessionID, Project: in.Project,
 		Event: in.Event, Window: in.Window, Chars: in.Chars, Tokens: in.Tokens, ChunkIDs: in.ChunkIDs, ItemIDs: in.ItemIDs,
-		Hash: in.Hash, Latency: in.Latency.Microseconds(), Text: in.Text, Reason: in.Reason})
+		Hash: in.Hash, Latency: in.Latency.Microseconds(), Reason: in.Reason, Text: in.Text})
 	if err != nil {
 		return err
 	}
@@ -164,6 +168,7 @@ type journalEntries struct {
 const (
 	journalRunLines = 1 << iota
 	journalInjectionLines
+	journalInjectionText // with journalInjectionLines: their text and reason too
 	journalReachLines
 )
 
@@ -267,7 +272,7 @@ func parseJournal(b []byte, kinds int, session string) (journalEntries, error) {
 		}
 		if bytes.HasPrefix(line, injectionLine) {
 			if kinds&journalInjectionLines != 0 {
-				if in, ok := parseInjection(line); ok && (session == "" || in.SessionID == session) {
+				if in, ok := parseInjection(line, kinds&journalInjectionText != 0); ok && (session == "" || in.SessionID == session) {
 					out.injections = append(out.injections, in)
 				}
 			}
@@ -289,11 +294,21 @@ func parseJournal(b []byte, kinds int, session string) (journalEntries, error) {
 	return out, nil
 }
 
-// parseInjection parses an injection's line; false for one that is not.
-func parseInjection(line []byte) (carryover.Injection, bool) {
+// parseInjection parses an injection's line, without its text and reason
+// unless text is set (a recall reads every injection of its session, and
+// the text is most of each line); false for a line that is not one.
+func parseInjection(line []byte, text bool) (carryover.Injection, bool) {
+	if !text {
+		if i := bytes.Index(line, injectionText); i > 0 {
+			line = append(line[:i:i], '}')
+		}
+	}
 	var j journalInjection
 	if json.Unmarshal(line, &j) != nil || j.Kind != "i" || j.Time <= 0 || j.Event == "" {
 		return carryover.Injection{}, false
+	}
+	if !text {
+		j.Reason = ""
 	}
 	if j.Session != "" && carryover.ValidSessionID(j.Session) != nil {
 		return carryover.Injection{}, false
@@ -367,7 +382,7 @@ func (s *Store) foldJournal(ctx context.Context, tx *sql.Tx) (done func(), err e
 			return nothing, nil
 		}
 	}
-	e, n, err := readJournal(folding, journalRunLines|journalInjectionLines|journalReachLines, "")
+	e, n, err := readJournal(folding, journalRunLines|journalInjectionLines|journalInjectionText|journalReachLines, "")
 	if err != nil {
 		return nil, err
 	}
