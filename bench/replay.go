@@ -12,6 +12,7 @@ import (
 
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/redact"
+	"github.com/carryover-dev/carryover/storeopen"
 )
 
 // Replay drives Claude Code's hooks over one session's transcript as Claude
@@ -209,18 +210,30 @@ func additionalContext(out []byte) (string, error) {
 	return v.HookSpecificOutput.AdditionalContext, nil
 }
 
-// copyStore copies a closed SQLite store with its write-ahead log.
+// copyStore copies a closed SQLite store with its write-ahead log and its
+// journal (the runs, injections and kept matches of the hooks that only
+// read, not yet folded in).
 func copyStore(src, dst string) error {
-	for _, suffix := range []string{"-wal", "-shm"} {
-		if err := os.Remove(dst + suffix); err != nil && !os.IsNotExist(err) {
+	for _, p := range append([]string{dst + "-wal", dst + "-shm"}, storeopen.JournalFiles(dst)...) {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			return err
 		}
 	}
 	if err := copyFile(src, dst); err != nil {
 		return err
 	}
-	if _, err := os.Stat(src + "-wal"); err == nil {
-		return copyFile(src+"-wal", dst+"-wal")
+	dstJournal := storeopen.JournalFiles(dst)
+	for i, from := range append([]string{src + "-wal"}, storeopen.JournalFiles(src)...) {
+		to := dst + "-wal"
+		if i > 0 {
+			to = dstJournal[i-1]
+		}
+		if _, err := os.Lstat(from); err != nil {
+			continue
+		}
+		if err := copyFile(from, to); err != nil {
+			return err
+		}
 	}
 	return nil
 }
