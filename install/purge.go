@@ -87,7 +87,7 @@ func (a Archive) list(ctx context.Context) (*purgeList, error) {
 	}
 	for _, m := range moved {
 		if movedAsideName().MatchString(m) {
-			p.files = append(p.files, existing(m, m+"-wal", m+"-shm")...)
+			p.files = append(p.files, existing(append([]string{m, m + "-wal", m + "-shm"}, storeopen.JournalFiles(m)...)...)...)
 		}
 	}
 	dir := spool.Dir(db)

@@ -17,9 +17,10 @@ import (
 // carryover.db.corrupt-20261122T101500.
 const corruptSuffix = ".corrupt-"
 
-// MoveAside renames the store file at path, with its write-ahead log and
-// shared-memory index, to path.corrupt-<UTC time> (and its -wal and -shm)
-// so that a fresh store can be created in its place. Nothing is deleted:
+// MoveAside renames the store file at path, with its write-ahead log,
+// shared-memory index and journal (see runs.go), to path.corrupt-<UTC
+// time> (and its -wal, -shm and .runs) so that a fresh store can be
+// created in its place. Nothing is deleted:
 // the moved files can still be inspected or salvaged. It returns the new
 // path of the store file.
 //
@@ -41,12 +42,19 @@ func MoveAside(path string, now time.Time) (string, error) {
 		dst = fmt.Sprintf("%s-%d", base, i)
 	}
 	// The log holds committed transactions of the old file: it goes with
-	// it, or SQLite would replay it into the fresh store. The side files go
-	// first and nothing is removed by name: once the store file has moved,
-	// a process opening the path may create a fresh store there, and these
-	// names would be its log and index.
+	// it, or SQLite would replay it into the fresh store; so does the
+	// journal, whose injections and kept matches name the old file's rows.
+	// The side files go first and nothing is removed by name: once the
+	// store file has moved, a process opening the path may create a fresh
+	// store there, and these names would be its log and index. A journal
+	// that is not a regular file is not carryover's, and stays.
 	var moved []string
-	for _, side := range []string{"-wal", "-shm"} {
+	for _, side := range []string{"-wal", "-shm", journalSuffix, journalSuffix + foldingSuffix} {
+		if side[0] == '.' {
+			if fi, err := journalFile(path + side); fi == nil || err != nil {
+				continue
+			}
+		}
 		err := os.Rename(path+side, dst+side)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -137,7 +145,8 @@ func MovedAside(path string) ([]string, error) {
 	}
 	var out []string
 	for _, m := range matches {
-		if !strings.HasSuffix(m, "-wal") && !strings.HasSuffix(m, "-shm") {
+		if !strings.HasSuffix(m, "-wal") && !strings.HasSuffix(m, "-shm") && !strings.HasSuffix(m, journalSuffix) &&
+			!strings.HasSuffix(m, journalSuffix+foldingSuffix) {
 			out = append(out, m)
 		}
 	}

@@ -35,7 +35,10 @@ import (
 // the window still skips what was injected.
 
 // runsJournal is the journal of hook runs beside the store db.
-func runsJournal(db string) string { return db + ".runs" }
+func runsJournal(db string) string { return db + journalSuffix }
+
+// journalSuffix names the journal after its store.
+const journalSuffix = ".runs"
 
 // JournalFiles are the files of the runs journal beside the store db: the
 // journal and, while its runs are folded into the store, its renamed copy.

@@ -172,6 +172,9 @@ func TestMoveAside(t *testing.T) {
 	os.WriteFile(path, garbage, 0o600)
 	os.WriteFile(path+"-wal", []byte("log"), 0o600)
 	os.WriteFile(path+"-shm", []byte("index"), 0o600)
+	journal := sqlite.JournalFiles(path)
+	os.WriteFile(journal[0], []byte("runs\n"), 0o600)
+	os.WriteFile(journal[1], []byte("folding\n"), 0o600)
 	at := time.Date(2026, 11, 22, 10, 15, 0, 0, time.UTC)
 	moved, err := sqlite.MoveAside(path, at)
 	if err != nil {
@@ -189,7 +192,14 @@ func TestMoveAside(t *testing.T) {
 	if got, _ := os.ReadFile(moved + "-shm"); string(got) != "index" {
 		t.Fatal("index not moved with the file")
 	}
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+	// The journal goes with its store: its injections and kept matches
+	// name the old file's rows.
+	for i, want := range []string{"runs\n", "folding\n"} {
+		if got, _ := os.ReadFile(sqlite.JournalFiles(moved)[i]); string(got) != want {
+			t.Fatalf("journal file %d not moved with the store: %q", i, got)
+		}
+	}
+	for _, p := range append([]string{path, path + "-wal", path + "-shm"}, journal...) {
 		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s still there", p)
 		}

@@ -143,7 +143,8 @@ func TestPurgeDeletesOnlyCarryover(t *testing.T) {
 	}
 	moved := h.db + ".corrupt-20260101T101500"
 	keep := []string{h.db + ".bak", h.db + ".corrupt-notes", filepath.Join(filepath.Dir(h.db), "other.db")}
-	for _, p := range append([]string{moved, moved + "-wal", moved + "-shm"}, keep...) {
+	movedFiles := append([]string{moved, moved + "-wal", moved + "-shm"}, storeopen.JournalFiles(moved)...)
+	for _, p := range append(movedFiles, keep...) {
 		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +187,7 @@ func TestPurgeDeletesOnlyCarryover(t *testing.T) {
 			t.Errorf("purge of %s: %v\n%s", d, err, out)
 		}
 	}
-	for _, p := range []string{h.db, moved, moved + "-wal", moved + "-shm", journal, spool.Dir(h.db), hook.RecallIndexDir(h.db), h.env["CARRYOVER_LOG"]} {
+	for _, p := range append(movedFiles, h.db, journal, spool.Dir(h.db), hook.RecallIndexDir(h.db), h.env["CARRYOVER_LOG"]) {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s not deleted", p)
 		}
