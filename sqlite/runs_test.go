@@ -428,3 +428,40 @@ func TestJournalInjectionsForgetAndPrune(t *testing.T) {
 		t.Fatalf("%d injections in the store, want kept's 1", n)
 	}
 }
+
+// A journal beside a store that does not exist yet (its store deleted by
+// hand) is an older store's: a new store there drops it rather than fold
+// its runs, injections and kept matches, which name the old rows.
+func TestNewStoreDropsStaleJournal(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "carryover.db")
+	stale := `{"t":1796606579634,"s":"s1","p":"/p","e":"UserPromptSubmit","us":12,"o":"noop","c":0}
+{"k":"i","t":1796606579634,"s":"s1","e":"UserPromptSubmit","ci":[4],"x":"recalled"}
+{"k":"r","i":"chunks_fts","g":0,"c":2000,"t":["\"test\""],"r":[3]}
+`
+	for _, p := range sqlite.JournalFiles(path) {
+		if err := os.WriteFile(p, []byte(stale), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := openStore(t, path)
+	for _, p := range sqlite.JournalFiles(path) {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s kept beside a new store (%v)", filepath.Base(p), err)
+		}
+	}
+	if runs, err := st.HookRuns(ctx, carryover.HookRunFilter{}); err != nil || len(runs) != 0 {
+		t.Fatalf("runs of a new store = %+v (%v)", runs, err)
+	}
+	if ins, err := st.Injections(ctx, "", 0); err != nil || len(ins) != 0 {
+		t.Fatalf("injections of a new store = %+v (%v)", ins, err)
+	}
+	// An existing store's journal is kept when it is opened again.
+	st.Close()
+	if err := openDeferring(t, path).RecordHookRun(ctx, run("s1", "UserPromptSubmit", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if runs, err := openStore(t, path).HookRuns(ctx, carryover.HookRunFilter{}); err != nil || len(runs) != 1 {
+		t.Fatalf("runs after reopening = %+v (%v), want the journaled one", runs, err)
+	}
+}

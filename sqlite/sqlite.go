@@ -27,6 +27,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	cembed "github.com/carryover-dev/carryover/embedding"
 	"github.com/carryover-dev/carryover/internal/rawblock"
+	"github.com/carryover-dev/carryover/internal/replace"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -489,6 +490,16 @@ func (s *Store) migrateWith(ctx context.Context, ms []migration, useSchema bool)
 	}
 	if err := tx.Commit(); err != nil {
 		return wrapErr("migrate: commit", err)
+	}
+	if fresh {
+		// A journal beside a new store is an older store's (one deleted
+		// by hand): its injections and kept matches name that store's
+		// rows, and are not folded into this one.
+		for _, p := range []string{s.journal, s.journal + foldingSuffix} {
+			if fi, err := journalFile(p); fi != nil && err == nil {
+				replace.Remove(p)
+			}
+		}
 	}
 	return nil
 }
