@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -140,8 +141,13 @@ func journalFile(path string) (fs.FileInfo, error) {
 }
 
 // appendJournal appends b to the journal at path, which must be a regular
-// file (or none yet).
+// file (or none yet). It holds the lock of the journal's directory, which
+// a fold takes to rename the journal: a line is then written either
+// before the rename, and read by the fold, or to the journal that follows.
 func appendJournal(path string, b []byte) error {
+	if unlock, err := lockDir(filepath.Dir(path)); err == nil {
+		defer unlock()
+	}
 	fi, err := journalFile(path)
 	if err != nil {
 		return err
@@ -381,7 +387,13 @@ func (s *Store) foldJournal(ctx context.Context, tx *sql.Tx) (done func(), err e
 		if fi, err := journalFile(s.journal); fi == nil || err != nil {
 			return nothing, nil
 		}
-		if replace.File(s.journal, folding) != nil {
+		unlock, err := lockDir(filepath.Dir(s.journal))
+		if err != nil {
+			return nothing, nil
+		}
+		err = replace.File(s.journal, folding)
+		unlock()
+		if err != nil {
 			return nothing, nil
 		}
 	}
@@ -423,8 +435,10 @@ func (s *Store) foldJournal(ctx context.Context, tx *sql.Tx) (done func(), err e
 	return func() { s.endFold(folding, n) }, nil
 }
 
-// endFold removes a folded journal. A hook that opened it before the
-// rename may have appended after it was read: those lines go back to the
+// endFold removes a folded journal. Appends take the directory's lock
+// the rename took, so none reaches the renamed file after it was read;
+// where that lock could not be had, a hook that opened the journal before
+// the rename may have appended after the read: those lines go back to the
 // journal, for the next fold.
 func (s *Store) endFold(folding string, read int64) {
 	if b, err := os.ReadFile(folding); err == nil && int64(len(b)) > read {
