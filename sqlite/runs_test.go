@@ -88,23 +88,33 @@ func TestDeferredHookRunsAreFolded(t *testing.T) {
 	}
 }
 
+// threeSessions archives the sessions "gone", "pruned" and "kept", and
+// has a store that defers its records journal one of each by record.
+func threeSessions(t *testing.T, record func(reader *sqlite.Store, session string, i int) error) (st *sqlite.Store, path string, reader *sqlite.Store) {
+	t.Helper()
+	st, path = newStore(t)
+	for _, s := range []string{"gone", "pruned", "kept"} {
+		if err := st.Apply(context.Background(), storetest.Batch(s, "/p", 0, 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reader = openDeferring(t, path)
+	for i, s := range []string{"gone", "pruned", "kept"} {
+		if err := record(reader, s, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st, path, reader
+}
+
 // The journal's runs of a forgotten session are neither read nor folded,
 // and a prune folds the journal first: the runs of the sessions it removes
 // do not come back.
 func TestJournalForgetAndPrune(t *testing.T) {
 	ctx := context.Background()
-	st, path := newStore(t)
-	for _, s := range []string{"gone", "pruned", "kept"} {
-		if err := st.Apply(ctx, storetest.Batch(s, "/p", 0, 2)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reader := openDeferring(t, path)
-	for i, s := range []string{"gone", "pruned", "kept"} {
-		if err := reader.RecordHookRun(ctx, run(s, "UserPromptSubmit", i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	st, path, reader := threeSessions(t, func(r *sqlite.Store, s string, i int) error {
+		return r.RecordHookRun(ctx, run(s, "UserPromptSubmit", i))
+	})
 	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "pruned"}); err != nil {
 		t.Fatal(err)
 	}
@@ -391,18 +401,10 @@ func TestDeferredInjectionJournalFull(t *testing.T) {
 // folded, and a prune removes those of the sessions it removes.
 func TestJournalInjectionsForgetAndPrune(t *testing.T) {
 	ctx := context.Background()
-	st, path := newStore(t)
-	for _, s := range []string{"gone", "pruned", "kept"} {
-		if err := st.Apply(ctx, storetest.Batch(s, "/p", 0, 2)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reader := openDeferring(t, path)
-	for i, s := range []string{"gone", "pruned", "kept"} {
-		if _, err := reader.RecordInjection(ctx, injection(s, "UserPromptSubmit", i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	st, path, reader := threeSessions(t, func(r *sqlite.Store, s string, i int) error {
+		_, err := r.RecordInjection(ctx, injection(s, "UserPromptSubmit", i))
+		return err
+	})
 	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "pruned"}); err != nil {
 		t.Fatal(err)
 	}
