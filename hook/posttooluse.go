@@ -194,7 +194,7 @@ func (r *run) windowInjections(ctx context.Context, window int) (mine, shownItem
 // session returns the archived session, or one of the payload's project
 // with no window yet when nothing of it is archived.
 func (r *run) session(ctx context.Context) (carryover.Session, error) {
-	sess, err := r.st.Session(ctx, r.in.SessionID)
+	sess, err := carryover.SessionWithoutCounts(ctx, r.st, r.in.SessionID)
 	if errors.Is(err, carryover.ErrNotFound) {
 		return carryover.Session{ID: r.in.SessionID, Project: projectdir.Root(r.in.Cwd)}, nil
 	}

@@ -35,7 +35,7 @@ func (r *run) sessionStart(ctx context.Context) error {
 	if _, err := r.archiveLogged(ctx); err != nil {
 		return err
 	}
-	sess, err := r.st.Session(ctx, in.SessionID)
+	sess, err := carryover.SessionWithoutCounts(ctx, r.st, in.SessionID)
 	if err != nil {
 		return fmt.Errorf("session: %w", err)
 	}

@@ -20,7 +20,7 @@ func (r *run) userPrompt(ctx context.Context) error {
 	if !cfg.Recall {
 		return nil
 	}
-	sess, err := r.st.Session(ctx, in.SessionID)
+	sess, err := carryover.SessionWithoutCounts(ctx, r.st, in.SessionID)
 	if errors.Is(err, carryover.ErrNotFound) {
 		// Nothing archived of this session yet (its first prompt, or the
 		// first after /clear): the project's other sessions may still know.

@@ -156,7 +156,7 @@ func ExplainRecall(ctx context.Context, st carryover.Store, req RecallRequest) (
 	var lookupErr error
 	newSession := func() bool {
 		if !checked && req.SessionID != "" {
-			_, err := st.Session(ctx, req.SessionID)
+			_, err := carryover.SessionWithoutCounts(ctx, st, req.SessionID)
 			fresh = errors.Is(err, carryover.ErrNotFound)
 			if err != nil && !fresh {
 				lookupErr = err

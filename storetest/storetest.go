@@ -68,6 +68,7 @@ func Run(t *testing.T, open Open) {
 		{"ForgetMiddleOfChain", testForgetMiddleOfChain},
 		{"SharedSubagent", testSharedSubagent},
 		{"SharedCounts", testSharedCounts},
+		{"SessionWithoutCounts", testSessionWithoutCounts},
 		{"SharedFootprints", testSharedFootprints},
 		{"Forget", testForget},
 		{"ForgetRacingWriters", testForgetRacingWriters},
