@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -186,121 +187,116 @@ const (
 // they take (complete lines only: a line still being written is left). A
 // missing file holds none; a line that does not parse is skipped.
 func readJournal(path string, kinds int, session string) (journalEntries, int64, error) {
-	b, _, err := readJournalFile(path)
-	if err != nil {
-		return journalEntries{}, 0, err
-	}
-	e, err := parseJournal(b, kinds, session)
-	return e, int64(len(b)), err
+	e, n, _, err := scanJournal(path, kinds, session)
+	return e, n, err
 }
 
-// readJournalFile reads the complete lines of the journal file at path
-// (nil when there is none), and what Lstat said of it.
-func readJournalFile(path string) ([]byte, fs.FileInfo, error) {
+// journalBuf is the buffer a journal is read through, line by line: a
+// journal of thousands of runs (a long turn of tool calls between two
+// writes) is not held whole, which in a short process costs fresh memory's
+// faults and a garbage collection.
+const journalBuf = 32 << 10
+
+// scanJournal is readJournal, and what Lstat said of the file (nil when
+// there is none).
+func scanJournal(path string, kinds int, session string) (journalEntries, int64, fs.FileInfo, error) {
 	fi, err := journalFile(path)
 	if fi == nil || err != nil {
-		return nil, nil, err
+		return journalEntries{}, 0, nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
-		return nil, nil, err
+		return journalEntries{}, 0, nil, err
 	}
 	defer f.Close()
-	// Read into one buffer of the file's size (and a little for lines
-	// appended meanwhile) rather than one grown as it fills: every new
-	// page of memory costs this short process a fault.
-	var buf bytes.Buffer
-	buf.Grow(int(min(fi.Size(), 2*maxJournal)) + 4096)
-	if _, err := buf.ReadFrom(io.LimitReader(f, 2*maxJournal)); err != nil {
-		return nil, nil, err
+	p, err := newJournalParser(kinds, session)
+	if err != nil {
+		return journalEntries{}, 0, nil, err
 	}
-	b := buf.Bytes()
-	return b[:bytes.LastIndexByte(b, '\n')+1], fi, nil
+	r := bufio.NewReaderSize(io.LimitReader(f, 2*maxJournal), journalBuf)
+	var n int64
+	var long []byte // a line longer than the buffer, gathered
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, line...)
+			continue
+		}
+		if err != nil {
+			// The end, and a line still being written, left for later.
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return p.out, n, fi, err
+		}
+		if long != nil {
+			line, long = append(long, line...), nil
+		}
+		n += int64(len(line))
+		p.line(line)
+	}
 }
 
-// journalRead is a journal file as a process read it last.
-type journalRead struct {
-	fi fs.FileInfo
-	b  []byte
+// journalParser gathers the entries of a journal's lines.
+type journalParser struct {
+	kinds   int
+	session string
+	mine    []byte // the session's field, as encoding/json writes it
+	head    int    // how far into a line the session's field starts, at most
+	out     journalEntries
 }
 
-// cachedJournalFile is readJournalFile for a process that reads the
-// journal more than once (a recall reads its injections and its reaches):
-// the same file, of the size and time it had when read last, is not read
-// again. Appends change its size; a fold renames it away.
-func (s *Store) cachedJournalFile(path string) ([]byte, error) {
-	fi, err := journalFile(path)
-	if fi == nil || err != nil {
-		return nil, err
-	}
-	s.jmu.Lock()
-	r, ok := s.jread[path]
-	s.jmu.Unlock()
-	if ok && os.SameFile(r.fi, fi) && r.fi.Size() == fi.Size() && r.fi.ModTime().Equal(fi.ModTime()) {
-		return r.b, nil
-	}
-	b, fi, err := readJournalFile(path)
-	if fi == nil || err != nil {
-		return nil, err
-	}
-	s.jmu.Lock()
-	if s.jread == nil {
-		s.jread = map[string]journalRead{}
-	}
-	s.jread[path] = journalRead{fi: fi, b: b}
-	s.jmu.Unlock()
-	return b, nil
-}
-
-// parseJournal parses the complete lines b of a journal: the entries of
-// the kinds asked for and of session (of every session when it is "").
-func parseJournal(b []byte, kinds int, session string) (journalEntries, error) {
-	var out journalEntries
+// newJournalParser parses lines of the kinds asked for and of session (of
+// every session when it is "").
+func newJournalParser(kinds int, session string) (*journalParser, error) {
+	p := &journalParser{kinds: kinds, session: session}
 	// A line of another session is passed over unparsed: encoding/json
 	// escapes every quote inside a string, so the key and its value appear
 	// unescaped only as a field, and it writes the fields in order: the
 	// session follows the kind and the time, near the line's start.
-	var mine []byte
 	if session != "" {
 		q, err := json.Marshal(session) // as the line was written
 		if err != nil {
-			return out, err
+			return nil, err
 		}
-		mine = append([]byte(`"s":`), q...)
+		p.mine = append([]byte(`"s":`), q...)
+		p.head = len(p.mine) + 48
 	}
-	head := len(mine) + 48
-	for line := range bytes.Lines(b) {
-		if len(line) <= 1 || mine != nil && !bytes.Contains(line[:min(len(line), head)], mine) {
-			continue
-		}
-		if bytes.HasPrefix(line, reachLine) {
-			if kinds&journalReachLines != 0 {
-				out.reaches = append(out.reaches, parseReaches(line)...)
-			}
-			continue
-		}
-		if bytes.HasPrefix(line, injectionLine) {
-			if kinds&journalInjectionLines != 0 {
-				if in, ok := parseInjection(line, kinds&journalInjectionText != 0); ok && (session == "" || in.SessionID == session) {
-					out.injections = append(out.injections, in)
-				}
-			}
-			continue
-		}
-		if kinds&journalRunLines == 0 {
-			continue
-		}
-		var j journalRun
-		if json.Unmarshal(line, &j) != nil || j.Time <= 0 || j.Event == "" {
-			continue
-		}
-		if j.Session != "" && carryover.ValidSessionID(j.Session) != nil || session != "" && j.Session != session {
-			continue
-		}
-		out.runs = append(out.runs, carryover.HookRun{Time: fromMS(j.Time), SessionID: j.Session, Project: j.Project,
-			Event: j.Event, Latency: time.Duration(j.Latency) * time.Microsecond, Outcome: j.Outcome, Chars: j.Chars})
+	return p, nil
+}
+
+// line parses one complete line.
+func (p *journalParser) line(line []byte) {
+	if len(line) <= 1 || p.mine != nil && !bytes.Contains(line[:min(len(line), p.head)], p.mine) {
+		return
 	}
-	return out, nil
+	kinds, session := p.kinds, p.session
+	if bytes.HasPrefix(line, reachLine) {
+		if kinds&journalReachLines != 0 {
+			p.out.reaches = append(p.out.reaches, parseReaches(line)...)
+		}
+		return
+	}
+	if bytes.HasPrefix(line, injectionLine) {
+		if kinds&journalInjectionLines != 0 {
+			if in, ok := parseInjection(line, kinds&journalInjectionText != 0); ok && (session == "" || in.SessionID == session) {
+				p.out.injections = append(p.out.injections, in)
+			}
+		}
+		return
+	}
+	if kinds&journalRunLines == 0 {
+		return
+	}
+	var j journalRun
+	if json.Unmarshal(line, &j) != nil || j.Time <= 0 || j.Event == "" {
+		return
+	}
+	if j.Session != "" && carryover.ValidSessionID(j.Session) != nil || session != "" && j.Session != session {
+		return
+	}
+	p.out.runs = append(p.out.runs, carryover.HookRun{Time: fromMS(j.Time), SessionID: j.Session, Project: j.Project,
+		Event: j.Event, Latency: time.Duration(j.Latency) * time.Microsecond, Outcome: j.Outcome, Chars: j.Chars})
 }
 
 // parseInjection parses an injection's line, without its text and reason
@@ -329,15 +325,14 @@ func parseInjection(line []byte, text bool) (carryover.Injection, bool) {
 
 // readJournals reads the entries, of the kinds asked for and of session
 // (of every session when it is ""), of the journal and of a fold under
-// way, oldest first, those of forgotten sessions left out.
+// way, oldest first, those of forgotten sessions left out. A process reads
+// a file once for each such question while the file is unchanged (the
+// same file, of the same size and time): a recall asks for its session's
+// injections and, in two plans, for the words' reaches.
 func (s *Store) readJournals(ctx context.Context, kinds int, session string) (journalEntries, error) {
 	var all journalEntries
 	for _, p := range []string{s.journal + foldingSuffix, s.journal} {
-		b, err := s.cachedJournalFile(p)
-		if err != nil {
-			return all, err
-		}
-		e, err := parseJournal(b, kinds, session)
+		e, err := s.cachedJournal(p, kinds, session)
 		if err != nil {
 			return all, err
 		}
@@ -346,6 +341,39 @@ func (s *Store) readJournals(ctx context.Context, kinds int, session string) (jo
 		all.reaches = append(all.reaches, e.reaches...)
 	}
 	return dropForgotten(ctx, s.db, all)
+}
+
+// journalRead is what a process read of a journal file last, for one
+// question (kinds and session).
+type journalRead struct {
+	fi fs.FileInfo
+	e  journalEntries
+}
+
+// cachedJournal is readJournal through the process's cache of answers.
+func (s *Store) cachedJournal(path string, kinds int, session string) (journalEntries, error) {
+	fi, err := journalFile(path)
+	if fi == nil || err != nil {
+		return journalEntries{}, err
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%s", path, kinds, session)
+	s.jmu.Lock()
+	r, ok := s.jread[key]
+	s.jmu.Unlock()
+	if ok && os.SameFile(r.fi, fi) && r.fi.Size() == fi.Size() && r.fi.ModTime().Equal(fi.ModTime()) {
+		return r.e, nil
+	}
+	e, _, fi, err := scanJournal(path, kinds, session)
+	if fi == nil || err != nil {
+		return journalEntries{}, err
+	}
+	s.jmu.Lock()
+	if s.jread == nil {
+		s.jread = map[string]journalRead{}
+	}
+	s.jread[key] = journalRead{fi: fi, e: e}
+	s.jmu.Unlock()
+	return e, nil
 }
 
 // dropForgotten leaves out the entries of forgotten sessions.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -465,5 +466,35 @@ func TestNewStoreDropsStaleJournal(t *testing.T) {
 	}
 	if runs, err := openStore(t, path).HookRuns(ctx, carryover.HookRunFilter{}); err != nil || len(runs) != 1 {
 		t.Fatalf("runs after reopening = %+v (%v), want the journaled one", runs, err)
+	}
+}
+
+// A journaled injection whose line is longer than the buffer the journal
+// is read through (a 16 KiB text that JSON escapes six-fold) is read back
+// whole, and the runs around it too.
+func TestJournalLongLine(t *testing.T) {
+	ctx := context.Background()
+	_, path := newStore(t)
+	reader := openDeferring(t, path)
+	long := injection("s1", "SessionStart:compact", 1, 3)
+	long.Text = strings.Repeat("<", carryover.InjectionTextCap-100)
+	for i, rec := range []func() error{
+		func() error { return reader.RecordHookRun(ctx, run("s1", "UserPromptSubmit", 0)) },
+		func() error { _, err := reader.RecordInjection(ctx, long); return err },
+		func() error { return reader.RecordHookRun(ctx, run("s1", "UserPromptSubmit", 2)) },
+	} {
+		if err := rec(); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+	}
+	if fi, err := os.Stat(sqlite.JournalFiles(path)[0]); err != nil || fi.Size() < 64<<10 {
+		t.Fatalf("journal of %v bytes (%v): the line is not longer than the read buffer", fi.Size(), err)
+	}
+	got, err := openStore(t, path).Injections(ctx, "s1", 0)
+	if err != nil || len(got) != 1 || got[0].Text != long.Text || got[0].ChunkIDs[0] != 3 {
+		t.Fatalf("long injection read back: %d records (%v)", len(got), err)
+	}
+	if runs, err := reader.HookRuns(ctx, carryover.HookRunFilter{}); err != nil || len(runs) != 2 {
+		t.Fatalf("runs around the long line: %+v (%v)", runs, err)
 	}
 }

@@ -97,8 +97,8 @@ type Store struct {
 	// readOnly: the store is not written, nor is anything created beside
 	// it (the reaches a search found are not journaled).
 	readOnly bool
-	// jread holds the journal files as this process read them last (see
-	// cachedJournalFile).
+	// jread holds what this process read of the journal files (see
+	// cachedJournal).
 	jmu   sync.Mutex
 	jread map[string]journalRead
 }
