@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -49,7 +50,7 @@ func MoveAside(path string, now time.Time) (string, error) {
 	// store there, and these names would be its log and index. A journal
 	// that is not a regular file is not carryover's, and stays.
 	var moved []string
-	for _, side := range []string{"-wal", "-shm", journalSuffix, journalSuffix + foldingSuffix} {
+	for _, side := range []string{"-wal", "-shm", runsSuffix, runsSuffix + foldingSuffix, recordsSuffix, recordsSuffix + foldingSuffix} {
 		if side[0] == '.' {
 			if fi, err := journalFile(path + side); fi == nil || err != nil {
 				continue
@@ -145,8 +146,8 @@ func MovedAside(path string) ([]string, error) {
 	}
 	var out []string
 	for _, m := range matches {
-		if !strings.HasSuffix(m, "-wal") && !strings.HasSuffix(m, "-shm") && !strings.HasSuffix(m, journalSuffix) &&
-			!strings.HasSuffix(m, journalSuffix+foldingSuffix) {
+		if !slices.ContainsFunc([]string{"-wal", "-shm", runsSuffix, runsSuffix + foldingSuffix, recordsSuffix, recordsSuffix + foldingSuffix},
+			func(side string) bool { return strings.HasSuffix(m, side) }) {
 			out = append(out, m)
 		}
 	}

@@ -137,7 +137,7 @@ func (s *Store) journalReachesFound(fts string, gen int64, limit int, found []te
 	if err != nil {
 		return
 	}
-	appendJournal(s.journal, append(append([]byte{'\n'}, line...), '\n'))
+	appendJournal(s.records, append(append([]byte{'\n'}, line...), '\n'))
 }
 
 // foldReaches stores the journal's reaches that hold for their index as

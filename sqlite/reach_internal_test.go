@@ -85,17 +85,17 @@ func TestReachesKept(t *testing.T) {
 	}
 	// They are read, not walked again: a reach changed in the journal
 	// changes the plan's order.
-	b, err := os.ReadFile(st.journal)
+	b, err := os.ReadFile(st.records)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(st.journal, append(b, fmt.Sprintf(`{"k":"r","i":"chunks_fts","g":0,"c":%d,"t":["\"osprey\""],"r":[%d]}`+"\n", limit, heron+1)...), 0o600); err != nil {
+	if err := os.WriteFile(st.records, append(b, fmt.Sprintf(`{"k":"r","i":"chunks_fts","g":0,"c":%d,"t":["\"osprey\""],"r":[%d]}`+"\n", limit, heron+1)...), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if got := plan(st); got.match != `"osprey"` {
 		t.Fatalf("plan with osprey reaching furthest kept %q", got.match)
 	}
-	if err := os.WriteFile(st.journal, b, 0o600); err != nil {
+	if err := os.WriteFile(st.records, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 
@@ -106,7 +106,7 @@ func TestReachesKept(t *testing.T) {
 	if n := tableRows(); n != 2 {
 		t.Fatalf("term_reach holds %d rows after the fold, want 2", n)
 	}
-	if _, err := os.Lstat(st.journal); !os.IsNotExist(err) {
+	if _, err := os.Lstat(st.records); !os.IsNotExist(err) {
 		t.Fatalf("journal left after the fold (%v)", err)
 	}
 	if got := reaches(st); !reflect.DeepEqual(got, want) {
@@ -138,7 +138,7 @@ func TestReachesKept(t *testing.T) {
 
 	// A journaled reach of before a deletion is not stored after it.
 	stale := fmt.Sprintf(`{"k":"r","i":"chunks_fts","g":0,"c":%d,"t":["\"step\""],"r":[%d]}`+"\n", limit, first+limit)
-	if err := os.WriteFile(st.journal, []byte(stale), 0o600); err != nil {
+	if err := os.WriteFile(st.records, []byte(stale), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "s1"}); err != nil {
@@ -147,7 +147,7 @@ func TestReachesKept(t *testing.T) {
 	if n := tableRows(); n != 0 {
 		t.Fatalf("term_reach holds %d rows after a prune, want 0", n)
 	}
-	if err := os.WriteFile(st.journal, []byte(stale), 0o600); err != nil {
+	if err := os.WriteFile(st.records, []byte(stale), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if got := reaches(st); len(got) != 0 {
@@ -182,7 +182,7 @@ func TestReachesKept(t *testing.T) {
 	if got := plan(ro); !reflect.DeepEqual(got, after) {
 		t.Fatalf("read-only plan = %+v, want %+v", got, after)
 	}
-	if _, err := os.Lstat(ro.journal); !os.IsNotExist(err) {
+	if _, err := os.Lstat(ro.records); !os.IsNotExist(err) {
 		t.Fatalf("a read-only store journaled its reaches (%v)", err)
 	}
 }

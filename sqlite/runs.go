@@ -30,22 +30,34 @@ import (
 // (a hook that archives: Stop, after every turn) folds the journal into
 // it, and HookRuns reads both meanwhile.
 //
-// An injection's audit record goes there too, for the same reason: a
+// An injection's audit record is deferred too, for the same reason: a
 // recall that injects wrote one row, and the write cost it more than its
-// search (some 3 ms of wall time at 100k chunks, mostly the syncs).
-// Injections reads the journal's beside the table's, so a later prompt of
-// the window still skips what was injected.
+// search (some 3 ms of wall time at 100k chunks, mostly the syncs). It goes
+// to a journal of its own, with the reaches searches found (reach.go):
+// the hooks read those on every run, and a long turn of tool calls leaves
+// thousands of runs, which only stats reads. Injections reads that
+// journal's beside the table's, so a later prompt of the window still
+// skips what was injected.
 
 // runsJournal is the journal of hook runs beside the store db.
-func runsJournal(db string) string { return db + journalSuffix }
+func runsJournal(db string) string { return db + runsSuffix }
 
-// journalSuffix names the journal after its store.
-const journalSuffix = ".runs"
+// recordsJournal is the journal of injections and reaches beside the
+// store db.
+func recordsJournal(db string) string { return db + recordsSuffix }
 
-// JournalFiles are the files of the runs journal beside the store db: the
-// journal and, while its runs are folded into the store, its renamed copy.
+// The journals are named after their store.
+const (
+	runsSuffix    = ".runs"
+	recordsSuffix = ".journal"
+)
+
+// JournalFiles are the files of the journals beside the store db: the
+// runs journal and the journal of injections and reaches, each followed by
+// its renamed copy while a write folds it into the store.
 func JournalFiles(db string) []string {
-	return []string{runsJournal(db), runsJournal(db) + foldingSuffix}
+	r, j := runsJournal(db), recordsJournal(db)
+	return []string{r, r + foldingSuffix, j, j + foldingSuffix}
 }
 
 // foldingSuffix names the journal while its runs are folded into the
@@ -109,7 +121,7 @@ func (s *Store) appendInjection(in carryover.Injection) error {
 	if err != nil {
 		return err
 	}
-	return appendJournal(s.journal, append(append([]byte{'\n'}, line...), '\n'))
+	return appendJournal(s.records, append(append([]byte{'\n'}, line...), '\n'))
 }
 
 // appendRun appends r to the journal, one write of one line: appends of
@@ -331,7 +343,14 @@ func parseInjection(line []byte, text bool) (carryover.Injection, bool) {
 // injections and, in two plans, for the words' reaches.
 func (s *Store) readJournals(ctx context.Context, kinds int, session string) (journalEntries, error) {
 	var all journalEntries
-	for _, p := range []string{s.journal + foldingSuffix, s.journal} {
+	var paths []string
+	if kinds&journalRunLines != 0 {
+		paths = append(paths, s.journal+foldingSuffix, s.journal)
+	}
+	if kinds&(journalInjectionLines|journalReachLines) != 0 {
+		paths = append(paths, s.records+foldingSuffix, s.records)
+	}
+	for _, p := range paths {
 		e, err := s.cachedJournal(p, kinds, session)
 		if err != nil {
 			return all, err
@@ -396,38 +415,34 @@ func dropForgotten(ctx context.Context, q queryer, e journalEntries) (journalEnt
 	return e, err
 }
 
-// foldJournal inserts the journal's runs and injections into hook_runs
-// and injections, and its reaches into term_reach, within tx; call done
-// once tx is committed, which removes the journal's folded part. The
+// foldJournal inserts the journals' runs and injections into hook_runs
+// and injections, and their reaches into term_reach, within tx; call done
+// once tx is committed, which removes the journals' folded parts. Each
 // journal is first renamed, so that hooks appending meanwhile start a new
 // one; a fold that was cut short (its renamed file left) is finished
 // first, and a journal that cannot be renamed now (Windows, while a hook
 // appends) waits for the next fold.
 func (s *Store) foldJournal(ctx context.Context, tx *sql.Tx) (done func(), err error) {
-	folding := s.journal + foldingSuffix
-	nothing := func() {}
-	// Only a journal that is a regular file is moved or read: anything
-	// else there is not carryover's, and is left alone.
-	switch fi, err := journalFile(folding); {
-	case err != nil:
-		return nothing, nil
-	case fi == nil:
-		if fi, err := journalFile(s.journal); fi == nil || err != nil {
-			return nothing, nil
-		}
-		unlock, err := lockDir(filepath.Dir(s.journal))
-		if err != nil {
-			return nothing, nil
-		}
-		err = replace.File(s.journal, folding)
-		unlock()
-		if err != nil {
-			return nothing, nil
-		}
+	var e journalEntries
+	type folded struct {
+		journal, folding string
+		read             int64
 	}
-	e, n, err := readJournal(folding, journalRunLines|journalInjectionLines|journalInjectionText|journalReachLines, "")
-	if err != nil {
-		return nil, err
+	var fs []folded
+	for _, journal := range []string{s.journal, s.records} {
+		folding, ok := startFold(journal)
+		if !ok {
+			continue
+		}
+		je, n, err := readJournal(folding, journalRunLines|journalInjectionLines|journalInjectionText|journalReachLines, "")
+		if err != nil {
+			return nil, err
+		}
+		e.runs, e.injections, e.reaches = append(e.runs, je.runs...), append(e.injections, je.injections...), append(e.reaches, je.reaches...)
+		fs = append(fs, folded{journal, folding, n})
+	}
+	if len(fs) == 0 {
+		return func() {}, nil
 	}
 	if e, err = dropForgotten(ctx, tx, e); err != nil {
 		return nil, err
@@ -460,7 +475,36 @@ func (s *Store) foldJournal(ctx context.Context, tx *sql.Tx) (done func(), err e
 	if _, err := tx.ExecContext(ctx, `RELEASE fold`); err != nil {
 		return nil, err
 	}
-	return func() { s.endFold(folding, n) }, nil
+	return func() {
+		for _, f := range fs {
+			endFold(f.journal, f.folding, f.read)
+		}
+	}, nil
+}
+
+// startFold renames the journal for a fold, under its directory's lock,
+// and returns the name to read; false when there is nothing to fold. A
+// fold cut short left its renamed file, which is read again. Only a
+// journal that is a regular file is moved or read: anything else there is
+// not carryover's, and is left alone.
+func startFold(journal string) (string, bool) {
+	folding := journal + foldingSuffix
+	switch fi, err := journalFile(folding); {
+	case err != nil:
+		return "", false
+	case fi != nil:
+		return folding, true
+	}
+	if fi, err := journalFile(journal); fi == nil || err != nil {
+		return "", false
+	}
+	unlock, err := lockDir(filepath.Dir(journal))
+	if err != nil {
+		return "", false
+	}
+	err = replace.File(journal, folding)
+	unlock()
+	return folding, err == nil
 }
 
 // endFold removes a folded journal. Appends take the directory's lock
@@ -468,12 +512,12 @@ func (s *Store) foldJournal(ctx context.Context, tx *sql.Tx) (done func(), err e
 // where that lock could not be had, a hook that opened the journal before
 // the rename may have appended after the read: those lines go back to the
 // journal, for the next fold.
-func (s *Store) endFold(folding string, read int64) {
+func endFold(journal, folding string, read int64) {
 	if b, err := os.ReadFile(folding); err == nil && int64(len(b)) > read {
 		// Whole lines only: a torn one is dropped.
 		tail := b[read:]
 		tail = tail[:bytes.LastIndexByte(tail, '\n')+1]
-		if len(tail) > 0 && appendJournal(s.journal, tail) != nil {
+		if len(tail) > 0 && appendJournal(journal, tail) != nil {
 			return // kept: the next fold reads it again
 		}
 	}

@@ -159,16 +159,22 @@ func TestJournalForgetAndPrune(t *testing.T) {
 func TestJournalBadInput(t *testing.T) {
 	ctx := context.Background()
 	st, path := newStore(t)
-	journal := sqlite.JournalFiles(path)[0]
+	journal, records := sqlite.JournalFiles(path)[0], sqlite.JournalFiles(path)[2]
 	bad := `not json
 {"t":0,"e":"UserPromptSubmit"}
 {"t":1796606579634,"s":"../../etc","e":"UserPromptSubmit"}
 {"t":1796606579634,"s":"ok-1","p":"/p","e":"UserPromptSubmit","us":12,"o":"noop","c":0}
+{"t":1796606579635,"s":"ok-2","p":"/p","e":"UserPro`
+	badRecords := `not json
 {"k":"i","t":1796606579634,"s":"../x","e":"UserPromptSubmit","x":"escaped"}
 {"k":"i","t":1796606579634,"s":"ok-3","e":"UserPromptSubmit","ci":[4],"x":"recalled"}
 {"k":"i","t":1796606579634,"s":"ok-3","e":"UserPromptSubmit","ci":"not a list"}
-{"t":1796606579635,"s":"ok-2","p":"/p","e":"UserPro`
+{"k":"r","i":"chunks_fts","g":0,"c":2000,"t":["\"a\""],"r":"not a list"}
+{"k":"i","t":1796606579635,"s":"ok-3","e":"UserPro`
 	if err := os.WriteFile(journal, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(records, []byte(badRecords), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	runs, err := st.HookRuns(ctx, carryover.HookRunFilter{})
@@ -319,6 +325,15 @@ func TestDeferredInjectionsAreFolded(t *testing.T) {
 	if n := count(t, db, "injections"); n != 1 {
 		t.Fatalf("the store holds %d injections after two deferred ones, want 1", n)
 	}
+	// In a journal of their own: the hooks read it on every run, and the
+	// runs journal grows by a line with every tool call.
+	files := sqlite.JournalFiles(path)
+	if _, err := os.Stat(files[2]); err != nil {
+		t.Fatalf("no journal of injections: %v", err)
+	}
+	if _, err := os.Lstat(files[0]); !os.IsNotExist(err) {
+		t.Fatalf("injections went to the runs journal (%v)", err)
+	}
 	check := func(when string) {
 		t.Helper()
 		for _, s := range []*sqlite.Store{st, reader} {
@@ -377,7 +392,7 @@ func TestDeferredInjectionsAreFolded(t *testing.T) {
 func TestDeferredInjectionJournalFull(t *testing.T) {
 	ctx := context.Background()
 	_, path := newStore(t)
-	journal := sqlite.JournalFiles(path)[0]
+	journal := sqlite.JournalFiles(path)[2]
 	full := bytes.Repeat([]byte("x\n"), sqlite.MaxJournal/2)
 	if err := os.WriteFile(journal, full, 0o600); err != nil {
 		t.Fatal(err)
@@ -487,7 +502,7 @@ func TestJournalLongLine(t *testing.T) {
 			t.Fatalf("record %d: %v", i, err)
 		}
 	}
-	if fi, err := os.Stat(sqlite.JournalFiles(path)[0]); err != nil || fi.Size() < 64<<10 {
+	if fi, err := os.Stat(sqlite.JournalFiles(path)[2]); err != nil || fi.Size() < 64<<10 {
 		t.Fatalf("journal of %v bytes (%v): the line is not longer than the read buffer", fi.Size(), err)
 	}
 	got, err := openStore(t, path).Injections(ctx, "s1", 0)

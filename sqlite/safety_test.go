@@ -173,8 +173,10 @@ func TestMoveAside(t *testing.T) {
 	os.WriteFile(path+"-wal", []byte("log"), 0o600)
 	os.WriteFile(path+"-shm", []byte("index"), 0o600)
 	journal := sqlite.JournalFiles(path)
-	os.WriteFile(journal[0], []byte("runs\n"), 0o600)
-	os.WriteFile(journal[1], []byte("folding\n"), 0o600)
+	journalText := []string{"runs\n", "runs folding\n", "records\n", "records folding\n"}
+	for i, p := range journal {
+		os.WriteFile(p, []byte(journalText[i]), 0o600)
+	}
 	at := time.Date(2026, 11, 22, 10, 15, 0, 0, time.UTC)
 	moved, err := sqlite.MoveAside(path, at)
 	if err != nil {
@@ -194,7 +196,7 @@ func TestMoveAside(t *testing.T) {
 	}
 	// The journal goes with its store: its injections and kept matches
 	// name the old file's rows.
-	for i, want := range []string{"runs\n", "folding\n"} {
+	for i, want := range journalText {
 		if got, _ := os.ReadFile(sqlite.JournalFiles(moved)[i]); string(got) != want {
 			t.Fatalf("journal file %d not moved with the store: %q", i, got)
 		}

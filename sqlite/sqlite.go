@@ -91,9 +91,11 @@ type Store struct {
 	writing chan struct{}
 	busy    time.Duration
 	// journal is the runs journal (runsJournal of the store's absolute
-	// path); deferRuns sends RecordHookRun there.
-	journal   string
-	deferRuns bool
+	// path), records the journal of injections and reaches
+	// (recordsJournal); deferRuns sends RecordHookRun and RecordInjection
+	// there.
+	journal, records string
+	deferRuns        bool
 	// readOnly: the store is not written, nor is anything created beside
 	// it (the reaches a search found are not journaled).
 	readOnly bool
@@ -191,7 +193,7 @@ func open(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 		s := &Store{db: db, path: path, emb: opt.Embedder, writing: make(chan struct{}, 1), busy: opt.BusyTimeout,
-			journal: runsJournal(abs), deferRuns: opt.DeferHookRuns, readOnly: opt.ReadOnly}
+			journal: runsJournal(abs), records: recordsJournal(abs), deferRuns: opt.DeferHookRuns, readOnly: opt.ReadOnly}
 		err = s.init(ctx, abs, opt.ReadOnly, opt.BusyTimeout)
 		if err == nil {
 			return s, nil
@@ -495,7 +497,7 @@ func (s *Store) migrateWith(ctx context.Context, ms []migration, useSchema bool)
 		// A journal beside a new store is an older store's (one deleted
 		// by hand): its injections and kept matches name that store's
 		// rows, and are not folded into this one.
-		for _, p := range []string{s.journal, s.journal + foldingSuffix} {
+		for _, p := range []string{s.journal, s.journal + foldingSuffix, s.records, s.records + foldingSuffix} {
 			if fi, err := journalFile(p); fi != nil && err == nil {
 				replace.Remove(p)
 			}

@@ -157,10 +157,11 @@ func TestPurgeDeletesOnlyCarryover(t *testing.T) {
 	if ix, _ := filepath.Glob(filepath.Join(hook.RecallIndexDir(h.db), "*.json")); len(ix) != 1 {
 		t.Fatalf("recall indexes: %v", ix)
 	}
-	// It records its run in the store's hook runs journal.
-	journal := storeopen.JournalFiles(h.db)[0]
-	if _, err := os.Stat(journal); err != nil {
-		t.Fatalf("no hook runs journal to purge: %v", err)
+	// It records its run and its injection in the store's journals.
+	for _, journal := range []string{storeopen.JournalFiles(h.db)[0], storeopen.JournalFiles(h.db)[2]} {
+		if _, err := os.Stat(journal); err != nil {
+			t.Fatalf("no journal to purge: %v", err)
+		}
 	}
 	if _, err := os.Stat(h.env["CARRYOVER_LOG"]); err != nil {
 		t.Fatalf("no log to purge: %v", err)
@@ -187,7 +188,9 @@ func TestPurgeDeletesOnlyCarryover(t *testing.T) {
 			t.Errorf("purge of %s: %v\n%s", d, err, out)
 		}
 	}
-	for _, p := range append(movedFiles, h.db, journal, spool.Dir(h.db), hook.RecallIndexDir(h.db), h.env["CARRYOVER_LOG"]) {
+	// The restore above journaled its run and its injection.
+	runs, records := storeopen.JournalFiles(h.db)[0], storeopen.JournalFiles(h.db)[2]
+	for _, p := range append(movedFiles, h.db, runs, records, spool.Dir(h.db), hook.RecallIndexDir(h.db), h.env["CARRYOVER_LOG"]) {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s not deleted", p)
 		}
