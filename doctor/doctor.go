@@ -465,14 +465,25 @@ func (d *doctor) checkStore(ctx context.Context, cfg conf.Config) {
 	}
 	d.pass("store", fmt.Sprintf("%s: schema %d, integrity ok, full-text search ok, writable; %d sessions, %d chunks, %.1f MB",
 		cfg.DB, h.SchemaVersion, h.Sessions, h.Chunks, float64(h.Bytes)/(1<<20)))
-	switch err := storeopen.CheckJournal(cfg.DB); {
+	err = storeopen.CheckJournal(cfg.DB)
+	var je *storeopen.JournalError
+	records := errors.As(err, &je) && je.Records
+	const fold = "a hook that writes the store (Stop, PreCompact, SessionEnd) folds it in: check that they are installed ('carryover install')"
+	switch {
+	case err == nil:
+	case records && errors.Is(err, storeopen.ErrJournalForeign):
+		d.fail("injections journal", err.Error()+": the hooks write what they inject to the store instead, and searches keep no common word's reach",
+			"carryover did not make it and leaves it alone: move it away, and the next hook starts a new journal")
+	case records && errors.Is(err, storeopen.ErrJournalFull):
+		d.warnf("injections journal", err.Error()+": the hooks write what they inject to the store instead, and common words' reaches are dropped", fold)
 	case errors.Is(err, storeopen.ErrJournalForeign):
 		d.fail("hook runs journal", err.Error()+": the hooks cannot record their runs, and stats cannot read them",
 			"carryover did not make it and leaves it alone: move it away, and the next hook starts a new journal")
 	case errors.Is(err, storeopen.ErrJournalFull):
-		d.warnf("hook runs journal", err.Error()+": the runs of the hooks that only read are being dropped",
-			"a hook that writes the store (Stop, PreCompact, SessionEnd) folds it in: check that they are installed ('carryover install')")
-	case err != nil:
+		d.warnf("hook runs journal", err.Error()+": the runs of the hooks that only read are being dropped", fold)
+	case records:
+		d.warnf("injections journal", err.Error(), "")
+	default:
 		d.warnf("hook runs journal", err.Error(), "")
 	}
 }

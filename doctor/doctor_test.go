@@ -223,8 +223,8 @@ func TestCheckExecForm(t *testing.T) {
 	}
 }
 
-// TestCheckStoreJournal: a hook runs journal that is not a regular file
-// fails the check, with what to do; a healthy one says nothing.
+// TestCheckStoreJournal: a journal that is not a regular file fails the
+// check, with what to do; a healthy one says nothing.
 func TestCheckStoreJournal(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "carryover.db")
 	check := func() []Check {
@@ -232,7 +232,7 @@ func TestCheckStoreJournal(t *testing.T) {
 		d.checkStore(context.Background(), conf.Config{DB: db})
 		var out []Check
 		for _, c := range d.checks {
-			if c.Name == "hook runs journal" {
+			if strings.HasSuffix(c.Name, "journal") {
 				out = append(out, c)
 			}
 		}
@@ -263,5 +263,18 @@ func TestCheckStoreJournal(t *testing.T) {
 	got := check()
 	if len(got) != 1 || got[0].Status != Fail || !strings.Contains(got[0].Detail, journal) || !strings.Contains(got[0].Fix, "move it away") {
 		t.Fatalf("a journal that is a directory: %+v", got)
+	}
+	// The journal of injections and reaches says what its loss costs.
+	if err := os.Remove(journal); err != nil {
+		t.Fatal(err)
+	}
+	records := storeopen.JournalFiles(db)[2]
+	if err := os.Mkdir(records, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	got = check()
+	if len(got) != 1 || got[0].Name != "injections journal" || got[0].Status != Fail || !strings.Contains(got[0].Detail, records) ||
+		!strings.Contains(got[0].Detail, "to the store instead") {
+		t.Fatalf("an injections journal that is a directory: %+v", got)
 	}
 }

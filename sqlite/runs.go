@@ -352,6 +352,11 @@ func (s *Store) readJournals(ctx context.Context, kinds int, session string) (jo
 	}
 	for _, p := range paths {
 		e, err := s.cachedJournal(p, kinds, session)
+		if errors.Is(err, ErrJournalForeign) && (p == s.records || p == s.records+foldingSuffix) {
+			// Not carryover's, and never written: the injections went to
+			// the store, and the reaches are walked again.
+			continue
+		}
 		if err != nil {
 			return all, err
 		}
@@ -589,16 +594,28 @@ var (
 	ErrJournalFull = errors.New("full")
 )
 
-// CheckJournal reports a runs journal beside the store db that the hooks
-// cannot use; nil when there is none or it is fine.
+// JournalError is a journal beside the store that the hooks cannot use.
+type JournalError struct {
+	Path string
+	// Records: the journal of injections and reaches, not of runs.
+	Records bool
+	Err     error // wraps ErrJournalForeign or ErrJournalFull
+}
+
+func (e *JournalError) Error() string { return e.Err.Error() }
+func (e *JournalError) Unwrap() error { return e.Err }
+
+// CheckJournal reports the first journal beside the store db that the
+// hooks cannot use, as a *JournalError; nil when there is none or they are
+// fine.
 func CheckJournal(db string) error {
-	for _, p := range JournalFiles(db) {
+	for i, p := range JournalFiles(db) {
 		fi, err := journalFile(p)
-		if err != nil {
-			return err
+		if err == nil && fi != nil && fi.Size() > maxJournal*9/10 {
+			err = fmt.Errorf("%s: %w (%d bytes)", p, ErrJournalFull, fi.Size())
 		}
-		if fi != nil && fi.Size() > maxJournal*9/10 {
-			return fmt.Errorf("%s: %w (%d bytes)", p, ErrJournalFull, fi.Size())
+		if err != nil {
+			return &JournalError{Path: p, Records: i >= 2, Err: err}
 		}
 	}
 	return nil

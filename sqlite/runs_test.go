@@ -513,3 +513,36 @@ func TestJournalLongLine(t *testing.T) {
 		t.Fatalf("runs around the long line: %+v (%v)", runs, err)
 	}
 }
+
+// A journal of injections that is not carryover's (a symbolic link) is
+// neither written through nor read: injections go to the store, and the
+// hooks that read them go on.
+func TestRecordsJournalForeign(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	ctx := context.Background()
+	_, path := newStore(t)
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.WriteFile(target, []byte(`{"k":"i","t":1796606579634,"s":"s1","e":"UserPromptSubmit","x":"planted"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, sqlite.JournalFiles(path)[2]); err != nil {
+		t.Fatal(err)
+	}
+	reader := openDeferring(t, path)
+	id, err := reader.RecordInjection(ctx, injection("s1", "UserPromptSubmit", 1))
+	if err != nil || id == 0 {
+		t.Fatalf("RecordInjection beside a foreign journal: id %d, %v; want it in the store", id, err)
+	}
+	got, err := reader.Injections(ctx, "s1", 0)
+	if err != nil || len(got) != 1 || got[0].ID != id {
+		t.Fatalf("injections beside a foreign journal = %+v (%v), want the stored one only", got, err)
+	}
+	if b, _ := os.ReadFile(target); strings.Count(string(b), "\n") != 1 {
+		t.Fatalf("the link's target was written: %q", b)
+	}
+	if _, err := reader.Search(ctx, carryover.Query{Text: "fix the flaky build"}); err != nil {
+		t.Fatalf("search beside a foreign journal: %v", err)
+	}
+}

@@ -136,9 +136,14 @@ func MovedAside(path string) ([]string, error) { return sqlite.MovedAside(path) 
 // store path (see LocalOptions.DeferHookRuns), whether they exist or not.
 func JournalFiles(path string) []string { return sqlite.JournalFiles(path) }
 
-// CheckJournal reports a hook runs journal beside the local store path
-// that the hooks cannot use: wrapping ErrJournalForeign or ErrJournalFull.
+// CheckJournal reports a journal beside the local store path that the
+// hooks cannot use: a *JournalError wrapping ErrJournalForeign or
+// ErrJournalFull.
 func CheckJournal(path string) error { return sqlite.CheckJournal(path) }
+
+// JournalError is the error CheckJournal returns: which journal, and what
+// is wrong with it.
+type JournalError = sqlite.JournalError
 
 // Problems CheckJournal reports.
 var (
