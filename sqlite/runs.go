@@ -367,6 +367,9 @@ func (s *Store) readJournals(ctx context.Context, kinds int, session string) (jo
 	return dropForgotten(ctx, s.db, all)
 }
 
+// maxJournalReads bounds the answers a process keeps.
+const maxJournalReads = 64
+
 // journalRead is what a process read of a journal file last, for one
 // question (kinds and session).
 type journalRead struct {
@@ -392,8 +395,8 @@ func (s *Store) cachedJournal(path string, kinds int, session string) (journalEn
 		return journalEntries{}, err
 	}
 	s.jmu.Lock()
-	if s.jread == nil {
-		s.jread = map[string]journalRead{}
+	if s.jread == nil || len(s.jread) >= maxJournalReads {
+		s.jread = map[string]journalRead{} // a long-lived process (mcp) asks of many sessions
 	}
 	s.jread[key] = journalRead{fi: fi, e: e}
 	s.jmu.Unlock()
