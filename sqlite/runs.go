@@ -436,7 +436,7 @@ func (s *Store) foldJournal(ctx context.Context, tx *sql.Tx) (done func(), err e
 		journal, folding string
 		read             int64
 	}
-	var fs []folded
+	var folds []folded
 	for _, journal := range []string{s.journal, s.records} {
 		folding, ok := startFold(journal)
 		if !ok {
@@ -447,9 +447,9 @@ func (s *Store) foldJournal(ctx context.Context, tx *sql.Tx) (done func(), err e
 			return nil, err
 		}
 		e.runs, e.injections, e.reaches = append(e.runs, je.runs...), append(e.injections, je.injections...), append(e.reaches, je.reaches...)
-		fs = append(fs, folded{journal, folding, n})
+		folds = append(folds, folded{journal, folding, n})
 	}
-	if len(fs) == 0 {
+	if len(folds) == 0 {
 		return func() {}, nil
 	}
 	if e, err = dropForgotten(ctx, tx, e); err != nil {
@@ -484,7 +484,7 @@ func (s *Store) foldJournal(ctx context.Context, tx *sql.Tx) (done func(), err e
 		return nil, err
 	}
 	return func() {
-		for _, f := range fs {
+		for _, f := range folds {
 			endFold(f.journal, f.folding, f.read)
 		}
 	}, nil
