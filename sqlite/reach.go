@@ -133,11 +133,7 @@ func (s *Store) journalReachesFound(fts string, gen int64, limit int, found []te
 	for _, f := range found {
 		j.Terms, j.Reaches = append(j.Terms, f.term), append(j.Reaches, f.reach)
 	}
-	line, err := json.Marshal(j)
-	if err != nil {
-		return
-	}
-	appendJournal(s.records, append(append([]byte{'\n'}, line...), '\n'))
+	appendLine(s.records, j)
 }
 
 // foldReaches stores the journal's reaches that hold for their index as

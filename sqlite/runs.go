@@ -70,9 +70,9 @@ const foldingSuffix = ".folding"
 const maxJournal = 4 << 20
 
 // maxFold bounds the runs, and the injections, one fold inserts, the
-// newest kept: it runs
-// inside a hook's record, which has half a second (a journal of that many
-// runs means no hook wrote the store for thousands of prompts).
+// newest kept: it runs inside a hook's record, which has half a second (a
+// journal of that many runs means no hook wrote the store for thousands of
+// prompts).
 const maxFold = 5000
 
 // journalRun is one line of the journal.
@@ -113,28 +113,29 @@ var (
 	injectionText = []byte(`,"x":`)
 )
 
-// appendInjection appends in to the journal, one write of one line.
+// appendInjection appends in to the journal of injections.
 func (s *Store) appendInjection(in carryover.Injection) error {
-	line, err := json.Marshal(journalInjection{Kind: "i", Time: ms(in.Time), Session: in.SessionID, Project: in.Project,
+	return appendLine(s.records, journalInjection{Kind: "i", Time: ms(in.Time), Session: in.SessionID, Project: in.Project,
 		Event: in.Event, Window: in.Window, Chars: in.Chars, Tokens: in.Tokens, ChunkIDs: in.ChunkIDs, ItemIDs: in.ItemIDs,
 		Hash: in.Hash, Latency: in.Latency.Microseconds(), Reason: in.Reason, Text: in.Text})
-	if err != nil {
-		return err
-	}
-	return appendJournal(s.records, append(append([]byte{'\n'}, line...), '\n'))
 }
 
-// appendRun appends r to the journal, one write of one line: appends of
-// processes running at once do not interleave.
+// appendRun appends r to the runs journal.
 func (s *Store) appendRun(r carryover.HookRun) error {
-	line, err := json.Marshal(journalRun{Time: ms(r.Time), Session: r.SessionID, Project: r.Project,
+	return appendLine(s.journal, journalRun{Time: ms(r.Time), Session: r.SessionID, Project: r.Project,
 		Event: r.Event, Latency: r.Latency.Microseconds(), Outcome: r.Outcome, Chars: r.Chars})
+}
+
+// appendLine appends v, as a line of JSON, to the journal at path, in one
+// write: appends of processes running at once do not interleave. The
+// leading newline parts the line from a torn one before it (a hook killed
+// mid-append), which is then skipped alone.
+func appendLine(path string, v any) error {
+	line, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	// The leading newline parts this line from a torn one before it (a
-	// hook killed mid-append), which is then skipped alone.
-	return appendJournal(s.journal, append(append([]byte{'\n'}, line...), '\n'))
+	return appendJournal(path, append(append([]byte{'\n'}, line...), '\n'))
 }
 
 // journalFile is what Lstat says of a journal file, nil when there is
@@ -166,7 +167,7 @@ func appendJournal(path string, b []byte) error {
 		return err
 	}
 	if fi != nil && fi.Size()+int64(len(b)) > maxJournal {
-		return fmt.Errorf("%s: %w (%d bytes): runs are dropped until the store is next written", path, ErrJournalFull, fi.Size())
+		return fmt.Errorf("%s: %w (%d bytes) until the store is next written", path, ErrJournalFull, fi.Size())
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
@@ -592,8 +593,9 @@ var (
 	// ErrJournalForeign: a journal path holds something else than a
 	// regular file, which carryover neither writes through nor moves.
 	ErrJournalForeign = errors.New("not a regular file")
-	// ErrJournalFull: the journal is (nearly) full, and runs are dropped
-	// until a hook that writes the store folds it in.
+	// ErrJournalFull: the journal is (nearly) full: runs are dropped, and
+	// injections written to the store, until a hook that writes the store
+	// folds it in.
 	ErrJournalFull = errors.New("full")
 )
 
