@@ -267,6 +267,28 @@ func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi
 			}
 		}
 	}()
+	// walk returns the rows a term matches (up to limit+1) and, when it
+	// matches more, its reach.
+	walk := func(t string) (n int, reach int64, err error) {
+		if capped == nil {
+			if capped, err = s.db.PrepareContext(ctx, `SELECT rowid FROM `+fts+`
+				WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT 1 OFFSET `+fmt.Sprint(limit)); err != nil {
+				return 0, 0, err
+			}
+		}
+		err = capped.QueryRowContext(ctx, t, lo, hi).Scan(&reach)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return limit + 1, reach, err
+		}
+		if count == nil {
+			if count, err = s.db.PrepareContext(ctx, `SELECT count(*) FROM `+fts+`
+				WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ?`); err != nil {
+				return 0, 0, err
+			}
+		}
+		err = count.QueryRowContext(ctx, t, lo, hi).Scan(&n)
+		return min(n, limit+1), 0, err // a writer may have added some since
+	}
 	var found, walked []termCount
 	counts := make(map[string]int, len(terms))
 	known, gen := map[string]int64(nil), int64(-1)
@@ -274,38 +296,19 @@ func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi
 		known, gen = s.knownReaches(ctx, fts, terms, limit)
 	}
 	for _, t := range terms {
-		n, reach := limit+1, int64(0)
-		if r, ok := known[t]; ok {
-			found = append(found, termCount{term: t, rows: n, reach: r})
-			counts[strings.ReplaceAll(strings.Trim(t, `"`), `""`, `"`)] = n
-			continue
-		}
-		if capped == nil {
+		n := limit + 1
+		reach, ok := known[t]
+		if !ok {
 			var err error
-			if capped, err = s.db.PrepareContext(ctx, `SELECT rowid FROM `+fts+`
-				WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT 1 OFFSET `+fmt.Sprint(limit)); err != nil {
+			if n, reach, err = walk(t); err != nil {
 				return searchPlan{}, wrapErr("search: plan", err)
 			}
-		}
-		err := capped.QueryRowContext(ctx, t, lo, hi).Scan(&reach)
-		if errors.Is(err, sql.ErrNoRows) {
-			if count == nil {
-				if count, err = s.db.PrepareContext(ctx, `SELECT count(*) FROM `+fts+`
-					WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ?`); err != nil {
-					return searchPlan{}, wrapErr("search: plan", err)
-				}
+			if reach > 0 && gen >= 0 {
+				walked = append(walked, termCount{term: t, rows: n, reach: reach})
 			}
-			err = count.QueryRowContext(ctx, t, lo, hi).Scan(&n)
-			n = min(n, limit+1) // a writer may have added some since
-		}
-		if err != nil {
-			return searchPlan{}, wrapErr("search: plan", err)
 		}
 		if n > 0 {
 			found = append(found, termCount{term: t, rows: n, reach: reach})
-		}
-		if n > limit && reach > 0 && gen >= 0 {
-			walked = append(walked, termCount{term: t, rows: n, reach: reach})
 		}
 		counts[strings.ReplaceAll(strings.Trim(t, `"`), `""`, `"`)] = n
 	}
