@@ -583,7 +583,7 @@ func (s *Store) injections(ctx context.Context, sessionID string, lim int, text 
 	if err != nil {
 		return nil, wrapErr("injections: journal", err)
 	}
-	return mergeInjections(out, journal.injections, sessionID, lim), nil
+	return mergeInjections(out, journal.injections, lim), nil
 }
 
 // AddNote stores a note and returns its id. A note of kind "state" replaces

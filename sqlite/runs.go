@@ -544,19 +544,16 @@ func insertRun(ctx context.Context, tx *sql.Tx, r carryover.HookRun) error {
 	return err
 }
 
-// mergeInjections adds the journal's injections (oldest first; those of
-// session, when it is not "") to rows read from the table (newest first),
-// newest first, at most lim (0: no limit). Each list keeps its order.
-func mergeInjections(rows, journal []carryover.Injection, session string, lim int) []carryover.Injection {
-	var mine []carryover.Injection
-	for _, in := range slices.Backward(journal) {
-		if session == "" || in.SessionID == session {
-			mine = append(mine, in)
-		}
-	}
-	if len(mine) == 0 {
+// mergeInjections adds the journal's injections (oldest first, of the
+// session the rows were read for) to rows read from the table (newest
+// first), newest first, at most lim (0: no limit). Each list keeps its
+// order.
+func mergeInjections(rows, journal []carryover.Injection, lim int) []carryover.Injection {
+	if len(journal) == 0 {
 		return rows
 	}
+	mine := slices.Clone(journal)
+	slices.Reverse(mine)
 	out := make([]carryover.Injection, 0, len(rows)+len(mine))
 	for len(rows) > 0 || len(mine) > 0 {
 		if len(mine) == 0 || len(rows) > 0 && ms(rows[0].Time) >= ms(mine[0].Time) {
