@@ -19,9 +19,9 @@ import (
 const corruptSuffix = ".corrupt-"
 
 // MoveAside renames the store file at path, with its write-ahead log,
-// shared-memory index and journal (see runs.go), to path.corrupt-<UTC
-// time> (and its -wal, -shm and .runs) so that a fresh store can be
-// created in its place. Nothing is deleted:
+// shared-memory index and journals (see runs.go), to path.corrupt-<UTC
+// time> (and its -wal, -shm, .runs and .journal) so that a fresh store can
+// be created in its place. Nothing is deleted:
 // the moved files can still be inspected or salvaged. It returns the new
 // path of the store file.
 //
@@ -50,8 +50,8 @@ func MoveAside(path string, now time.Time) (string, error) {
 	// store there, and these names would be its log and index. A journal
 	// that is not a regular file is not carryover's, and stays.
 	var moved []string
-	for _, side := range []string{"-wal", "-shm", runsSuffix, runsSuffix + foldingSuffix, recordsSuffix, recordsSuffix + foldingSuffix} {
-		if side[0] == '.' {
+	for _, side := range append([]string{"-wal", "-shm"}, journalSuffixes...) {
+		if slices.Contains(journalSuffixes, side) {
 			if fi, err := journalFile(path + side); fi == nil || err != nil {
 				continue
 			}
@@ -146,8 +146,7 @@ func MovedAside(path string) ([]string, error) {
 	}
 	var out []string
 	for _, m := range matches {
-		if !slices.ContainsFunc([]string{"-wal", "-shm", runsSuffix, runsSuffix + foldingSuffix, recordsSuffix, recordsSuffix + foldingSuffix},
-			func(side string) bool { return strings.HasSuffix(m, side) }) {
+		if !slices.ContainsFunc(append([]string{"-wal", "-shm"}, journalSuffixes...), func(side string) bool { return strings.HasSuffix(m, side) }) {
 			out = append(out, m)
 		}
 	}

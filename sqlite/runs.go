@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/carryover-dev/carryover"
@@ -52,12 +53,19 @@ const (
 	recordsSuffix = ".journal"
 )
 
-// JournalFiles are the files of the journals beside the store db: the
+// journalSuffixes name the files of the journals after their store: the
 // runs journal and the journal of injections and reaches, each followed by
 // its renamed copy while a write folds it into the store.
+var journalSuffixes = []string{runsSuffix, runsSuffix + foldingSuffix, recordsSuffix, recordsSuffix + foldingSuffix}
+
+// JournalFiles are the files of the journals beside the store db (see
+// journalSuffixes).
 func JournalFiles(db string) []string {
-	r, j := runsJournal(db), recordsJournal(db)
-	return []string{r, r + foldingSuffix, j, j + foldingSuffix}
+	out := make([]string, len(journalSuffixes))
+	for i, sfx := range journalSuffixes {
+		out[i] = db + sfx
+	}
+	return out
 }
 
 // foldingSuffix names the journal while its runs are folded into the
@@ -611,13 +619,13 @@ func (e *JournalError) Unwrap() error { return e.Err }
 // hooks cannot use, as a *JournalError; nil when there is none or they are
 // fine.
 func CheckJournal(db string) error {
-	for i, p := range JournalFiles(db) {
+	for _, p := range JournalFiles(db) {
 		fi, err := journalFile(p)
 		if err == nil && fi != nil && fi.Size() > maxJournal*9/10 {
 			err = fmt.Errorf("%s: %w (%d bytes)", p, ErrJournalFull, fi.Size())
 		}
 		if err != nil {
-			return &JournalError{Path: p, Records: i >= 2, Err: err}
+			return &JournalError{Path: p, Records: strings.HasPrefix(p, recordsJournal(db)), Err: err}
 		}
 	}
 	return nil

@@ -64,9 +64,9 @@ type Options struct {
 	// a mapped page the OS cannot provide (an I/O error) is a fault, not
 	// an error: see runtime/debug.SetPanicOnFault.
 	MmapBytes int64
-	// DeferHookRuns has RecordHookRun append to the runs journal beside
-	// the store rather than write the store (see runs.go): for a process
-	// that otherwise only reads.
+	// DeferHookRuns has RecordHookRun and RecordInjection append to the
+	// journals beside the store rather than write the store (see runs.go):
+	// for a process that otherwise only reads.
 	DeferHookRuns bool
 	// ReadOnly opens an existing, migrated store without creating or
 	// changing anything; every write fails.
@@ -90,12 +90,12 @@ type Store struct {
 	// (see enterWrite); busy bounds the wait, as SQLite's own timeout does.
 	writing chan struct{}
 	busy    time.Duration
-	// journal is the runs journal (runsJournal of the store's absolute
-	// path), records the journal of injections and reaches
-	// (recordsJournal); deferRuns sends RecordHookRun and RecordInjection
-	// there.
-	journal, records string
-	deferRuns        bool
+	// abs is the store's absolute path, which names its journals: journal
+	// the runs journal (runsJournal), records the journal of injections
+	// and reaches (recordsJournal); deferRuns sends RecordHookRun and
+	// RecordInjection there.
+	abs, journal, records string
+	deferRuns             bool
 	// readOnly: the store is not written, nor is anything created beside
 	// it (the reaches a search found are not journaled).
 	readOnly bool
@@ -193,7 +193,7 @@ func open(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 		s := &Store{db: db, path: path, emb: opt.Embedder, writing: make(chan struct{}, 1), busy: opt.BusyTimeout,
-			journal: runsJournal(abs), records: recordsJournal(abs), deferRuns: opt.DeferHookRuns, readOnly: opt.ReadOnly}
+			abs: abs, journal: runsJournal(abs), records: recordsJournal(abs), deferRuns: opt.DeferHookRuns, readOnly: opt.ReadOnly}
 		err = s.init(ctx, abs, opt.ReadOnly, opt.BusyTimeout)
 		if err == nil {
 			return s, nil
@@ -497,7 +497,7 @@ func (s *Store) migrateWith(ctx context.Context, ms []migration, useSchema bool)
 		// A journal beside a new store is an older store's (one deleted
 		// by hand): its injections and kept matches name that store's
 		// rows, and are not folded into this one.
-		for _, p := range []string{s.journal, s.journal + foldingSuffix, s.records, s.records + foldingSuffix} {
+		for _, p := range JournalFiles(s.abs) {
 			if fi, err := journalFile(p); fi != nil && err == nil {
 				replace.Remove(p)
 			}
