@@ -211,7 +211,7 @@ func additionalContext(out []byte) (string, error) {
 }
 
 // copyStore copies a closed SQLite store with its write-ahead log and its
-// journal (the runs, injections and kept matches of the hooks that only
+// journals (the runs, injections and kept reaches of the hooks that only
 // read, not yet folded in).
 func copyStore(src, dst string) error {
 	for _, p := range append([]string{dst + "-wal", dst + "-shm"}, storeopen.JournalFiles(dst)...) {
@@ -222,16 +222,13 @@ func copyStore(src, dst string) error {
 	if err := copyFile(src, dst); err != nil {
 		return err
 	}
-	dstJournal := storeopen.JournalFiles(dst)
-	for i, from := range append([]string{src + "-wal"}, storeopen.JournalFiles(src)...) {
-		to := dst + "-wal"
-		if i > 0 {
-			to = dstJournal[i-1]
-		}
-		if _, err := os.Lstat(from); err != nil {
+	from := append([]string{src + "-wal"}, storeopen.JournalFiles(src)...)
+	to := append([]string{dst + "-wal"}, storeopen.JournalFiles(dst)...)
+	for i := range from {
+		if _, err := os.Lstat(from[i]); err != nil {
 			continue
 		}
-		if err := copyFile(from, to); err != nil {
+		if err := copyFile(from[i], to[i]); err != nil {
 			return err
 		}
 	}

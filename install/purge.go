@@ -23,7 +23,7 @@ import (
 // made. Paths that do not exist are not listed.
 type purgeList struct {
 	store   string   // the store, when it is carryover's
-	files   []string // the store's -wal, -shm and runs journal, moved-aside copies and their logs
+	files   []string // the store's -wal, -shm and journals, moved-aside copies and theirs
 	marks   []string // pending marks in the spool directory
 	spool   string   // the spool directory, removed once empty
 	logs    []string

@@ -132,8 +132,8 @@ func MoveAsideOnce(path string, opened fs.FileInfo, now time.Time) (string, erro
 // MovedAside lists the damaged stores moved aside from path, oldest first.
 func MovedAside(path string) ([]string, error) { return sqlite.MovedAside(path) }
 
-// JournalFiles are the files of the hook runs journal beside the local
-// store path (see LocalOptions.DeferHookRuns), whether they exist or not.
+// JournalFiles are the files of the journals beside the local store path
+// (see LocalOptions.DeferHookRuns), whether they exist or not.
 func JournalFiles(path string) []string { return sqlite.JournalFiles(path) }
 
 // CheckJournal reports a journal beside the local store path that the
