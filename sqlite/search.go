@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -253,41 +252,31 @@ func (s *Store) plan(ctx context.Context, fts string, terms []string, lo, hi int
 // match more than limit rows, the one kept is the rarest (byRarity): the
 // one whose first limit+1 matches reach furthest.
 func (s *Store) planUpTo(ctx context.Context, fts string, terms []string, lo, hi int64, limit int) (searchPlan, error) {
-	// FTS5 returns a term's matches in rowid order. The first probe asks
-	// for a term's limit+1st match: when there is one, the term is capped
-	// and that match's rowid is its reach, in one walk that skips rows
-	// rather than counts them. Only a term with fewer matches is then
-	// counted, a second walk over those few. Over a whole index, the
+	// FTS5 returns a term's matches in rowid order. One walk takes a
+	// term's first limit+1 matches: their count is the term's rows, up to
+	// limit+1, and when there are that many, the last one's rowid is its
+	// reach. A walk stops there, however common the term; a rarer one is
+	// walked once, not probed and then counted. Over a whole index, the
 	// reaches found before are kept (see reach.go) and not walked again.
-	var capped, count *sql.Stmt
+	var matches *sql.Stmt
 	defer func() {
-		for _, st := range []*sql.Stmt{capped, count} {
-			if st != nil {
-				st.Close()
-			}
+		if matches != nil {
+			matches.Close()
 		}
 	}()
 	// walk returns the rows a term matches (up to limit+1) and, when it
 	// matches more, its reach.
 	walk := func(t string) (n int, reach int64, err error) {
-		if capped == nil {
-			if capped, err = s.db.PrepareContext(ctx, `SELECT rowid FROM `+fts+`
-				WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? LIMIT 1 OFFSET `+fmt.Sprint(limit)); err != nil {
+		if matches == nil {
+			if matches, err = s.db.PrepareContext(ctx, `SELECT count(*), coalesce(max(rowid), 0) FROM (SELECT rowid FROM `+fts+`
+				WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid LIMIT `+fmt.Sprint(limit+1)+`)`); err != nil {
 				return 0, 0, err
 			}
 		}
-		err = capped.QueryRowContext(ctx, t, lo, hi).Scan(&reach)
-		if !errors.Is(err, sql.ErrNoRows) {
-			return limit + 1, reach, err
+		if err = matches.QueryRowContext(ctx, t, lo, hi).Scan(&n, &reach); err != nil || n <= limit {
+			return n, 0, err
 		}
-		if count == nil {
-			if count, err = s.db.PrepareContext(ctx, `SELECT count(*) FROM `+fts+`
-				WHERE `+fts+` MATCH ? AND rowid BETWEEN ? AND ?`); err != nil {
-				return 0, 0, err
-			}
-		}
-		err = count.QueryRowContext(ctx, t, lo, hi).Scan(&n)
-		return min(n, limit+1), 0, err // a writer may have added some since
+		return n, reach, nil
 	}
 	var found, walked []termCount
 	counts := make(map[string]int, len(terms))
