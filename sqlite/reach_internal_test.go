@@ -188,3 +188,64 @@ func TestReachesKept(t *testing.T) {
 }
 
 func base() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+
+// TestReachesReadWithInjections: a recall reads its session's injections
+// from the journal, and in the same scan the reaches its plan reads next,
+// whatever session wrote the lines around them.
+func TestReachesReadWithInjections(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "carryover.db")
+	st, err := Open(ctx, path, Options{DeferHookRuns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var chunks []carryover.Chunk
+	for i := range 8 {
+		chunks = append(chunks, carryover.Chunk{Seq: i, Turn: i, Hash: fmt.Sprint(i), Text: "osprey heron"})
+	}
+	if err := st.Apply(ctx, carryover.Batch{Session: carryover.Session{ID: "s1", Project: "/p"}, Chunks: chunks}); err != nil {
+		t.Fatal(err)
+	}
+	const limit = 3
+	terms := queryTerms("osprey heron")
+	for _, s := range []string{"s1", "s2"} {
+		if _, err := st.RecordInjection(ctx, carryover.Injection{Time: base(), SessionID: s, Event: "UserPromptSubmit", Text: "block of " + s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walked, err := st.planUpTo(ctx, "chunks_fts", terms, 0, math.MaxInt64, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RecordInjection(ctx, carryover.Injection{Time: base(), SessionID: "s2", Event: "UserPromptSubmit", Text: "another"}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another process: the injections of s1 first, then the plan.
+	st2, err := Open(ctx, path, Options{DeferHookRuns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	ins, err := st2.InjectionsWithoutText(ctx, "s1", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins) != 1 || ins[0].SessionID != "s1" {
+		t.Fatalf("injections of s1 = %+v, want its one", ins)
+	}
+	st2.jmu.Lock()
+	cached, ok := st2.jread[journalKey(st2.records, journalReachLines, "")]
+	st2.jmu.Unlock()
+	if !ok || len(cached.e.reaches) != 2 || len(cached.e.injections) != 0 {
+		t.Fatalf("reaches kept from the injections' scan: %+v (kept: %v), want the 2 reaches alone", cached.e, ok)
+	}
+	known, gen := st2.knownReaches(ctx, "chunks_fts", terms, limit)
+	if gen < 0 || len(known) != 2 {
+		t.Fatalf("known reaches after the injections' read = %v (generation %d), want both words'", known, gen)
+	}
+	if got, err := st2.planUpTo(ctx, "chunks_fts", terms, 0, math.MaxInt64, limit); err != nil || !reflect.DeepEqual(got, walked) {
+		t.Fatalf("plan = %+v (%v), walked %+v", got, err, walked)
+	}
+}

@@ -288,14 +288,15 @@ func newJournalParser(kinds int, session string) (*journalParser, error) {
 
 // line parses one complete line.
 func (p *journalParser) line(line []byte) {
-	if len(line) <= 1 || p.mine != nil && !bytes.Contains(line[:min(len(line), p.head)], p.mine) {
-		return
-	}
 	kinds, session := p.kinds, p.session
 	if bytes.HasPrefix(line, reachLine) {
+		// A reach belongs to no session.
 		if kinds&journalReachLines != 0 {
 			p.out.reaches = append(p.out.reaches, parseReaches(line)...)
 		}
+		return
+	}
+	if len(line) <= 1 || p.mine != nil && !bytes.Contains(line[:min(len(line), p.head)], p.mine) {
 		return
 	}
 	if bytes.HasPrefix(line, injectionLine) {
@@ -392,24 +393,43 @@ func (s *Store) cachedJournal(path string, kinds int, session string) (journalEn
 	if fi == nil || err != nil {
 		return journalEntries{}, err
 	}
-	key := fmt.Sprintf("%s\x00%d\x00%s", path, kinds, session)
+	key := journalKey(path, kinds, session)
 	s.jmu.Lock()
 	r, ok := s.jread[key]
 	s.jmu.Unlock()
 	if ok && os.SameFile(r.fi, fi) && r.fi.Size() == fi.Size() && r.fi.ModTime().Equal(fi.ModTime()) {
 		return r.e, nil
 	}
-	e, _, fi, err := scanJournal(path, kinds, session)
+	// A recall asks for its session's injections, then its plans for the
+	// words' reaches: one scan of the file answers both.
+	scan := kinds
+	if kinds&journalInjectionLines != 0 {
+		scan |= journalReachLines
+	}
+	e, _, fi, err := scanJournal(path, scan, session)
 	if fi == nil || err != nil {
 		return journalEntries{}, err
 	}
+	answers := map[string]journalEntries{key: e}
+	if scan != kinds {
+		answers[journalKey(path, journalReachLines, "")] = journalEntries{reaches: e.reaches}
+		e.reaches = nil
+		answers[key] = e
+	}
 	s.jmu.Lock()
-	if s.jread == nil || len(s.jread) >= maxJournalReads {
+	if s.jread == nil || len(s.jread)+len(answers) > maxJournalReads {
 		s.jread = map[string]journalRead{} // a long-lived process (mcp) asks of many sessions
 	}
-	s.jread[key] = journalRead{fi: fi, e: e}
+	for k, a := range answers {
+		s.jread[k] = journalRead{fi: fi, e: a}
+	}
 	s.jmu.Unlock()
 	return e, nil
+}
+
+// journalKey is the key of an answer in a process's cache of journal reads.
+func journalKey(path string, kinds int, session string) string {
+	return fmt.Sprintf("%s\x00%d\x00%s", path, kinds, session)
 }
 
 // dropForgotten leaves out the entries of forgotten sessions.
