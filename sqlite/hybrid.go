@@ -28,10 +28,7 @@ func (s *Store) rerank(ctx context.Context, query string, df docFreq, cands []ra
 		return err
 	}
 	if vecs != nil {
-		qv, err := s.queryVector(ctx, query, df)
-		if err != nil {
-			return err
-		}
+		qv := s.queryVector(query, df, vecs.last)
 		var v []float32
 		for i := range cands {
 			c := &cands[i]

@@ -329,21 +329,18 @@ type docFreq struct {
 const maxEmbedQueryBytes = 4 << 10
 
 // queryVector embeds a search query, its words weighted by their idf when
-// the embedder supports it.
-func (s *Store) queryVector(ctx context.Context, text string, df docFreq) ([]float32, error) {
+// the embedder supports it. last is the highest chunk id: with df's range,
+// it counts the chunks an idf is of.
+func (s *Store) queryVector(text string, df docFreq, last int64) []float32 {
 	if len(text) > maxEmbedQueryBytes {
 		text = strings.ToValidUTF8(text[:maxEmbedQueryBytes], "")
 	}
 	qe, ok := s.emb.(carryover.QueryEmbedder)
 	if !ok {
-		return s.emb.Embed([]string{text})[0], nil
-	}
-	var last int64
-	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM chunks`).Scan(&last); err != nil {
-		return nil, wrapErr("search: vector", err)
+		return s.emb.Embed([]string{text})[0]
 	}
 	n := int(max(min(df.hi, last)-df.lo+1, 1))
-	return qe.EmbedQuery(text, func(t string) float64 { return embedding.IDF(n, df.df[t]) }), nil
+	return qe.EmbedQuery(text, func(t string) float64 { return embedding.IDF(n, df.df[t]) })
 }
 
 // candidateVectors reads, in one query, the stored vectors of ids and of
@@ -352,13 +349,17 @@ func (s *Store) queryVector(ctx context.Context, text string, df docFreq) ([]flo
 // returns nil when none of ids has a vector (none backfilled yet, or
 // another embedder's store).
 func (s *Store) candidateVectors(ctx context.Context, ids []int64) (*candidateVecs, error) {
-	var name string
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&name)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && name != s.emb.Name() {
-		return nil, nil
-	}
+	// The highest chunk id comes with the embedder's name: the query's
+	// vector needs it, and a statement costs a fresh process more than
+	// its work.
+	var name sql.NullString
+	var last int64
+	err := s.db.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = 'embedder'), (SELECT coalesce(max(id), 0) FROM chunks)`).Scan(&name, &last)
 	if err != nil {
 		return nil, wrapErr("search: vectors", err)
+	}
+	if !name.Valid || name.String != s.emb.Name() {
+		return nil, nil
 	}
 	want := make(map[int64]bool, 3*len(ids))
 	for _, id := range ids {
@@ -378,7 +379,7 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64) (*candidateVe
 		return nil, wrapErr("search: vectors", err)
 	}
 	defer rows.Close()
-	cv := &candidateVecs{stored: make(map[int64]storedVector, len(want))}
+	cv := &candidateVecs{stored: make(map[int64]storedVector, len(want)), last: last}
 	for rows.Next() {
 		var id int64
 		var st storedVector
@@ -405,6 +406,7 @@ func (s *Store) candidateVectors(ctx context.Context, ids []int64) (*candidateVe
 // candidateVecs holds the quantised vectors candidateVectors read.
 type candidateVecs struct {
 	stored map[int64]storedVector
+	last   int64     // the highest chunk id when they were read
 	tmp    []float32 // a neighbour's vector, dequantised
 }
 
