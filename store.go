@@ -94,12 +94,14 @@ type Store interface {
 	Close() error
 }
 
-// Backfiller is a store that can embed chunks archived before it stored
-// vectors (an optional capability: `carryover ingest` uses it to catch up
-// at once rather than a batch per hook).
+// Backfiller is a store that can catch up chunks an older carryover
+// archived: their vectors and, in a store that keeps them, other rows
+// derived from them (an optional capability: `carryover ingest` uses it to
+// catch up at once rather than a batch per hook).
 type Backfiller interface {
-	// Backfill embeds up to limit chunks that have no vector and returns
-	// how many it embedded (0 when none is left).
+	// Backfill catches up a batch of such chunks, sized by limit (limit
+	// chunks to embed), and returns how many it went through (0 when none
+	// is left).
 	Backfill(ctx context.Context, limit int) (int, error)
 }
 

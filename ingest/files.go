@@ -68,21 +68,22 @@ func transcriptFiles(path string) ([]string, error) {
 	return files, nil
 }
 
-// Backfill embeds, batch chunks at a time until none is left, the chunks
-// a store archived before it stored vectors (a hook does one batch), and
-// returns how many. A store that is no carryover.Backfiller does nothing.
+// Backfill catches up, batch chunks at a time until none is left, the
+// chunks a store archived before it stored vectors, index entries or
+// spans (a hook does one batch), and returns how many it went through. A
+// store that is no carryover.Backfiller does nothing.
 func Backfill(ctx context.Context, st carryover.Store, batch int) (int, error) {
-	vectors := 0
+	caught := 0
 	bf, ok := st.(carryover.Backfiller)
 	for ok {
 		n, err := bf.Backfill(ctx, batch)
 		if err != nil {
-			return vectors, fmt.Errorf("embed older chunks: %w", err)
+			return caught, fmt.Errorf("catch up older chunks: %w", err)
 		}
-		vectors += n
+		caught += n
 		if n == 0 {
 			break
 		}
 	}
-	return vectors, nil
+	return caught, nil
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/carryover-dev/carryover"
@@ -274,6 +276,9 @@ func insertChunks(ctx context.Context, tx *sql.Tx, projectID int64, sessionID st
 		if err := rows.Err(); err != nil {
 			return nil, nil, wrapErr("apply: chunks", err)
 		}
+	}
+	if err := addSpans(ctx, tx, projectID, slices.Collect(maps.Values(inserted))); err != nil {
+		return nil, nil, wrapErr("apply: chunk spans", err)
 	}
 	// A chunk not inserted has a duplicate, stored before or earlier in
 	// this batch: the row with its hash.

@@ -96,8 +96,8 @@ func TestIdentityMigration(t *testing.T) {
 	}
 
 	st := openStore(t, path)
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 13 {
-		t.Fatalf("schema version %d, %v after the migration; want 13", version, err)
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 14 {
+		t.Fatalf("schema version %d, %v after the migration; want 14", version, err)
 	}
 	want := map[string]struct{ parent, project, cwd string }{
 		p1:   {"", app, app},
@@ -174,14 +174,14 @@ func TestIdentityMigration(t *testing.T) {
 
 	// The text index is intact, finds the moved chunks in their new
 	// project, and its triggers are all back (with version 12's, which
-	// deletes a passage's index row, and version 13's three, which drop
-	// the words' reaches).
+	// deletes a passage's index row, version 13's three, which drop the
+	// words' reaches, and version 14's, which drops the chunk spans).
 	if _, err := db.Exec(`INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')`); err != nil {
 		t.Errorf("full-text index after the migration: %v", err)
 	}
 	var triggers int
-	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'trigger'`).Scan(&triggers); err != nil || triggers != triggersBefore+4 {
-		t.Errorf("%d triggers after the migration (%v), want %d", triggers, err, triggersBefore+4)
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'trigger'`).Scan(&triggers); err != nil || triggers != triggersBefore+5 {
+		t.Errorf("%d triggers after the migration (%v), want %d", triggers, err, triggersBefore+5)
 	}
 	for word, session := range map[string]string{"osprey": p2, "heron": p4, "bittern": flat, "plover": sub} {
 		hits, err := st.Search(ctx, carryover.Query{Text: word + " cache", Project: app})

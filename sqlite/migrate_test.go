@@ -83,12 +83,15 @@ func TestTermsBackfill(t *testing.T) {
 	}
 }
 
-// undoShares takes a store back to before schema version 10 (and 11, 12
-// and 13).
+// undoShares takes a store back to before schema version 10 (and 11 to
+// 14).
 const undoShares = undoTermReach + `; DROP TABLE passage_marks; DROP TABLE passages; DROP TABLE passages_fts; DROP TABLE chunk_shares`
 
+// undoSpans takes a store back to before schema version 14.
+const undoSpans = `DROP TRIGGER chunks_spans_au; DROP TABLE chunk_spans; DELETE FROM meta WHERE key = 'spans_below'`
+
 // undoTermReach takes a store back to before schema version 13.
-const undoTermReach = `DROP TRIGGER chunks_reach_ad; DROP TRIGGER chunks_reach_au; DROP TRIGGER passages_reach_ad;
+const undoTermReach = undoSpans + `; DROP TRIGGER chunks_reach_ad; DROP TRIGGER chunks_reach_au; DROP TRIGGER passages_reach_ad;
 	DROP TABLE term_reach; DELETE FROM meta WHERE key LIKE 'reach_gen:%'`
 
 // TestSharedChunksMigration turns a store back into schema version 9,

@@ -251,8 +251,20 @@ CREATE TRIGGER passages_reach_ad AFTER DELETE ON passages BEGIN
 	DELETE FROM term_reach WHERE idx = 'passages_fts';
 	UPDATE meta SET value = value + 1 WHERE key = 'reach_gen:passages_fts';
 END;
+CREATE TABLE chunk_spans (
+	lo         INTEGER PRIMARY KEY,
+	hi         INTEGER NOT NULL,
+	project_id INTEGER NOT NULL
+);
+CREATE INDEX chunk_spans_project ON chunk_spans (project_id, lo);
+CREATE TRIGGER chunks_spans_au AFTER UPDATE OF id, project_id ON chunks
+WHEN old.id IS NOT new.id OR old.project_id IS NOT new.project_id BEGIN
+	DELETE FROM chunk_spans;
+	UPDATE meta SET value = (SELECT coalesce(max(id), 0) + 1 FROM chunks) WHERE key = 'spans_below';
+END;
 INSERT INTO meta (key, value) VALUES ('fts_backfill_below', 1);
 INSERT INTO meta (key, value) VALUES ('reach_gen:chunks_fts', 0);
 INSERT INTO meta (key, value) VALUES ('reach_gen:passages_fts', 0);
+INSERT INTO meta (key, value) VALUES ('spans_below', 1);
 INSERT INTO meta (key, value) VALUES ('terms_backfill_below', 1);
 INSERT INTO meta (key, value) VALUES ('vec_backfill_below', 1);

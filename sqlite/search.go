@@ -84,7 +84,28 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 			w.add("("+cond+" OR c.id IN (SELECT chunk_id FROM chunk_shares WHERE session_id = ?"+win+"))", args...)
 		}
 	}
-	if q.Project != "" {
+	// A search of a project alone tests a match's project by the spans
+	// of chunk ids (see spans.go), a few rows a fresh process reads once,
+	// rather than by the project index, an entry per match; its matches
+	// start at the project's first chunk. (Not up to its last: a chunk
+	// stored since the spans were read is found as the index finds it.)
+	mlo := lo
+	bySpans := false
+	if q.Project != "" && q.SessionID == "" && q.File == "" && q.Since.IsZero() && q.BeforeWindow <= 0 {
+		first, last, usable, err := s.projectRange(ctx, q.Project)
+		if err != nil {
+			return nil, wrapErr("search", err)
+		}
+		if usable && first > last {
+			return nil, nil // no chunk of the project
+		}
+		if usable {
+			bySpans, mlo = true, first
+			w.add(`(SELECT CASE WHEN hi >= chunks_fts.rowid THEN project_id END FROM chunk_spans
+				WHERE lo <= chunks_fts.rowid ORDER BY lo DESC LIMIT 1) = (SELECT id FROM projects WHERE root = ?)`, q.Project)
+		}
+	}
+	if q.Project != "" && !bySpans {
 		w.add("c.project_id = (SELECT id FROM projects WHERE root = ?)", q.Project)
 	}
 	if q.BeforeWindow > 0 && q.SessionID == "" {
@@ -104,7 +125,7 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 		w.add("max(c.start_ms, c.end_ms) >= ?", ms(q.Since))
 	}
 	join := ""
-	if len(w.conds) > 0 {
+	if len(w.conds) > 0 && !bySpans {
 		// The covering index holds every filter column: reading the chunk
 		// rows themselves, text and all, costs more than the ranking.
 		join = " JOIN chunks c INDEXED BY " + index + " ON c.id = chunks_fts.rowid"
@@ -113,7 +134,7 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	if err != nil || p.match == "" {
 		return nil, err
 	}
-	args := append([]any{p.match, lo, hi}, w.args...)
+	args := append([]any{p.match, mlo, hi}, w.args...)
 	lim := q.Limit
 	if lim <= 0 {
 		lim = DefaultSearchLimit

@@ -104,10 +104,12 @@ const termsBackfillFactor = 4
 // Backfill catches a migrated store up, newest chunks first: it goes
 // through termsBackfillFactor × limit chunk ids stored before migration
 // 0006 for their terms, adds up to indexBackfillFactor × limit chunks to
-// the full-text index (see migration 0004) and embeds up to limit chunks
-// that were stored before the store had vectors, and returns how many
-// chunks it went through; 0 means every chunk is indexed, with its terms,
-// and has its vector. Apply calls it with
+// the full-text index (see migration 0004), embeds up to limit chunks
+// that were stored before the store had vectors and puts up to
+// spansBackfillFactor × limit chunks into the spans of their projects
+// (see spans.go), and returns how many chunks it went through; 0 means
+// every chunk is indexed, with its terms, has its vector and is in a
+// span. Apply calls it with
 // BackfillBatch after each batch; `carryover ingest` may call it until it
 // returns 0. Vectors of another embedder's store are left alone.
 func (s *Store) Backfill(ctx context.Context, limit int) (int, error) {
@@ -120,7 +122,11 @@ func (s *Store) Backfill(ctx context.Context, limit int) (int, error) {
 		return t + n, err
 	}
 	m, err := s.backfillVectors(ctx, limit)
-	return t + n + m, err
+	if err != nil {
+		return t + n + m, err
+	}
+	k, err := s.backfillSpans(ctx, spansBackfillFactor*limit)
+	return t + n + m + k, err
 }
 
 // backfillTerms computes the terms column again for the chunks with the

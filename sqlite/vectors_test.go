@@ -63,8 +63,8 @@ func TestMigrateVersion1Store(t *testing.T) {
 
 	st = openStore(t, path)
 	var v int
-	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 13 {
-		t.Fatalf("schema version %d (%v) after open, want 13", v, err)
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 14 {
+		t.Fatalf("schema version %d (%v) after open, want 14", v, err)
 	}
 	if n := count(t, db, "chunk_vecs"); n != 0 {
 		t.Fatalf("%d vectors right after the migration, want 0", n)

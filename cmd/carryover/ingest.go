@@ -95,14 +95,14 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 		bar.Add(1)
 	}
 	bar.Done()
-	// A store made before vectors existed gets them here at once rather than
-	// a batch per hook.
-	vectors, err := ingest.Backfill(ctx, st, storeopen.BackfillBatch*16)
+	// A store made by an older carryover gets what it lacks (vectors,
+	// index entries, spans) here at once rather than a batch per hook.
+	caught, err := ingest.Backfill(ctx, st, storeopen.BackfillBatch*16)
 	if err != nil {
 		return err
 	}
-	if vectors > 0 && !*quiet {
-		fmt.Fprintf(a.stdout, "embedded %s archived before vectors were stored\n", plural(vectors, "chunk"))
+	if caught > 0 && !*quiet {
+		fmt.Fprintf(a.stdout, "caught up %s archived by an older carryover\n", plural(caught, "chunk"))
 	}
 	fmt.Fprintf(a.stdout, "ingested %s: %s, %s into %s\n", plural(len(files)-failed-forgotten, "transcript"),
 		plural(lines, "new line"), plural(chunks, "chunk"), cfg.DB)

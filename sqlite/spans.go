@@ -1,0 +1,240 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+)
+
+// The spans of chunk ids (migration 0014) tell a search which project a
+// full-text match is of without reading the chunk or its index entry.
+// Chunks are stored a batch at a time, each batch of one project with
+// consecutive new ids, so a project's chunks are a few runs of ids: a
+// span is a run of one project's chunks, as wide as no other project's
+// chunk lies inside it. Every chunk with an id at or above the meta key
+// spans_below lies in exactly one span, of its project; a span may also
+// take in the ids of deleted chunks.
+
+// spanQuerier is what the span steps run statements on.
+type spanQuerier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// span is a run [lo, hi] of chunk ids of one project.
+type span struct {
+	lo, hi, project int64
+}
+
+// addSpans puts the chunks of project just stored with ids into the
+// spans, within the transaction that stored them. Ids below spans_below
+// are left to backfillSpans, which goes through every id below it.
+func addSpans(ctx context.Context, tx spanQuerier, project int64, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	var below int64
+	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'spans_below'`).Scan(&below)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // a store before migration 0014: nothing to keep
+	}
+	if err != nil {
+		return err
+	}
+	ids = slices.Sorted(slices.Values(ids))
+	for len(ids) > 0 {
+		// A run of consecutive ids.
+		n := 1
+		for n < len(ids) && ids[n] == ids[n-1]+1 {
+			n++
+		}
+		lo, hi := ids[0], ids[n-1]
+		ids = ids[n:]
+		if hi < below {
+			continue
+		}
+		lo = max(lo, below)
+		if err := putSpan(ctx, tx, span{lo: lo, hi: hi, project: project}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// putSpan makes [s.lo, s.hi] s.project's: it takes the range out of any
+// span that holds part of it (ids reused after the newest chunks were
+// deleted), then joins it to the span before it and the span after it
+// when they are of the same project. Joining is sound: between two
+// neighbouring spans lies no chunk at all, at or above spans_below.
+func putSpan(ctx context.Context, tx spanQuerier, s span) error {
+	over, err := readSpans(ctx, tx, `SELECT lo, hi, project_id FROM chunk_spans WHERE lo <= ?2 AND hi >= ?1`, s.lo, s.hi)
+	if err != nil {
+		return err
+	}
+	for _, o := range over {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunk_spans WHERE lo = ?`, o.lo); err != nil {
+			return err
+		}
+		for _, part := range []span{{o.lo, s.lo - 1, o.project}, {s.hi + 1, o.hi, o.project}} {
+			if part.lo <= part.hi {
+				if err := insertSpan(ctx, tx, part); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	prev, err := readSpans(ctx, tx, `SELECT lo, hi, project_id FROM chunk_spans WHERE lo < ? ORDER BY lo DESC LIMIT 1`, s.lo)
+	if err != nil {
+		return err
+	}
+	if len(prev) == 1 && prev[0].project == s.project {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunk_spans WHERE lo = ?`, prev[0].lo); err != nil {
+			return err
+		}
+		s.lo = prev[0].lo
+	}
+	next, err := readSpans(ctx, tx, `SELECT lo, hi, project_id FROM chunk_spans WHERE lo > ? ORDER BY lo LIMIT 1`, s.hi)
+	if err != nil {
+		return err
+	}
+	if len(next) == 1 && next[0].project == s.project {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunk_spans WHERE lo = ?`, next[0].lo); err != nil {
+			return err
+		}
+		s.hi = next[0].hi
+	}
+	return insertSpan(ctx, tx, s)
+}
+
+func insertSpan(ctx context.Context, tx spanQuerier, s span) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO chunk_spans (lo, hi, project_id) VALUES (?, ?, ?)`, s.lo, s.hi, s.project)
+	return err
+}
+
+func readSpans(ctx context.Context, q spanQuerier, query string, args ...any) ([]span, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []span
+	for rows.Next() {
+		var s span
+		if err := rows.Scan(&s.lo, &s.hi, &s.project); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// spansBackfillFactor is how many chunk ids backfillSpans goes through per
+// chunk Backfill embeds: it reads two integers of each from an index.
+const spansBackfillFactor = 256
+
+// backfillSpans puts the chunks with the limit ids below spans_below into
+// spans, newest first, and lowers the bound past them (to 1 when none is
+// left), in one transaction. It returns how many chunks it went through.
+func (s *Store) backfillSpans(ctx context.Context, limit int) (int, error) {
+	var below int64
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'spans_below'`).Scan(&below)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && below <= 1 {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, wrapErr("backfill spans", err)
+	}
+	tx, end, err := s.beginWrite(ctx, s.db)
+	if err != nil {
+		return 0, wrapErr("backfill spans", err)
+	}
+	defer end()
+	n, err := backfillSpansTx(ctx, tx, limit)
+	if err != nil {
+		return 0, wrapErr("backfill spans", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, wrapErr("backfill spans: commit", err)
+	}
+	return n, nil
+}
+
+func backfillSpansTx(ctx context.Context, tx spanQuerier, limit int) (int, error) {
+	// Again inside the transaction: another process may have moved it.
+	var below int64
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'spans_below'`).Scan(&below); err != nil {
+		return 0, err
+	}
+	if below <= 1 {
+		return 0, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, project_id FROM chunks INDEXED BY chunks_filter WHERE id < ? ORDER BY id DESC LIMIT ?`, below, limit)
+	if err != nil {
+		return 0, err
+	}
+	// Runs of one project, newest first. No chunk lies between two ids
+	// read one after the other, so a run takes in the ids between them.
+	var runs []span
+	n := 0
+	for rows.Next() {
+		var id, project int64
+		if err := rows.Scan(&id, &project); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		n++
+		if k := len(runs) - 1; k >= 0 && runs[k].project == project {
+			runs[k].lo = id
+		} else {
+			runs = append(runs, span{lo: id, hi: id, project: project})
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	next := int64(1)
+	if n == limit {
+		next = runs[len(runs)-1].lo
+	}
+	if len(runs) > 0 {
+		// Up to the first span at or above the bound: no chunk lies
+		// between the newest id read and it.
+		runs[0].hi = below - 1
+	}
+	for _, r := range runs {
+		if err := putSpan(ctx, tx, r); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'spans_below'`, next); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// projectRange reads whether a search may test a match's project by the
+// spans: not while spans_below is above 1, and then the search looks the
+// chunk up in the project index. When it may, lo and hi bound the
+// project's spans (lo > hi when it has none, or the project is unknown).
+func (s *Store) projectRange(ctx context.Context, project string) (lo, hi int64, usable bool, err error) {
+	var below, first, last sql.NullInt64
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = 'spans_below'),
+		(SELECT lo FROM chunk_spans WHERE project_id = p.id ORDER BY lo LIMIT 1),
+		(SELECT hi FROM chunk_spans WHERE project_id = p.id ORDER BY lo DESC LIMIT 1)
+		FROM (SELECT (SELECT id FROM projects WHERE root = ?) AS id) p`, project).Scan(&below, &first, &last)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	if !below.Valid || below.Int64 > 1 {
+		return 0, 0, false, nil
+	}
+	if !first.Valid || !last.Valid {
+		return 1, 0, true, nil
+	}
+	return first.Int64, last.Int64, true, nil
+}

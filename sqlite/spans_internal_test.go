@@ -1,0 +1,204 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// checkSpans fails t unless every chunk at or above spans_below lies in
+// exactly one span, of its own project, and returns the spans.
+func checkSpans(t *testing.T, st *Store) []span {
+	t.Helper()
+	ctx := context.Background()
+	spans, err := readSpans(ctx, st.db, `SELECT lo, hi, project_id FROM chunk_spans ORDER BY lo`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(spans); i++ {
+		if spans[i].lo <= spans[i-1].hi || spans[i].lo > spans[i].hi {
+			t.Fatalf("spans overlap or are empty: %v", spans)
+		}
+	}
+	var below int64
+	if err := st.db.QueryRow(`SELECT value FROM meta WHERE key = 'spans_below'`).Scan(&below); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.db.Query(`SELECT id, project_id FROM chunks WHERE id >= ? ORDER BY id`, below)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, project int64
+		if err := rows.Scan(&id, &project); err != nil {
+			t.Fatal(err)
+		}
+		i, _ := slices.BinarySearchFunc(spans, id, func(s span, id int64) int {
+			switch {
+			case s.hi < id:
+				return -1
+			case s.lo > id:
+				return 1
+			}
+			return 0
+		})
+		if i == len(spans) || spans[i].lo > id || spans[i].hi < id || spans[i].project != project {
+			t.Fatalf("chunk %d of project %d is in no span of its project (below %d): %v", id, project, below, spans)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return spans
+}
+
+// TestSpans: the spans follow batches of interleaved projects, the reuse
+// of the ids of deleted chunks, a chunk moved to another project and a
+// store migrated from before them, and a search of a project finds by
+// them what it finds by the project index.
+func TestSpans(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "carryover.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n := 0
+	apply := func(session, project string, chunks int) {
+		t.Helper()
+		var cs []carryover.Chunk
+		for i := range chunks {
+			n++
+			text := fmt.Sprintf("osprey step %d in %s", n, project)
+			if n%3 == 0 {
+				text += " with a heron"
+			}
+			cs = append(cs, carryover.Chunk{Seq: n, Turn: n, Hash: fmt.Sprint(session, n, i), Text: text})
+		}
+		if err := st.Apply(ctx, carryover.Batch{Session: carryover.Session{ID: session, Project: project}, Chunks: cs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	search := func(project string) []carryover.Hit {
+		t.Helper()
+		hits, err := st.Search(ctx, carryover.Query{Text: "osprey heron", Project: project, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	// What a search finds by the project index: spans_below above 1.
+	byIndex := func(project string) []carryover.Hit {
+		t.Helper()
+		var below int64
+		if err := st.db.QueryRow(`SELECT value FROM meta WHERE key = 'spans_below'`).Scan(&below); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.db.Exec(`UPDATE meta SET value = 1 << 62 WHERE key = 'spans_below'`); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if _, err := st.db.Exec(`UPDATE meta SET value = ? WHERE key = 'spans_below'`, below); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		return search(project)
+	}
+	same := func(what string) {
+		t.Helper()
+		for _, p := range []string{"/a", "/b", "/c"} {
+			got, want := search(p), byIndex(p)
+			if len(got) != len(want) {
+				t.Fatalf("%s: %s: %d hits by the spans, %d by the project index", what, p, len(got), len(want))
+			}
+			for i := range got {
+				if got[i].Chunk.ID != want[i].Chunk.ID || got[i].Score != want[i].Score || got[i].Chunk.Project != p {
+					t.Fatalf("%s: %s: hit %d is chunk %d of %s (%g) by the spans, %d (%g) by the project index",
+						what, p, i, got[i].Chunk.ID, got[i].Chunk.Project, got[i].Score, want[i].Chunk.ID, want[i].Score)
+				}
+			}
+		}
+	}
+
+	apply("s1", "/a", 4)
+	apply("s2", "/b", 3)
+	apply("s1", "/a", 2)
+	apply("s1", "/a", 2) // joins the span before it
+	apply("s3", "/c", 5)
+	if spans := checkSpans(t, st); len(spans) != 4 {
+		t.Fatalf("%d spans of batches a b a a c, want 4: %v", len(spans), spans)
+	}
+	same("interleaved batches")
+
+	// The newest chunks deleted, their ids are given again to another
+	// project's: the spans that held them give them up.
+	if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "s3"}); err != nil {
+		t.Fatal(err)
+	}
+	apply("s4", "/b", 3)
+	checkSpans(t, st)
+	same("ids reused")
+	if hits := search("/c"); len(hits) != 0 {
+		t.Fatalf("search of /c, all pruned, found %d hits", len(hits))
+	}
+
+	// A chunk moved to another project drops the spans; Backfill puts
+	// every chunk back, a few at a time, and joins runs across its steps.
+	if _, err := st.db.Exec(`UPDATE chunks SET project_id = (SELECT id FROM projects WHERE root = '/b')
+		WHERE id = (SELECT min(id) FROM chunks)`); err != nil {
+		t.Fatal(err)
+	}
+	if spans := checkSpans(t, st); len(spans) != 0 {
+		t.Fatalf("spans kept after a chunk moved: %v", spans)
+	}
+	same("spans dropped")
+	for {
+		k, err := st.backfillSpans(ctx, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == 0 {
+			break
+		}
+		checkSpans(t, st)
+	}
+	// b a b a b: the moved chunk, the rest of s1's first batch, s2's,
+	// s1's later ones, s4's.
+	if spans := checkSpans(t, st); len(spans) != 5 {
+		t.Fatalf("%d spans after the backfill, want 5: %v", len(spans), spans)
+	}
+	same("backfilled")
+	apply("s5", "/b", 2) // joins the last span
+	if spans := checkSpans(t, st); len(spans) != 5 {
+		t.Fatalf("%d spans after a batch of the last span's project, want 5: %v", len(spans), spans)
+	}
+
+	// A store from before the spans: migrated, it searches by the project
+	// index until Apply's backfill has put every chunk in a span.
+	if _, err := st.db.Exec(`DROP TRIGGER chunks_spans_au; DROP TABLE chunk_spans; DELETE FROM meta WHERE key = 'spans_below'; PRAGMA user_version = 13`); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st, err = Open(ctx, st.abs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spans := checkSpans(t, st); len(spans) != 0 {
+		t.Fatalf("spans right after the migration: %v", spans)
+	}
+	same("migrated")
+	apply("s6", "/c", 1)
+	var below int64
+	if err := st.db.QueryRow(`SELECT value FROM meta WHERE key = 'spans_below'`).Scan(&below); err != nil || below != 1 {
+		t.Fatalf("spans_below %d (%v) after a batch's backfill, want 1", below, err)
+	}
+	if spans := checkSpans(t, st); len(spans) != 6 {
+		t.Fatalf("%d spans after the migration's backfill, want 6: %v", len(spans), spans)
+	}
+	same("migrated and backfilled")
+}
