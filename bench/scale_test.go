@@ -2,11 +2,14 @@ package bench
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/storeopen"
 	"github.com/carryover-dev/carryover/storetest"
 )
 
@@ -88,5 +91,42 @@ func TestScaleServer(t *testing.T) {
 	}
 	if res.IngestS != 0 || len(res.Measurements) != 1+len(scalePrompts)+len(scaleQueries) {
 		t.Errorf("with Keep: ingest %.2f s, %d measurements; want the archive measured again, not generated", res.IngestS, len(res.Measurements))
+	}
+}
+
+// TestScaleCatchUp: a store kept from an older carryover is migrated and
+// caught up before it is measured, its chunks put into their projects'
+// spans, as the hooks' next batches would.
+func TestScaleCatchUp(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "scale.db")
+	st, err := storeopen.Local(ctx, db, storeopen.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []carryover.Batch{storetest.Batch("a", "/p", 0, 5), storetest.Batch("b", "/q", 0, 5)} {
+		if err := st.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	// As schema version 13 left it.
+	if _, err := raw.Exec(`DROP TRIGGER chunks_spans_au; DROP TABLE chunk_spans; DELETE FROM meta WHERE key = 'spans_below'; PRAGMA user_version = 13`); err != nil {
+		t.Fatal(err)
+	}
+	if err := catchUp(db); err != nil {
+		t.Fatal(err)
+	}
+	var below, spans int
+	if err := raw.QueryRow(`SELECT (SELECT value FROM meta WHERE key = 'spans_below'), (SELECT count(*) FROM chunk_spans)`).Scan(&below, &spans); err != nil {
+		t.Fatal(err)
+	}
+	if below != 1 || spans != 2 {
+		t.Fatalf("after the catch-up: spans_below %d, %d spans; want 1 and 2", below, spans)
 	}
 }
