@@ -236,8 +236,12 @@ func MeasureScale(exe, db string, server bool, plan ScalePlan, runs int) ([]Late
 		return nil, err
 	}
 	if !server {
-		if err := catchUp(db); err != nil {
-			return nil, err
+		// In a process of its own: this one's peak memory is every
+		// measured process's starting peak (see measureScaleChild).
+		cmd := exec.Command(exe, "bench", "scale", "--catch-up-db", db)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("bench scale: catch the store up: %w", err)
 		}
 	}
 	tmp, err := os.MkdirTemp("", "carryover-scale-")
@@ -292,12 +296,12 @@ func MeasureScale(exe, db string, server bool, plan ScalePlan, runs int) ([]Late
 	return rows, nil
 }
 
-// catchUp brings a store kept from an older carryover up to this one, as
+// CatchUp brings a store kept from an older carryover up to this one, as
 // 'carryover ingest' does (and the hooks' next batches would): its
 // migration, then what Backfill adds to older chunks, such as the spans
 // of their projects. Without it, a kept store is measured as it never is
 // for long.
-func catchUp(db string) error {
+func CatchUp(db string) error {
 	ctx := context.Background()
 	st, err := storeopen.Local(ctx, db, storeopen.LocalOptions{BusyTimeout: time.Minute})
 	if err != nil {

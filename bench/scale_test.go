@@ -119,7 +119,7 @@ func TestScaleCatchUp(t *testing.T) {
 	if _, err := raw.Exec(`DROP TRIGGER chunks_spans_au; DROP TABLE chunk_spans; DELETE FROM meta WHERE key = 'spans_below'; PRAGMA user_version = 13`); err != nil {
 		t.Fatal(err)
 	}
-	if err := catchUp(db); err != nil {
+	if err := CatchUp(db); err != nil {
 		t.Fatal(err)
 	}
 	var below, spans int

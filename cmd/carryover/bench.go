@@ -171,9 +171,13 @@ func (a *app) benchScale(ctx context.Context, args []string) error {
 	fl.StringVar(&opt.CPUProfile, "cpuprofile", "", "write a CPU profile of the generation to this file")
 	measureDB := fl.String("measure-db", "", "internal: only measure this store and print the rows as JSON")
 	measureServer := fl.Bool("measure-server", false, "internal: with --measure-db, measure the server CARRYOVER_DATABASE_URL names")
+	catchUpDB := fl.String("catch-up-db", "", "internal: only bring this kept store up to this carryover")
 	asJSON := fl.Bool("json", false, "print JSON")
 	if _, err := parseInterspersed(fl, args); err != nil {
 		return err
+	}
+	if *catchUpDB != "" {
+		return bench.CatchUp(*catchUpDB)
 	}
 	if *measureDB != "" {
 		rows, err := bench.MeasureScale(opt.Exe, *measureDB, *measureServer, opt.Plan, opt.Runs)
