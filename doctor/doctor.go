@@ -465,6 +465,10 @@ func (d *doctor) checkStore(ctx context.Context, cfg conf.Config) {
 	}
 	d.pass("store", fmt.Sprintf("%s: schema %d, integrity ok, full-text search ok, writable; %d sessions, %d chunks, %.1f MB",
 		cfg.DB, h.SchemaVersion, h.Sessions, h.Chunks, float64(h.Bytes)/(1<<20)))
+	if h.SpansDropped > 0 {
+		d.warnf("chunk spans", fmt.Sprintf("%d chunks or spans disagreed with the spans that tell a search a chunk's project: they were dropped", h.SpansDropped),
+			"nothing to do: the next hooks build them again, and searches use the project index meanwhile")
+	}
 	err = storeopen.CheckJournal(cfg.DB)
 	var je *storeopen.JournalError
 	records := errors.As(err, &je) && je.Records

@@ -11,11 +11,15 @@ type Health struct {
 	Chunks        int
 	Sessions      int
 	Bytes         int64 // file size (pages × page size)
+	// SpansDropped counts the chunks (and spans) the spans of chunk ids
+	// disagreed with; when any did, they were dropped, to be built again.
+	SpansDropped int
 }
 
 // Check verifies the store for doctor: the schema version, the integrity of
-// the file (quick_check), that full-text search answers, and that the file
-// can be written (a write that is rolled back).
+// the file (quick_check), that full-text search answers, that the spans of
+// chunk ids hold every chunk in its project's (see repairSpans), and that
+// the file can be written (a write that is rolled back).
 func (s *Store) Check(ctx context.Context) (Health, error) {
 	var h Health
 	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&h.SchemaVersion); err != nil {
@@ -42,6 +46,10 @@ func (s *Store) Check(ctx context.Context) (Health, error) {
 	var n int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH '"carryover"'`).Scan(&n); err != nil {
 		return h, wrapErr("full-text search", err)
+	}
+	var err error
+	if h.SpansDropped, err = s.repairSpans(ctx); err != nil {
+		return h, wrapErr("chunk spans", err)
 	}
 	tx, end, err := s.beginWrite(ctx, s.db)
 	if err != nil {

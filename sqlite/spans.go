@@ -238,3 +238,30 @@ func (s *Store) projectRange(ctx context.Context, project string) (lo, hi int64,
 	}
 	return first.Int64, last.Int64, true, nil
 }
+
+// repairSpans counts the chunks at or above spans_below that lie in no
+// span of their project, and the spans that overlap the next one. Spans
+// are derived from the chunks: when any disagrees, they are all dropped
+// and Backfill puts the chunks in spans again (searches use the project
+// index meanwhile). It returns what it counted.
+func (s *Store) repairSpans(ctx context.Context) (int, error) {
+	var bad int
+	err := s.db.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM chunks c WHERE c.id >= (SELECT value FROM meta WHERE key = 'spans_below')
+			AND (SELECT CASE WHEN hi >= c.id THEN project_id END FROM chunk_spans WHERE lo <= c.id ORDER BY lo DESC LIMIT 1) IS NOT c.project_id)
+		+ (SELECT count(*) FROM chunk_spans a WHERE a.hi < a.lo
+			OR a.hi >= (SELECT b.lo FROM chunk_spans b WHERE b.lo > a.lo ORDER BY b.lo LIMIT 1))`).Scan(&bad)
+	if err != nil || bad == 0 {
+		return bad, err
+	}
+	tx, end, err := s.beginWrite(ctx, s.db)
+	if err != nil {
+		return bad, err
+	}
+	defer end()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM chunk_spans;
+		UPDATE meta SET value = (SELECT coalesce(max(id), 0) + 1 FROM chunks) WHERE key = 'spans_below'`); err != nil {
+		return bad, err
+	}
+	return bad, tx.Commit()
+}

@@ -202,3 +202,46 @@ func TestSpans(t *testing.T) {
 	}
 	same("migrated and backfilled")
 }
+
+// TestCheckRepairsSpans: doctor's check finds spans that disagree with the
+// chunks, drops them for Backfill to build again, and leaves good ones.
+func TestCheckRepairsSpans(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "carryover.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i, p := range []string{"/a", "/b", "/a"} {
+		cs := []carryover.Chunk{{Seq: i, Turn: i, Hash: fmt.Sprint(i), Text: "osprey"}, {Seq: 10 + i, Turn: i, Hash: fmt.Sprint(10 + i), Text: "heron"}}
+		if err := st.Apply(ctx, carryover.Batch{Session: carryover.Session{ID: fmt.Sprint("s", i), Project: p}, Chunks: cs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := st.Check(ctx)
+	if err != nil || h.SpansDropped != 0 || len(checkSpans(t, st)) != 3 {
+		t.Fatalf("check of good spans: %+v, %v", h, err)
+	}
+	for _, damage := range []string{
+		`UPDATE chunk_spans SET project_id = project_id + 1 WHERE lo = (SELECT max(lo) FROM chunk_spans)`, // a chunk in another project's span
+		`UPDATE chunk_spans SET hi = hi + 1 WHERE lo = (SELECT min(lo) FROM chunk_spans)`,                  // overlapping spans
+		`DELETE FROM chunk_spans WHERE lo = (SELECT min(lo) FROM chunk_spans)`,                             // chunks in no span
+	} {
+		if _, err := st.db.Exec(damage); err != nil {
+			t.Fatal(err)
+		}
+		h, err := st.Check(ctx)
+		if err != nil || h.SpansDropped == 0 {
+			t.Fatalf("%s: check found %d, %v; want the damage found", damage, h.SpansDropped, err)
+		}
+		if spans := checkSpans(t, st); len(spans) != 0 {
+			t.Fatalf("%s: spans kept after the check: %v", damage, spans)
+		}
+		if _, err := st.backfillSpans(ctx, 100); err != nil {
+			t.Fatal(err)
+		}
+		if spans := checkSpans(t, st); len(spans) != 3 {
+			t.Fatalf("%s: %d spans built again, want 3: %v", damage, len(spans), spans)
+		}
+	}
+}
