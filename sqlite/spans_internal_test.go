@@ -224,8 +224,8 @@ func TestCheckRepairsSpans(t *testing.T) {
 	}
 	for _, damage := range []string{
 		`UPDATE chunk_spans SET project_id = project_id + 1 WHERE lo = (SELECT max(lo) FROM chunk_spans)`, // a chunk in another project's span
-		`UPDATE chunk_spans SET hi = hi + 1 WHERE lo = (SELECT min(lo) FROM chunk_spans)`,                  // overlapping spans
-		`DELETE FROM chunk_spans WHERE lo = (SELECT min(lo) FROM chunk_spans)`,                             // chunks in no span
+		`UPDATE chunk_spans SET hi = hi + 1 WHERE lo = (SELECT min(lo) FROM chunk_spans)`,                 // overlapping spans
+		`DELETE FROM chunk_spans WHERE lo = (SELECT min(lo) FROM chunk_spans)`,                            // chunks in no span
 	} {
 		if _, err := st.db.Exec(damage); err != nil {
 			t.Fatal(err)
