@@ -85,25 +85,24 @@ func putSpan(ctx context.Context, tx spanQuerier, s span) error {
 			}
 		}
 	}
-	prev, err := readSpans(ctx, tx, `SELECT lo, hi, project_id FROM chunk_spans WHERE lo < ? ORDER BY lo DESC LIMIT 1`, s.lo)
-	if err != nil {
-		return err
-	}
-	if len(prev) == 1 && prev[0].project == s.project {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM chunk_spans WHERE lo = ?`, prev[0].lo); err != nil {
+	// The span before it, then the span after it.
+	for _, nb := range []struct {
+		q  string
+		at int64
+	}{
+		{`SELECT lo, hi, project_id FROM chunk_spans WHERE lo < ? ORDER BY lo DESC LIMIT 1`, s.lo},
+		{`SELECT lo, hi, project_id FROM chunk_spans WHERE lo > ? ORDER BY lo LIMIT 1`, s.hi},
+	} {
+		n, err := readSpans(ctx, tx, nb.q, nb.at)
+		if err != nil {
 			return err
 		}
-		s.lo = prev[0].lo
-	}
-	next, err := readSpans(ctx, tx, `SELECT lo, hi, project_id FROM chunk_spans WHERE lo > ? ORDER BY lo LIMIT 1`, s.hi)
-	if err != nil {
-		return err
-	}
-	if len(next) == 1 && next[0].project == s.project {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM chunk_spans WHERE lo = ?`, next[0].lo); err != nil {
-			return err
+		if len(n) == 1 && n[0].project == s.project {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM chunk_spans WHERE lo = ?`, n[0].lo); err != nil {
+				return err
+			}
+			s.lo, s.hi = min(s.lo, n[0].lo), max(s.hi, n[0].hi)
 		}
-		s.hi = next[0].hi
 	}
 	return insertSpan(ctx, tx, s)
 }
