@@ -3,8 +3,10 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/carryover-dev/carryover"
@@ -84,45 +86,9 @@ func TestSpans(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	search := func(project string) []carryover.Hit {
-		t.Helper()
-		hits, err := st.Search(ctx, carryover.Query{Text: "osprey heron", Project: project, Limit: 100})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return hits
-	}
-	// What a search finds by the project index: spans_below above 1.
-	byIndex := func(project string) []carryover.Hit {
-		t.Helper()
-		var below int64
-		if err := st.db.QueryRow(`SELECT value FROM meta WHERE key = 'spans_below'`).Scan(&below); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.db.Exec(`UPDATE meta SET value = 1 << 62 WHERE key = 'spans_below'`); err != nil {
-			t.Fatal(err)
-		}
-		defer func() {
-			if _, err := st.db.Exec(`UPDATE meta SET value = ? WHERE key = 'spans_below'`, below); err != nil {
-				t.Fatal(err)
-			}
-		}()
-		return search(project)
-	}
 	same := func(what string) {
 		t.Helper()
-		for _, p := range []string{"/a", "/b", "/c"} {
-			got, want := search(p), byIndex(p)
-			if len(got) != len(want) {
-				t.Fatalf("%s: %s: %d hits by the spans, %d by the project index", what, p, len(got), len(want))
-			}
-			for i := range got {
-				if got[i].Chunk.ID != want[i].Chunk.ID || got[i].Score != want[i].Score || got[i].Chunk.Project != p {
-					t.Fatalf("%s: %s: hit %d is chunk %d of %s (%g) by the spans, %d (%g) by the project index",
-						what, p, i, got[i].Chunk.ID, got[i].Chunk.Project, got[i].Score, want[i].Chunk.ID, want[i].Score)
-				}
-			}
-		}
+		sameBySpans(t, st, what, "osprey heron", "/a", "/b", "/c")
 	}
 
 	apply("s1", "/a", 4)
@@ -143,8 +109,8 @@ func TestSpans(t *testing.T) {
 	apply("s4", "/b", 3)
 	checkSpans(t, st)
 	same("ids reused")
-	if hits := search("/c"); len(hits) != 0 {
-		t.Fatalf("search of /c, all pruned, found %d hits", len(hits))
+	if hits, err := st.Search(ctx, carryover.Query{Text: "osprey heron", Project: "/c"}); err != nil || len(hits) != 0 {
+		t.Fatalf("search of /c, all pruned, found %d hits (%v)", len(hits), err)
 	}
 
 	// A chunk moved to another project drops the spans; Backfill puts
@@ -244,4 +210,76 @@ func TestCheckRepairsSpans(t *testing.T) {
 			t.Fatalf("%s: %d spans built again, want 3: %v", damage, len(spans), spans)
 		}
 	}
+}
+
+// sameBySpans fails t unless a search of text in each project finds by
+// the spans what it finds by the project index (spans_below above 1).
+func sameBySpans(t *testing.T, st *Store, what, text string, projects ...string) {
+	t.Helper()
+	ctx := context.Background()
+	search := func(project string) []carryover.Hit {
+		t.Helper()
+		hits, err := st.Search(ctx, carryover.Query{Text: text, Project: project, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	byIndex := func(project string) []carryover.Hit {
+		t.Helper()
+		var below int64
+		if err := st.db.QueryRow(`SELECT value FROM meta WHERE key = 'spans_below'`).Scan(&below); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.db.Exec(`UPDATE meta SET value = 1 << 62 WHERE key = 'spans_below'`); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if _, err := st.db.Exec(`UPDATE meta SET value = ? WHERE key = 'spans_below'`, below); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		return search(project)
+	}
+	for _, p := range projects {
+		got, want := search(p), byIndex(p)
+		if len(got) != len(want) {
+			t.Fatalf("%s: %s: %d hits by the spans, %d by the project index", what, p, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].Chunk.ID != want[i].Chunk.ID || got[i].Score != want[i].Score || got[i].Chunk.Project != p {
+				t.Fatalf("%s: %s: hit %d is chunk %d of %s (%g) by the spans, %d (%g) by the project index",
+					what, p, i, got[i].Chunk.ID, got[i].Chunk.Project, got[i].Score, want[i].Chunk.ID, want[i].Score)
+			}
+		}
+	}
+}
+
+// TestSpansCapped: a query whose rarest word is in more chunks than a
+// search ranks (rank.MaxCandidates) ranks the newest matches of the
+// project, by the spans as by the project index.
+func TestSpansCapped(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "carryover.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for b := range 6 {
+		var cs []carryover.Chunk
+		for i := range 400 {
+			cs = append(cs, carryover.Chunk{Seq: i, Turn: i, Hash: fmt.Sprint(b, i), Text: fmt.Sprintf("osprey %d%s", i, strings.Repeat(" heron", i%3))})
+		}
+		if err := st.Apply(ctx, carryover.Batch{Session: carryover.Session{ID: fmt.Sprint("s", b), Project: fmt.Sprint("/p", b%2)}, Chunks: cs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if spans := checkSpans(t, st); len(spans) != 6 {
+		t.Fatalf("%d spans of 6 batches of alternating projects: %v", len(spans), spans)
+	}
+	p, err := st.plan(ctx, "chunks_fts", queryTerms("osprey"), 0, math.MaxInt64)
+	if err != nil || !p.capped {
+		t.Fatalf("plan of osprey, in 2,400 chunks: %+v, %v; want it capped", p, err)
+	}
+	sameBySpans(t, st, "capped", "osprey", "/p0", "/p1")
 }
