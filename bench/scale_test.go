@@ -116,7 +116,7 @@ func TestScaleCatchUp(t *testing.T) {
 	}
 	defer raw.Close()
 	// As schema version 13 left it.
-	if _, err := raw.Exec(`DROP TRIGGER chunks_spans_au; DROP TABLE chunk_spans; DELETE FROM meta WHERE key = 'spans_below'; PRAGMA user_version = 13`); err != nil {
+	if _, err := raw.Exec(`DROP TRIGGER chunks_spans_au; DROP TRIGGER chunks_spans_ad; DROP TABLE chunk_spans; DELETE FROM meta WHERE key = 'spans_below'; PRAGMA user_version = 13`); err != nil {
 		t.Fatal(err)
 	}
 	if err := CatchUp(db); err != nil {

@@ -88,7 +88,7 @@ func TestTermsBackfill(t *testing.T) {
 const undoShares = undoTermReach + `; DROP TABLE passage_marks; DROP TABLE passages; DROP TABLE passages_fts; DROP TABLE chunk_shares`
 
 // undoSpans takes a store back to before schema version 14.
-const undoSpans = `DROP TRIGGER chunks_spans_au; DROP TABLE chunk_spans; DELETE FROM meta WHERE key = 'spans_below'`
+const undoSpans = `DROP TRIGGER chunks_spans_au; DROP TRIGGER chunks_spans_ad; DROP TABLE chunk_spans; DELETE FROM meta WHERE key = 'spans_below'`
 
 // undoTermReach takes a store back to before schema version 13.
 const undoTermReach = undoSpans + `; DROP TRIGGER chunks_reach_ad; DROP TRIGGER chunks_reach_au; DROP TRIGGER passages_reach_ad;

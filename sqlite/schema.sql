@@ -260,7 +260,12 @@ CREATE INDEX chunk_spans_project ON chunk_spans (project_id, lo);
 CREATE TRIGGER chunks_spans_au AFTER UPDATE OF id, project_id ON chunks
 WHEN old.id IS NOT new.id OR old.project_id IS NOT new.project_id BEGIN
 	DELETE FROM chunk_spans;
-	UPDATE meta SET value = (SELECT coalesce(max(id), 0) + 1 FROM chunks) WHERE key = 'spans_below';
+	UPDATE meta SET value = (SELECT min(coalesce(max(id), 0), 9223372036854775806) + 1 FROM chunks) WHERE key = 'spans_below';
+END;
+CREATE TRIGGER chunks_spans_ad AFTER DELETE ON chunks
+WHEN old.id > coalesce((SELECT max(id) FROM chunks), 0) BEGIN
+	DELETE FROM chunk_spans WHERE lo > coalesce((SELECT max(id) FROM chunks), 0);
+	UPDATE chunk_spans SET hi = (SELECT max(id) FROM chunks) WHERE hi > (SELECT max(id) FROM chunks);
 END;
 INSERT INTO meta (key, value) VALUES ('fts_backfill_below', 1);
 INSERT INTO meta (key, value) VALUES ('reach_gen:chunks_fts', 0);

@@ -38,6 +38,12 @@ var chunkRank = `bm25(chunks_fts, ` + rank.WeightList() + `)`
 // higher-is-better. The full-text index stems English words (Porter).
 // Chunks without a vector yet (see Backfill) are ranked by BM25 alone.
 func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit, error) {
+	return s.search(ctx, q, true)
+}
+
+// search is Search; with spans false, a search of a project reads the
+// project index rather than the spans of chunk ids.
+func (s *Store) search(ctx context.Context, q carryover.Query, spans bool) ([]carryover.Hit, error) {
 	terms := queryTerms(q.Text)
 	if len(terms) == 0 {
 		return nil, nil
@@ -91,7 +97,7 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	// stored since the spans were read is found as the index finds it.)
 	mlo := lo
 	bySpans := false
-	if q.Project != "" && q.SessionID == "" && q.File == "" && q.Since.IsZero() && q.BeforeWindow <= 0 {
+	if spans && q.Project != "" && q.SessionID == "" && q.File == "" && q.Since.IsZero() && q.BeforeWindow <= 0 {
 		first, last, usable, err := s.projectRange(ctx, q.Project)
 		if err != nil {
 			return nil, wrapErr("search", err)
@@ -164,6 +170,13 @@ func (s *Store) Search(ctx context.Context, q carryover.Query) ([]carryover.Hit,
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, wrapErr("search", err)
+	}
+	if bySpans && len(cands) == 0 {
+		// The spans read as usable may have been dropped since (a project
+		// moved, doctor): the ranked query then finds nothing by them.
+		if _, _, usable, err := s.projectRange(ctx, q.Project); err != nil || !usable {
+			return s.search(ctx, q, false)
+		}
 	}
 	if q.SessionID != "" && !p.capped {
 		// Only within one session, and not when its rarest query word is

@@ -15,6 +15,15 @@ import (
 // chunk lies inside it. Every chunk with an id at or above the meta key
 // spans_below lies in exactly one span, of its project; a span may also
 // take in the ids of deleted chunks.
+//
+// No span reaches past the newest chunk: deleting the newest chunks trims
+// the spans (a trigger). A process of an older carryover may still be
+// writing when a newer one migrates the store: it stores chunks and keeps
+// no span. SQLite gives a new row the highest id plus one, so its chunks
+// lie past every span: a search uses the spans only while the newest
+// chunk ends the newest span (projectRange), and Apply, finding a chunk
+// between the newest span and its batch, drops the spans for Backfill to
+// build again.
 
 // spanQuerier is what the span steps run statements on.
 type spanQuerier interface {
@@ -56,11 +65,30 @@ func addSpans(ctx context.Context, tx spanQuerier, project int64, ids []int64) e
 			continue
 		}
 		lo = max(lo, below)
+		// A chunk between the span before and this one is in no span:
+		// an older carryover stored it.
+		var stray bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id >= max(?1,
+			coalesce((SELECT hi + 1 FROM chunk_spans WHERE lo < ?2 ORDER BY lo DESC LIMIT 1), ?1)) AND id < ?2)`,
+			below, lo).Scan(&stray); err != nil {
+			return err
+		}
+		if stray {
+			return dropSpans(ctx, tx)
+		}
 		if err := putSpan(ctx, tx, span{lo: lo, hi: hi, project: project}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// dropSpans drops every span: Backfill builds them again from the chunks,
+// and searches use the project index meanwhile.
+func dropSpans(ctx context.Context, tx spanQuerier) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM chunk_spans;
+		UPDATE meta SET value = (SELECT min(coalesce(max(id), 0), 9223372036854775806) + 1 FROM chunks) WHERE key = 'spans_below'`)
+	return err
 }
 
 // putSpan makes [s.lo, s.hi] s.project's: it takes the range out of any
@@ -69,7 +97,10 @@ func addSpans(ctx context.Context, tx spanQuerier, project int64, ids []int64) e
 // when they are of the same project. Joining is sound: between two
 // neighbouring spans lies no chunk at all, at or above spans_below.
 func putSpan(ctx context.Context, tx spanQuerier, s span) error {
-	over, err := readSpans(ctx, tx, `SELECT lo, hi, project_id FROM chunk_spans WHERE lo <= ?2 AND hi >= ?1`, s.lo, s.hi)
+	// The span that starts before the range and reaches into it, and
+	// those that start inside it: two ranges of the primary key.
+	over, err := readSpans(ctx, tx, `SELECT * FROM (SELECT lo, hi, project_id FROM chunk_spans WHERE lo < ?1 ORDER BY lo DESC LIMIT 1) WHERE hi >= ?1
+		UNION ALL SELECT lo, hi, project_id FROM chunk_spans WHERE lo BETWEEN ?1 AND ?2`, s.lo, s.hi)
 	if err != nil {
 		return err
 	}
@@ -166,7 +197,7 @@ func backfillSpansTx(ctx context.Context, tx spanQuerier, limit int) (int, error
 	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'spans_below'`).Scan(&below); err != nil {
 		return 0, err
 	}
-	if below <= 1 {
+	if below <= 1 || limit <= 0 {
 		return 0, nil
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, project_id FROM chunks INDEXED BY chunks_filter WHERE id < ? ORDER BY id DESC LIMIT ?`, below, limit)
@@ -217,19 +248,21 @@ func backfillSpansTx(ctx context.Context, tx spanQuerier, limit int) (int, error
 }
 
 // projectRange reads whether a search may test a match's project by the
-// spans: not while spans_below is above 1, and then the search looks the
-// chunk up in the project index. When it may, lo and hi bound the
-// project's spans (lo > hi when it has none, or the project is unknown).
+// spans: not while spans_below is above 1, nor while the newest chunk is
+// not the end of the newest span (an older carryover stored it), and then
+// the search looks the chunk up in the project index. When it may, lo and hi bound the project's spans (lo
+// > hi when it has none, or the project is unknown).
 func (s *Store) projectRange(ctx context.Context, project string) (lo, hi int64, usable bool, err error) {
-	var below, first, last sql.NullInt64
+	var below, first, last, newest, top sql.NullInt64
 	err = s.db.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = 'spans_below'),
 		(SELECT lo FROM chunk_spans WHERE project_id = p.id ORDER BY lo LIMIT 1),
-		(SELECT hi FROM chunk_spans WHERE project_id = p.id ORDER BY lo DESC LIMIT 1)
-		FROM (SELECT (SELECT id FROM projects WHERE root = ?) AS id) p`, project).Scan(&below, &first, &last)
+		(SELECT hi FROM chunk_spans WHERE project_id = p.id ORDER BY lo DESC LIMIT 1),
+		(SELECT max(id) FROM chunks), (SELECT hi FROM chunk_spans ORDER BY lo DESC LIMIT 1)
+		FROM (SELECT (SELECT id FROM projects WHERE root = ?) AS id) p`, project).Scan(&below, &first, &last, &newest, &top)
 	if err != nil {
 		return 0, 0, false, err
 	}
-	if !below.Valid || below.Int64 > 1 {
+	if !below.Valid || below.Int64 > 1 || newest != top {
 		return 0, 0, false, nil
 	}
 	if !first.Valid || !last.Valid {
@@ -258,8 +291,7 @@ func (s *Store) repairSpans(ctx context.Context) (int, error) {
 		return bad, err
 	}
 	defer end()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM chunk_spans;
-		UPDATE meta SET value = (SELECT coalesce(max(id), 0) + 1 FROM chunks) WHERE key = 'spans_below'`); err != nil {
+	if err := dropSpans(ctx, tx); err != nil {
 		return bad, err
 	}
 	return bad, tx.Commit()

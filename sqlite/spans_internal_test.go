@@ -146,7 +146,7 @@ func TestSpans(t *testing.T) {
 
 	// A store from before the spans: migrated, it searches by the project
 	// index until Apply's backfill has put every chunk in a span.
-	if _, err := st.db.Exec(`DROP TRIGGER chunks_spans_au; DROP TABLE chunk_spans; DELETE FROM meta WHERE key = 'spans_below'; PRAGMA user_version = 13`); err != nil {
+	if _, err := st.db.Exec(`DROP TRIGGER chunks_spans_au; DROP TRIGGER chunks_spans_ad; DROP TABLE chunk_spans; DELETE FROM meta WHERE key = 'spans_below'; PRAGMA user_version = 13`); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -282,4 +282,92 @@ func TestSpansCapped(t *testing.T) {
 		t.Fatalf("plan of osprey, in 2,400 chunks: %+v, %v; want it capped", p, err)
 	}
 	sameBySpans(t, st, "capped", "osprey", "/p0", "/p1")
+}
+
+// TestSpansOlderWriter: chunks an older carryover stores keep no span.
+// They lie past every span, so searches use the project index until an
+// Apply finds them and drops the spans for Backfill to build again;
+// deleting the newest chunks trims the spans; a chunk with the highest id
+// there is leaves spans_below an integer.
+func TestSpansOlderWriter(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "carryover.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n := 0
+	apply := func(session, project string) {
+		t.Helper()
+		var cs []carryover.Chunk
+		for range 3 {
+			n++
+			cs = append(cs, carryover.Chunk{Seq: n, Turn: n, Hash: fmt.Sprint(n), Text: fmt.Sprintf("osprey heron %d", n)})
+		}
+		if err := st.Apply(ctx, carryover.Batch{Session: carryover.Session{ID: session, Project: project}, Chunks: cs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// As an older carryover stores a chunk: no span.
+	older := func(id any, project string) {
+		t.Helper()
+		n++
+		if _, err := st.db.Exec(`INSERT INTO chunks (id, project_id, session_id, seq, turn, win, first_line, last_line, start_ms, end_ms,
+				prompt, summary, text, tools, files, commands, errors, sidechain, agent_id, hash, terms)
+			SELECT ?, (SELECT id FROM projects WHERE root = ?), session_id, ?, 0, 0, 1, 1, 0, 0, '', '', 'osprey heron older', '[]', '[]', '[]', '[]', 0, '', ?, ''
+			FROM chunks WHERE project_id = (SELECT id FROM projects WHERE root = ?) LIMIT 1`, id, project, n, fmt.Sprint("older", n), project); err != nil {
+			t.Fatal(err)
+		}
+	}
+	usable := func() bool {
+		t.Helper()
+		_, _, ok, err := st.projectRange(ctx, "/a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	apply("s1", "/a")
+	apply("s2", "/b")
+	older(nil, "/b")
+	if usable() {
+		t.Fatal("spans used with a chunk past the newest span")
+	}
+	sameBySpans(t, st, "a chunk of an older carryover", "osprey heron", "/a", "/b")
+	// The next batch finds the older chunk and drops the spans; the
+	// batch's own Backfill builds them again, the older chunk in b's.
+	apply("s1", "/a")
+	spans := checkSpans(t, st)
+	if len(spans) != 3 || spans[1].hi != spans[2].lo-1 || !usable() {
+		t.Fatalf("after the next batch: %v (usable %v); want a, b with the older chunk, a", spans, usable())
+	}
+	sameBySpans(t, st, "built again", "osprey heron", "/a", "/b")
+
+	// Deleting the newest chunks trims the spans to the newest left.
+	if _, err := st.db.Exec(`DELETE FROM chunks WHERE id > (SELECT max(id) - 2 FROM chunks)`); err != nil {
+		t.Fatal(err)
+	}
+	spans = checkSpans(t, st)
+	var newest int64
+	if err := st.db.QueryRow(`SELECT max(id) FROM chunks`).Scan(&newest); err != nil {
+		t.Fatal(err)
+	}
+	if spans[len(spans)-1].hi != newest || !usable() {
+		t.Fatalf("spans %v after the newest chunks were deleted, newest chunk %d (usable %v)", spans, newest, usable())
+	}
+	apply("s2", "/b")
+	checkSpans(t, st)
+	sameBySpans(t, st, "ids given again", "osprey heron", "/a", "/b")
+
+	// The highest id SQLite has, stored by hand: spans_below stays an
+	// integer when the spans are dropped, and batches go on.
+	older(int64(math.MaxInt64), "/b")
+	if h, err := st.Check(ctx); err != nil || h.SpansDropped == 0 {
+		t.Fatalf("check with a chunk in no span: %+v, %v", h, err)
+	}
+	apply("s1", "/a")
+	if _, err := st.backfillSpans(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	sameBySpans(t, st, "the highest id", "osprey heron", "/a", "/b")
 }

@@ -95,14 +95,15 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 		bar.Add(1)
 	}
 	bar.Done()
-	// A store made by an older carryover gets what it lacks (vectors,
-	// index entries, spans) here at once rather than a batch per hook.
+	// A store made by an older carryover (or whose spans were dropped)
+	// gets what it lacks here at once rather than a batch per hook.
 	caught, err := ingest.Backfill(ctx, st, storeopen.BackfillBatch*16)
 	if err != nil {
 		return err
 	}
 	if caught > 0 && !*quiet {
-		fmt.Fprintf(a.stdout, "caught up %s archived by an older carryover\n", plural(caught, "chunk"))
+		// Its count adds up passes over chunks, some twice: no number.
+		fmt.Fprintln(a.stdout, "caught up the vectors, index entries and spans of chunks archived before")
 	}
 	fmt.Fprintf(a.stdout, "ingested %s: %s, %s into %s\n", plural(len(files)-failed-forgotten, "transcript"),
 		plural(lines, "new line"), plural(chunks, "chunk"), cfg.DB)
