@@ -41,17 +41,6 @@ type span struct {
 // spans, within the transaction that stored them. Ids below spans_below
 // are left to backfillSpans, which goes through every id below it.
 func addSpans(ctx context.Context, tx spanQuerier, project int64, ids []int64) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	var below int64
-	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'spans_below'`).Scan(&below)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil // a store before migration 0014: nothing to keep
-	}
-	if err != nil {
-		return err
-	}
 	ids = slices.Sorted(slices.Values(ids))
 	for len(ids) > 0 {
 		// A run of consecutive ids.
@@ -61,6 +50,23 @@ func addSpans(ctx context.Context, tx spanQuerier, project int64, ids []int64) e
 		}
 		lo, hi := ids[0], ids[n-1]
 		ids = ids[n:]
+		// Most batches come after every span: the newest span grows, or a
+		// new one follows it, in one statement.
+		done, err := topSpan(ctx, tx, span{lo: lo, hi: hi, project: project})
+		if err != nil || done {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		var below int64
+		err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'spans_below'`).Scan(&below)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // a store before migration 0014: nothing to keep
+		}
+		if err != nil {
+			return err
+		}
 		if hi < below {
 			continue
 		}
@@ -81,6 +87,31 @@ func addSpans(ctx context.Context, tx spanQuerier, project int64, ids []int64) e
 		}
 	}
 	return nil
+}
+
+// topSpan puts s after the newest span when it lies past it, at or above
+// spans_below, with no chunk between them: it extends the newest span
+// when that is s's project's, else it adds s. It reports false, having
+// changed nothing, when s is not such a run.
+func topSpan(ctx context.Context, tx spanQuerier, s span) (bool, error) {
+	const fits = `(SELECT value FROM meta WHERE key = 'spans_below') <= ?1
+		AND NOT EXISTS (SELECT 1 FROM chunks WHERE id >= max((SELECT value FROM meta WHERE key = 'spans_below'),
+			coalesce((SELECT hi + 1 FROM chunk_spans ORDER BY lo DESC LIMIT 1), 0)) AND id < ?1)`
+	res, err := tx.ExecContext(ctx, `UPDATE chunk_spans SET hi = ?2
+		WHERE lo = (SELECT max(lo) FROM chunk_spans) AND project_id = ?3 AND hi < ?1 AND `+fits, s.lo, s.hi, s.project)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return n == 1, err
+	}
+	res, err = tx.ExecContext(ctx, `INSERT INTO chunk_spans (lo, hi, project_id) SELECT ?1, ?2, ?3
+		WHERE coalesce((SELECT hi FROM chunk_spans ORDER BY lo DESC LIMIT 1), 0) < ?1 AND `+fits, s.lo, s.hi, s.project)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 // dropSpans drops every span: Backfill builds them again from the chunks,

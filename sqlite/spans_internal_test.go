@@ -371,3 +371,54 @@ func TestSpansOlderWriter(t *testing.T) {
 	}
 	sameBySpans(t, st, "the highest id", "osprey heron", "/a", "/b")
 }
+
+// TestSpansCarve: an id given again inside a span (a chunk stored with its
+// own id) is taken out of that span, which is split around it.
+func TestSpansCarve(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "carryover.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var cs []carryover.Chunk
+	for i := range 10 {
+		cs = append(cs, carryover.Chunk{Seq: i, Turn: i, Hash: fmt.Sprint(i), Text: fmt.Sprintf("osprey %d", i)})
+	}
+	for _, b := range []carryover.Batch{
+		{Session: carryover.Session{ID: "s1", Project: "/a"}, Chunks: cs},
+		{Session: carryover.Session{ID: "s2", Project: "/b"}, Chunks: cs[:1]},
+	} {
+		if err := st.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mid, b int64
+	if err := st.db.QueryRow(`SELECT min(id) + 4, (SELECT id FROM projects WHERE root = '/b') FROM chunks`).Scan(&mid, &b); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := st.db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`UPDATE chunks SET session_id = 's2', project_id = ?, hash = 'moved' WHERE id = ?`, b, mid); err != nil {
+		t.Fatal(err)
+	}
+	// The trigger dropped the spans; as if it had not, put them back.
+	if _, err := tx.Exec(`INSERT INTO chunk_spans (lo, hi, project_id) SELECT min(id), max(id), project_id FROM chunks
+		WHERE project_id <> ? GROUP BY project_id; INSERT INTO chunk_spans (lo, hi, project_id) SELECT max(id), max(id), ? FROM chunks;
+		UPDATE meta SET value = 1 WHERE key = 'spans_below'`, b, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := addSpans(ctx, tx, b, []int64{mid}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if spans := checkSpans(t, st); len(spans) != 4 || spans[1].lo != mid || spans[1].hi != mid {
+		t.Fatalf("spans after chunk %d moved into b: %v; want a's split around it", mid, spans)
+	}
+	sameBySpans(t, st, "carved", "osprey", "/a", "/b")
+}
