@@ -65,11 +65,7 @@ func checkSpans(t *testing.T, st *Store) []span {
 // them what it finds by the project index.
 func TestSpans(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "carryover.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := newSpanStore(t)
 	n := 0
 	apply := func(session, project string, chunks int) {
 		t.Helper()
@@ -150,10 +146,11 @@ func TestSpans(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	st, err = Open(ctx, st.abs, Options{})
+	st, err := Open(ctx, st.abs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer st.Close()
 	if spans := checkSpans(t, st); len(spans) != 0 {
 		t.Fatalf("spans right after the migration: %v", spans)
 	}
@@ -173,11 +170,7 @@ func TestSpans(t *testing.T) {
 // chunks, drops them for Backfill to build again, and leaves good ones.
 func TestCheckRepairsSpans(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "carryover.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := newSpanStore(t)
 	for i, p := range []string{"/a", "/b", "/a"} {
 		cs := []carryover.Chunk{{Seq: i, Turn: i, Hash: fmt.Sprint(i), Text: "osprey"}, {Seq: 10 + i, Turn: i, Hash: fmt.Sprint(10 + i), Text: "heron"}}
 		if err := st.Apply(ctx, carryover.Batch{Session: carryover.Session{ID: fmt.Sprint("s", i), Project: p}, Chunks: cs}); err != nil {
@@ -260,11 +253,7 @@ func sameBySpans(t *testing.T, st *Store, what, text string, projects ...string)
 // project, by the spans as by the project index.
 func TestSpansCapped(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "carryover.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := newSpanStore(t)
 	for b := range 6 {
 		var cs []carryover.Chunk
 		for i := range 400 {
@@ -291,11 +280,7 @@ func TestSpansCapped(t *testing.T) {
 // there is leaves spans_below an integer.
 func TestSpansOlderWriter(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "carryover.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := newSpanStore(t)
 	n := 0
 	apply := func(session, project string) {
 		t.Helper()
@@ -376,11 +361,7 @@ func TestSpansOlderWriter(t *testing.T) {
 // own id) is taken out of that span, which is split around it.
 func TestSpansCarve(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "carryover.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := newSpanStore(t)
 	var cs []carryover.Chunk
 	for i := range 10 {
 		cs = append(cs, carryover.Chunk{Seq: i, Turn: i, Hash: fmt.Sprint(i), Text: fmt.Sprintf("osprey %d", i)})
@@ -421,4 +402,15 @@ func TestSpansCarve(t *testing.T) {
 		t.Fatalf("spans after chunk %d moved into b: %v; want a's split around it", mid, spans)
 	}
 	sameBySpans(t, st, "carved", "osprey", "/a", "/b")
+}
+
+// newSpanStore opens a new store, closed when the test ends.
+func newSpanStore(t *testing.T) *Store {
+	t.Helper()
+	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "carryover.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
