@@ -53,10 +53,10 @@ func addSpans(ctx context.Context, tx spanQuerier, project int64, ids []int64) e
 		// Most batches come after every span: the newest span grows, or a
 		// new one follows it, in one statement.
 		done, err := topSpan(ctx, tx, span{lo: lo, hi: hi, project: project})
-		if err != nil || done {
-			if err != nil {
-				return err
-			}
+		if err != nil {
+			return err
+		}
+		if done {
 			continue
 		}
 		var below int64
@@ -123,8 +123,8 @@ func dropSpans(ctx context.Context, tx spanQuerier) error {
 }
 
 // putSpan makes [s.lo, s.hi] s.project's: it takes the range out of any
-// span that holds part of it (ids reused after the newest chunks were
-// deleted), then joins it to the span before it and the span after it
+// span that holds part of it (an id given again: a chunk stored with its
+// own id), then joins it to the span before it and the span after it
 // when they are of the same project. Joining is sound: between two
 // neighbouring spans lies no chunk at all, at or above spans_below.
 func putSpan(ctx context.Context, tx spanQuerier, s span) error {
