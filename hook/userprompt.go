@@ -21,7 +21,8 @@ func (r *run) userPrompt(ctx context.Context) error {
 		return nil
 	}
 	sess, err := carryover.SessionWithoutCounts(ctx, r.st, in.SessionID)
-	if errors.Is(err, carryover.ErrNotFound) {
+	fresh := errors.Is(err, carryover.ErrNotFound)
+	if fresh {
 		// Nothing archived of this session yet (its first prompt, or the
 		// first after /clear): the project's other sessions may still know.
 		sess = carryover.Session{ID: in.SessionID, Project: projectdir.Root(in.Cwd)}
@@ -46,6 +47,7 @@ func (r *run) userPrompt(ctx context.Context) error {
 		SessionID: in.SessionID, Project: sess.Project, Prompt: in.Prompt, Window: sess.Windows,
 		Budget: min(cfg.RecallBudget, composeMax), Exclude: exclude,
 		MinScore: cfg.RecallThresholds.MinScore, MinCoverage: cfg.RecallThresholds.MinCoverage,
+		NewSession: &fresh, // looked up above: the recall need not ask again
 	})
 	if err != nil {
 		return fmt.Errorf("recall: %w", err)

@@ -66,6 +66,10 @@ type RecallRequest struct {
 	// RecallMinCoverage when > 0 (calibration sweeps).
 	MinScore    float64
 	MinCoverage float64
+	// NewSession says whether the prompt is a new session's first
+	// (nothing of it archived yet) when the caller looked the session up
+	// already; nil has the recall look it up when it needs to.
+	NewSession *bool
 }
 
 // Recall returns archived chunks relevant to a new prompt, for
@@ -153,6 +157,9 @@ func ExplainRecall(ctx context.Context, st carryover.Store, req RecallRequest) (
 	// newSession reports whether the prompt is a new session's first:
 	// nothing of the session is archived yet. Asked only when it decides.
 	var checked, fresh bool
+	if req.NewSession != nil {
+		checked, fresh = true, *req.NewSession
+	}
 	var lookupErr error
 	newSession := func() bool {
 		if !checked && req.SessionID != "" {

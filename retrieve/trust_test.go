@@ -2,6 +2,7 @@ package retrieve_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -258,6 +259,16 @@ func TestRecallFirstPrompt(t *testing.T) {
 	if !strings.Contains(later.Block.Text, "git commit -m 'relay: retry the reconnect'") {
 		t.Errorf("later prompt %q did not recall the other session:\n%s", plain, later.Block.Text)
 	}
+	// A caller that looked the session up says so, and the recall does
+	// not ask the store again (this one fails when asked).
+	noLookup := sessionsFail{st}
+	for _, isNew := range []bool{true, false} {
+		ex := explain(t, noLookup, retrieve.RecallRequest{SessionID: "7a057000-0000-4000-8000-00000000000f", Project: trustProject,
+			Prompt: plain, NewSession: &isNew})
+		if got := ex.Block.Text != ""; got == isNew {
+			t.Errorf("first prompt, NewSession %v: injected %v:\n%s", isNew, got, ex.Block.Text)
+		}
+	}
 	// An identifier shared with the other session lets it through.
 	withID := explain(t, st, retrieve.RecallRequest{SessionID: "7a057000-0000-4000-8000-00000000000f", Project: trustProject,
 		Prompt: "add and commit the changes as relay: retry the reconnect with git add -A"})
@@ -394,4 +405,11 @@ func TestTrustRealSessions(t *testing.T) {
 		t.Errorf("no query ranks noise in the store's top 8: the table no longer tests the rule")
 	}
 	t.Logf("%d noise chunks in the store's top 8 over %d queries, none after the rules", rawNoise, len(trustQueries))
+}
+
+// sessionsFail is a store whose session listing fails.
+type sessionsFail struct{ carryover.Store }
+
+func (sessionsFail) Sessions(context.Context, carryover.SessionFilter) ([]carryover.Session, error) {
+	return nil, errors.New("sessions asked for")
 }
