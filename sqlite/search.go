@@ -107,8 +107,7 @@ func (s *Store) search(ctx context.Context, q carryover.Query, spans bool) ([]ca
 		}
 		if usable {
 			bySpans, mlo = true, first
-			w.add(`(SELECT CASE WHEN hi >= chunks_fts.rowid THEN project_id END FROM chunk_spans
-				WHERE lo <= chunks_fts.rowid ORDER BY lo DESC LIMIT 1) = (SELECT id FROM projects WHERE root = ?)`, q.Project)
+			w.add(spanProject("chunks_fts.rowid")+` = (SELECT id FROM projects WHERE root = ?)`, q.Project)
 		}
 	}
 	if q.Project != "" && !bySpans {

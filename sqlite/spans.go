@@ -114,6 +114,13 @@ func topSpan(ctx context.Context, tx spanQuerier, s span) (bool, error) {
 	return n == 1, err
 }
 
+// spanProject is the SQL expression of the project whose span holds the
+// chunk id the expression id gives, NULL when no span does: the span
+// that starts last at or before it, when it reaches that far.
+func spanProject(id string) string {
+	return `(SELECT CASE WHEN hi >= ` + id + ` THEN project_id END FROM chunk_spans WHERE lo <= ` + id + ` ORDER BY lo DESC LIMIT 1)`
+}
+
 // dropSpans drops every span: Backfill builds them again from the chunks,
 // and searches use the project index meanwhile.
 func dropSpans(ctx context.Context, tx spanQuerier) error {
@@ -311,7 +318,7 @@ func (s *Store) repairSpans(ctx context.Context) (int, error) {
 	var bad int
 	err := s.db.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM chunks c WHERE c.id >= (SELECT value FROM meta WHERE key = 'spans_below')
-			AND (SELECT CASE WHEN hi >= c.id THEN project_id END FROM chunk_spans WHERE lo <= c.id ORDER BY lo DESC LIMIT 1) IS NOT c.project_id)
+			AND `+spanProject("c.id")+` IS NOT c.project_id)
 		+ (SELECT count(*) FROM chunk_spans a WHERE a.hi < a.lo
 			OR a.hi >= (SELECT b.lo FROM chunk_spans b WHERE b.lo > a.lo ORDER BY b.lo LIMIT 1))`).Scan(&bad)
 	if err != nil || bad == 0 {
