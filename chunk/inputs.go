@@ -16,10 +16,13 @@ const maxInputsText = 1500
 // which predicts whether it will type it again after a compaction (see
 // carryover.KindInputs): the call's own arguments (paths, commands,
 // patterns, prompts), or text it put into a file (an edit's strings, a
-// whole file written).
+// whole file written). A third tier holds what the model did not type
+// yet: the paths a task's spec it read names (see specPaths), the files
+// the next steps of that task will touch.
 const (
 	tierArgument = iota
 	tierText
+	tierSpec
 	numTiers
 )
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/ident"
 	"github.com/carryover-dev/carryover/transcript"
 )
 
@@ -135,6 +136,65 @@ func specConstraints(out string, numbered bool) []specSection {
 	return slices.DeleteFunc(secs, func(s specSection) bool { return len(s.bullets) == 0 })
 }
 
+// A spec names the files its task touches (an issue's "Output files", a
+// design's references): after a compaction, the next steps of the task
+// type them. specPaths bounds how many of them, and their bytes, one spec
+// gives the working set (the first named: specs list the files to change
+// before those to read).
+const (
+	specPathsMax = 24
+	specPathsCap = 800
+)
+
+// specPaths returns the file paths a spec's output names, in order, each
+// once: specific identifiers with a slash or a file name's extension, not
+// URLs.
+func specPaths(out string) []string {
+	if len(out) > specScan {
+		out = out[:specScan]
+	}
+	var paths []string
+	n := 0
+	for _, id := range ident.Rooted(out) {
+		id = strings.TrimRight(id, ".:")
+		if !ident.Specific(id) || strings.Contains(id, "://") || !pathLike(id) || slices.Contains(paths, id) {
+			continue
+		}
+		if len(paths) == specPathsMax || n+len(id) > specPathsCap {
+			break
+		}
+		paths, n = append(paths, id), n+len(id)+1
+	}
+	return paths
+}
+
+// pathLike reports a path or a file name: a name with an extension of
+// one to five letters or digits after its last dot ("waiting_summary.ex",
+// not a dotted call such as "Repo.all"), an absolute path, or names
+// joined by slashes of which one is more than a word ("deps/otel_api", not
+// the prose of "stdout/stderr" or "400/404", nor "Repo.all/1").
+func pathLike(id string) bool {
+	name := id[strings.LastIndexByte(id, '/')+1:]
+	if dot := strings.LastIndexByte(name, '.'); dot > 0 && len(name)-dot-1 <= 5 && len(name)-dot-1 >= 1 &&
+		strings.Trim(name[dot+1:], "abcdefghijklmnopqrstuvwxyz0123456789") == "" {
+		return true
+	}
+	segs := strings.Split(strings.Trim(id, "/"), "/")
+	if len(segs) < 2 || strings.Trim(segs[len(segs)-1], "0123456789") == "" {
+		return false // not a name, or a function's arity ("Repo.all/1")
+	}
+	if strings.HasPrefix(id, "/") || strings.HasPrefix(id, "~/") {
+		return true
+	}
+	for _, s := range segs {
+		if strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" &&
+			strings.Trim(s, "0123456789") != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // spec adds a spec item for each constraint heading of what call c printed
 // ("No-gos: a · b"), with the output's first line (the spec's title) as
 // the detail.
@@ -145,6 +205,11 @@ func (b *builder) spec(c Call, p *part, e *transcript.Entry, out string) {
 	secs := specConstraints(out, c.Name == "Read")
 	if len(secs) == 0 {
 		return
+	}
+	for _, id := range specPaths(out) {
+		if !slices.ContainsFunc(p.inputs, func(t tieredIdent) bool { return t.id == id }) {
+			p.inputs = append(p.inputs, tieredIdent{id, tierSpec})
+		}
 	}
 	title := cmp.Or(firstLine(strings.TrimSpace(out)), c.Head)
 	for _, sec := range secs {

@@ -3,6 +3,7 @@ package chunk_test
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/carryover-dev/carryover"
@@ -43,5 +44,39 @@ func TestSpecConstraintItems(t *testing.T) {
 	}
 	if want := []string{"Constraints: No new dependency. · Keep reads lock-free."}; !slices.Equal(got, want) {
 		t.Errorf("spec constraints %q, want %q", got, want)
+	}
+}
+
+// The files a spec names are its task's working set: they join the
+// inputs item of the call that printed the spec, on a tier of their own
+// (its third line), paths and file names only, not prose with slashes,
+// dotted calls or URLs; a path the call typed keeps its own tier. Output
+// with no spec heading names no such files.
+func TestSpecPathsJoinInputs(t *testing.T) {
+	const spec = "PROJ-9 · Review page\n\nOutput files:\n- `lib/web/review_live.ex` (new)\n- `test/web/review_live_test.exs` (new)\n" +
+		"- waiting_summary.ex\n\nSpecs:\n- Call Repo.all/1 on stdout/stderr and return 400/404/422, see https://example.com/docs/x.html\n" +
+		"- Route `/projects/:id/review`; cache under deps/otel_api\n\nEdge cases:\n- Empty list renders the empty state.\n"
+	r := chunk.Build("s", "/p", lines(t,
+		"user:Build the review page.",
+		`tool:m1:t1:Bash:{"command":"tracker show PROJ-9 lib/web/review_live.ex"}`,
+		"ok:t1:"+spec,
+		`tool:m2:t2:Bash:{"command":"tracker list --status open"}`,
+		"ok:t2:PROJ-10 Output files:\n- `lib/other/thing.ex`\n",
+	), chunk.NewCursor(), chunk.Options{})
+	var tiers [][]string
+	for _, it := range itemsOf(r, carryover.KindInputs) {
+		for _, l := range strings.Split(it.Text, "\n") {
+			tiers = append(tiers, strings.Fields(l))
+		}
+	}
+	if len(tiers) != 3 {
+		t.Fatalf("inputs tiers %q, want the call's arguments, no text, and the spec's files", tiers)
+	}
+	if !slices.Contains(tiers[0], "lib/web/review_live.ex") {
+		t.Errorf("arguments %q: the typed path keeps its tier", tiers[0])
+	}
+	want := []string{"test/web/review_live_test.exs", "waiting_summary.ex", "/projects/:id/review", "deps/otel_api"}
+	if !slices.Equal(tiers[2], want) {
+		t.Errorf("the spec's files %q, want %q", tiers[2], want)
 	}
 }

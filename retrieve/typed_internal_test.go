@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/carryover-dev/carryover"
 )
 
 // TestWrappedLen: the size wrapTyped's lines take is what wrappedLen
@@ -42,5 +44,28 @@ func TestFamilies(t *testing.T) {
 	want := "lib/a/{x.ex,y.ex," + strings.Repeat("w", 120) + ".ex} metrics.{total_mi,average_mi} README.md lib/b/z.ex {odd,one} a.b"
 	if got != want {
 		t.Errorf("tokens:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestTypedOrderTiers: an identifier weighs by where it came from in its
+// chunk (the lines of an inputs item): a call's arguments weigh the most,
+// a path a spec named weighs less than one typed in the same chunk and
+// more than one typed far earlier, and an archive with fewer lines reads
+// as before.
+func TestTypedOrderTiers(t *testing.T) {
+	items := []carryover.Item{
+		{ID: 1, Line: 10, Text: "early/typed_arg.go"},
+		{ID: 2, Line: 100, Text: "late/typed_arg.go\nlate/written_text.go\nlate/spec_named.go"},
+	}
+	order, itemOf := typedOrder(items)
+	want := []string{"late/typed_arg.go", "late/written_text.go", "late/spec_named.go", "early/typed_arg.go"}
+	if strings.Join(order, " ") != strings.Join(want, " ") {
+		t.Errorf("order %q, want %q", order, want)
+	}
+	if itemOf["late/spec_named.go"] != 2 || itemOf["early/typed_arg.go"] != 1 {
+		t.Errorf("items %v: each identifier comes from its own item", itemOf)
+	}
+	if tierWeights[2] > tierWeights[0] || tierWeights[2] <= float64(10*10)/float64(100*100) {
+		t.Errorf("spec tier weight %v: want below a typed argument's and above one typed a tenth of the way back", tierWeights[2])
 	}
 }
