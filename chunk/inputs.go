@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -64,8 +65,9 @@ func inputIdents(raw json.RawMessage) []tieredIdent {
 // chunkInputs joins the identifiers typed in a chunk's calls, in the order
 // of their last use, within maxInputsText bytes (the last ones kept), one
 // line per tier: the arguments' identifiers, then those of the text put
-// into files (the first line may be empty; an archive from before the
-// tiers has one line).
+// into files, then the paths a spec named (a line may be empty; an
+// archive from before the tiers has one line). What the model typed is
+// kept before what a spec named.
 func chunkInputs(parts []*part) string {
 	var ids []tieredIdent
 	for _, p := range parts {
@@ -77,6 +79,10 @@ func chunkInputs(parts []*part) string {
 			ids = append(ids, t)
 		}
 	}
+	// The spec's first, the others in their order: cut first.
+	slices.SortStableFunc(ids, func(a, b tieredIdent) int {
+		return cmp.Compare(b2i(b.tier == tierSpec), b2i(a.tier == tierSpec))
+	})
 	n := 0
 	start := len(ids)
 	for start > 0 && n+len(ids[start-1].id)+1 <= maxInputsText {
@@ -102,4 +108,11 @@ func chunkInputs(parts []*part) string {
 		b.WriteString(strings.Join(lines[tier], " "))
 	}
 	return b.String()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

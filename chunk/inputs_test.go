@@ -76,3 +76,29 @@ func containsField(line, id string) bool {
 	}
 	return false
 }
+
+// TestInputsCapKeepsTyped: when a chunk's identifiers overflow
+// maxInputsText, the paths a spec named go before anything the model
+// typed, whatever their order.
+func TestInputsCapKeepsTyped(t *testing.T) {
+	var typed, spec part
+	for i := range 60 {
+		typed.inputs = append(typed.inputs, tieredIdent{id: "typed_ident_" + strings.Repeat("x", 5) + string(rune('a'+i%26)) + string(rune('a'+i/26)), tier: tierArgument + i%2})
+	}
+	for i := range 60 {
+		spec.inputs = append(spec.inputs, tieredIdent{id: "spec/named/path_" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + ".go", tier: tierSpec})
+	}
+	text := chunkInputs([]*part{&typed, &spec}) // the spec printed last
+	if len(text) > maxInputsText {
+		t.Fatalf("inputs of %d bytes, over %d", len(text), maxInputsText)
+	}
+	for _, id := range typed.inputs {
+		if !strings.Contains(text, id.id) {
+			t.Errorf("typed %s cut while spec paths stay", id.id)
+		}
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) != 3 || lines[2] == "" {
+		t.Fatalf("lines %q: want the spec's paths that fit on the third", lines)
+	}
+}

@@ -206,7 +206,11 @@ func (b *builder) spec(c Call, p *part, e *transcript.Entry, out string) {
 	if len(secs) == 0 {
 		return
 	}
-	for _, id := range specPaths(out) {
+	// The first named last: a line's later identifiers count as the more
+	// recent, and a spec lists the files to change before those to read.
+	paths := specPaths(out)
+	slices.Reverse(paths)
+	for _, id := range paths {
 		if !slices.ContainsFunc(p.inputs, func(t tieredIdent) bool { return t.id == id }) {
 			p.inputs = append(p.inputs, tieredIdent{id, tierSpec})
 		}
