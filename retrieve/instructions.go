@@ -53,12 +53,16 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 			// the search (measured in the restore, they took the room of
 			// values and identifiers the next step used as often).
 			{Kinds: []carryover.ItemKind{carryover.KindSpec}, Limit: 12},
+			// The files the newest spec names (its inputs item's third
+			// line): the next steps of its task type them.
+			{Kinds: []carryover.ItemKind{carryover.KindInputs}, Limit: 40},
 		})
 	if err != nil {
 		return "", fmt.Errorf("instructions items: %w", err)
 	}
 	goals, edits, commands, errs, todos := groups[0], groups[1], groups[2], groups[3], groups[4]
 	spec := specLines(groups[5])
+	specFiles := specFileLine(groups[6], 300)
 	inWindow := func(its []carryover.Item) []carryover.Item {
 		var out []carryover.Item
 		for _, it := range its {
@@ -118,6 +122,7 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 	list.add("Errors still open (keep verbatim):\n", open, 500)
 	list.add("Last passing commands (keep verbatim):\n", cmds, 450)
 	list.add("The current task's spec says (keep verbatim):\n", spec, 450)
+	list.add("Files the task's spec names (keep these paths):\n", specFiles, 350)
 	list.add("Files being edited (keep these paths):\n", files, 600)
 	list.add("Todo state:\n", todo, 350)
 	if list.b.Len() > 0 && b.Len()+len(verbatimHeading)+list.b.Len() <= InstructionsCap {
@@ -138,6 +143,35 @@ func specLines(specs []carryover.Item) []string {
 	}
 	slices.Reverse(out) // the spec's order
 	return out
+}
+
+// specFileLine lists, in at most room bytes, the paths the newest spec a
+// tool printed names that are not the model's own typing (the third line
+// of an inputs item, newest first), in the spec's order.
+func specFileLine(inputs []carryover.Item, room int) []string {
+	for _, it := range inputs {
+		lines := strings.Split(it.Text, "\n")
+		if len(lines) < 3 || strings.TrimSpace(lines[2]) == "" {
+			continue
+		}
+		ids := strings.Fields(lines[2])
+		slices.Reverse(ids) // stored first named last
+		var b strings.Builder
+		for _, id := range ids {
+			if b.Len()+len(id)+1 > room {
+				break
+			}
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(id)
+		}
+		if b.Len() == 0 {
+			return nil
+		}
+		return []string{b.String()}
+	}
+	return nil
 }
 
 // verbatimHeading opens the session's own list.

@@ -26,6 +26,11 @@ func TestInstructions(t *testing.T) {
 		{Kind: carryover.KindSpec, Text: "No-gos: No schema migration.", Detail: "PROJ-1 · Old task", Window: 0, Line: 20, ChunkSeq: 0, Weight: 0.8},
 		{Kind: carryover.KindSpec, Text: "Constraints: No CDN dependency. · Keep reads lock-free.", Detail: "PROJ-2 · Budget flag", Window: 1, Line: 600, ChunkSeq: 2, Weight: 0.8},
 		{Kind: carryover.KindSpec, Text: "Out of scope: Windows ARM builds", Detail: "PROJ-2 · Budget flag", Window: 1, Line: 600, ChunkSeq: 2, Weight: 0.8},
+		// The files the specs named (an inputs item's third line, the first
+		// named last), and later typing with no spec.
+		{Kind: carryover.KindInputs, Text: "PROJ-1\n\nold/spec_named.go", Key: "inputs:a", Window: 0, Line: 20, ChunkSeq: 0},
+		{Kind: carryover.KindInputs, Text: "PROJ-2\n\ntest/budget_test.go cmd/budget/flag.go", Key: "inputs:b", Window: 1, Line: 600, ChunkSeq: 2},
+		{Kind: carryover.KindInputs, Text: "retrieve/fill_test.go\nbudgetChars_v2", Key: "inputs:c", Window: 1, Line: 805, ChunkSeq: 6},
 	}
 	// Many long paths: the reminders must stay within the cap.
 	for i := range 40 {
@@ -47,12 +52,13 @@ func TestInstructions(t *testing.T) {
 	}
 	for _, want := range []string{"carryover search", "exact file paths", "FAIL: TestBudget (retrieve_test.go:42)", "/src/app/retrieve/fill.go",
 		"- We decided the staging deploy port is 48213.\n", "- test: go test ./retrieve/ -run TestBudget -count=1\n", "[>] wire the --budget flag",
-		"- Constraints: No CDN dependency. · Keep reads lock-free.\n- Out of scope: Windows ARM builds\n"} {
+		"- Constraints: No CDN dependency. · Keep reads lock-free.\n- Out of scope: Windows ARM builds\n",
+		"Files the task's spec names (keep these paths):\n- cmd/budget/flag.go test/budget_test.go\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("instructions lack %q", want)
 		}
 	}
-	for _, not := range []string{"old error of window 0", "fixed error of window 1", "check the shell", "go test ./old/", "No schema migration"} {
+	for _, not := range []string{"old error of window 0", "fixed error of window 1", "check the shell", "go test ./old/", "No schema migration", "old/spec_named.go"} {
 		if strings.Contains(got, not) {
 			t.Errorf("instructions remind of %q, not open in this window", not)
 		}
