@@ -11,7 +11,8 @@
 // todo list, what the assistant was about to do), Working set (files
 // edited, the last command of each kind, the identifiers the model typed
 // into its tool calls), Lost facts and Last steps. The typed identifiers
-// keep at least [MinTypedShare] of the room when there are enough of them,
+// keep at least [MinTypedShare] of the room when there are enough of them
+// ([SmallTypedShare] at a small budget),
 // weighted by the sum of the squares of the relative positions of the
 // chunks that typed them (recent and repeated first), those typed into
 // the text of a file (an edit's strings, a file written) weighing

@@ -63,12 +63,39 @@ type RestoreShares struct {
 var DefaultRestoreShares = RestoreShares{Now: 0.15, Files: 0.07, Commands: 0.06, Facts: 0.30, Steps: 0.08}
 
 // MinTypedShare is the part of the room the typed identifiers keep when
-// there are enough of them. It was chosen leave-one-session-out over the
-// spotter compactions and the claude-code-log cuts (bench needed at 2,000
-// and 4,000 chars, 0.3 to 1.0), among the values that keep bench
-// survival's restore: every held-out session chose 0.6 (above it the
-// facts give way and survival drops).
+// there are enough of them, at the default budget and above. It was chosen
+// leave-one-session-out over the spotter compactions and the
+// claude-code-log cuts (bench needed at 2,000 and 4,000 chars, 0.3 to
+// 1.0), among the values that keep bench survival's restore: every
+// held-out session chose 0.6 (above it the facts give way and survival
+// drops).
 const MinTypedShare = 0.60
+
+// SmallTypedShare is MinTypedShare for a budget of SmallBudget or less:
+// there the header, the state and a fact line or two are most of the
+// block, and the identifiers hold the most the next steps need per byte
+// (some 115 characters per needed identifier held at 2,000, against a
+// fact line of 200 to 300). Chosen leave-one-session-out on bench needed
+// at 2,000 chars over the spotter compactions (0.6 to 0.95): four folds
+// chose 0.9, one 0.85. The facts and last steps give way, which is what a
+// small budget drops (bench survival at 2,000: 4 of 60 held, 6 before;
+// recall finds 52). Between the two budgets the share moves linearly.
+const (
+	SmallTypedShare = 0.9
+	SmallBudget     = 2000
+)
+
+// minTypedShare is the typed identifiers' least share of a budget's room.
+func minTypedShare(budget int) float64 {
+	switch {
+	case budget <= SmallBudget:
+		return SmallTypedShare
+	case budget >= DefaultRestoreBudget:
+		return MinTypedShare
+	}
+	f := float64(budget-SmallBudget) / float64(DefaultRestoreBudget-SmallBudget)
+	return SmallTypedShare + f*(MinTypedShare-SmallTypedShare)
+}
 
 // Caps of the lines of the Now part, in bytes.
 const (
@@ -134,9 +161,9 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	c := newComposer(nov, root, memo)
 	blk := c.compose(in, header, budget, caps)
 	// The typed identifiers hold most of what the next steps need per
-	// byte: when the other parts leave them less than MinTypedShare of
+	// byte: when the other parts leave them less than minTypedShare of
 	// the room (small budgets), the facts and the last steps give way.
-	if want := int(MinTypedShare * room); c.typedLen < want && c.typedAvail > c.typedLen {
+	if want := int(minTypedShare(budget) * room); c.typedLen < want && c.typedAvail > c.typedLen {
 		short := min(want-c.typedLen, c.typedAvail-c.typedLen)
 		cut := min(short*3/4, caps.facts)
 		caps.facts -= cut
