@@ -749,10 +749,10 @@ func (c *composer) commandCandidates(items []carryover.Item) (*[]commandCandidat
 var tierWeights = [...]float64{1, 0.3, specTierWeight}
 
 // specTierWeight weighs a path a spec the model read names but the model
-// has not typed (chunk's tierSpec): the middle of the weights, 0.2 to 0.4,
-// that scored alike on bench needed at 2,000 and 4,000 chars across the
-// spotter compactions (a fold left out chose 0.15 to 0.7; above 0.4 a small
-// restore's paths crowd out what the model typed).
+// has not typed (chunk's tierSpec). Chosen leave-one-session-out on bench
+// needed at 2,000 and 4,000 chars over the spotter compactions (0.1 to
+// 1): four folds chose 0.3, one 0.1; above 0.3 a small restore's spec
+// paths crowd out what the model typed.
 const specTierWeight = 0.3
 
 // typedOrder ranks the identifiers of the inputs items, heaviest first
