@@ -1,7 +1,6 @@
 package chunk
 
 import (
-	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -79,10 +78,10 @@ func chunkInputs(parts []*part) string {
 			ids = append(ids, t)
 		}
 	}
-	// The spec's first, the others in their order: cut first.
-	slices.SortStableFunc(ids, func(a, b tieredIdent) int {
-		return cmp.Compare(b2i(b.tier == tierSpec), b2i(a.tier == tierSpec))
-	})
+	// A spec's paths first, so that the cap below cuts them first; the
+	// rest keep their order.
+	typed := slices.DeleteFunc(slices.Clone(ids), func(t tieredIdent) bool { return t.tier == tierSpec })
+	ids = append(slices.DeleteFunc(ids, func(t tieredIdent) bool { return t.tier != tierSpec }), typed...)
 	n := 0
 	start := len(ids)
 	for start > 0 && n+len(ids[start-1].id)+1 <= maxInputsText {
@@ -108,11 +107,4 @@ func chunkInputs(parts []*part) string {
 		b.WriteString(strings.Join(lines[tier], " "))
 	}
 	return b.String()
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

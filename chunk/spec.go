@@ -156,7 +156,6 @@ func specPaths(out string) []string {
 	var paths []string
 	n := 0
 	for _, id := range ident.Rooted(out) {
-		id = strings.TrimRight(id, ".:")
 		if !ident.Specific(id) || strings.Contains(id, "://") || !pathLike(id) || slices.Contains(paths, id) {
 			continue
 		}

@@ -742,10 +742,10 @@ func (c *composer) commandCandidates(items []carryover.Item) (*[]commandCandidat
 
 // tierWeights weigh an identifier by where the model typed it (the lines
 // of a KindInputs item): into a call's arguments, or into the text it put
-// into a file; or, not typed yet, named by a spec it read. After compactions the model re-types from memory the
-// identifiers of its paths and commands several times as often as those
-// of the text it wrote; the weight was chosen leave-one-session-out with
-// bench needed.
+// into a file; or, not typed yet, named by a spec it read. After
+// compactions the model re-types from memory the identifiers of its paths
+// and commands several times as often as those of the text it wrote; the
+// weights were chosen leave-one-session-out with bench needed.
 var tierWeights = [...]float64{1, 0.3, specTierWeight}
 
 // specTierWeight weighs a path a spec the model read names but the model
