@@ -53,8 +53,8 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 			// the search (measured in the restore, they took the room of
 			// values and identifiers the next step used as often).
 			{Kinds: []carryover.ItemKind{carryover.KindSpec}, Limit: 12},
-			// The files the newest spec names (its inputs item's third
-			// line): the next steps of its task type them.
+			// The files the newest spec names (the third line of its
+			// chunk's inputs item): the next steps of its task type them.
 			{Kinds: []carryover.ItemKind{carryover.KindInputs}, Limit: 40},
 		})
 	if err != nil {
@@ -62,7 +62,10 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 	}
 	goals, edits, commands, errs, todos := groups[0], groups[1], groups[2], groups[3], groups[4]
 	spec := specLines(groups[5])
-	specFiles := specFileLine(groups[6], 300)
+	var specFiles []string
+	if len(groups[5]) > 0 {
+		specFiles = specFileLine(groups[6], groups[5][0].ChunkSeq, 300)
+	}
 	inWindow := func(its []carryover.Item) []carryover.Item {
 		var out []carryover.Item
 		for _, it := range its {
@@ -145,33 +148,35 @@ func specLines(specs []carryover.Item) []string {
 	return out
 }
 
-// specFileLine lists, in at most room bytes, the paths the newest spec a
-// tool printed names that are not the model's own typing (the third line
-// of an inputs item, newest first), in the spec's order.
-func specFileLine(inputs []carryover.Item, room int) []string {
-	for _, it := range inputs {
-		lines := strings.Split(it.Text, "\n")
-		if len(lines) < 3 || strings.TrimSpace(lines[2]) == "" {
-			continue
-		}
-		ids := strings.Fields(lines[2])
-		slices.Reverse(ids) // stored first named last
-		var b strings.Builder
-		for _, id := range ids {
-			if b.Len()+len(id)+1 > room {
-				break
-			}
-			if b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(id)
-		}
-		if b.Len() == 0 {
-			return nil
-		}
-		return []string{b.String()}
+// specFileLine lists, in at most room bytes, the paths the newest spec
+// names: the third line of the inputs item of the chunk that holds it
+// (seq), in the spec's order. Nothing when that item is not among those
+// read: an older spec's files would not be the current task's.
+func specFileLine(inputs []carryover.Item, seq, room int) []string {
+	i := slices.IndexFunc(inputs, func(it carryover.Item) bool { return it.ChunkSeq == seq })
+	if i < 0 {
+		return nil
 	}
-	return nil
+	lines := strings.Split(inputs[i].Text, "\n")
+	if len(lines) < 3 {
+		return nil
+	}
+	ids := strings.Fields(lines[2])
+	slices.Reverse(ids) // stored first named last
+	var b strings.Builder
+	for _, id := range ids {
+		if b.Len()+len(id)+1 > room {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(id)
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	return []string{b.String()}
 }
 
 // verbatimHeading opens the session's own list.

@@ -31,6 +31,9 @@ func TestInstructions(t *testing.T) {
 		{Kind: carryover.KindInputs, Text: "PROJ-1\n\nold/spec_named.go", Key: "inputs:a", Window: 0, Line: 20, ChunkSeq: 0},
 		{Kind: carryover.KindInputs, Text: "PROJ-2\n\ntest/budget_test.go cmd/budget/flag.go", Key: "inputs:b", Window: 1, Line: 600, ChunkSeq: 2},
 		{Kind: carryover.KindInputs, Text: "retrieve/fill_test.go\nbudgetChars_v2", Key: "inputs:c", Window: 1, Line: 805, ChunkSeq: 6},
+		// Paths on a third line of a chunk that holds no spec item are
+		// not the newest spec's.
+		{Kind: carryover.KindInputs, Text: "\n\nunpaired/named_elsewhere.go", Key: "inputs:d", Window: 1, Line: 790, ChunkSeq: 4},
 	}
 	// Many long paths: the reminders must stay within the cap.
 	for i := range 40 {
@@ -58,7 +61,7 @@ func TestInstructions(t *testing.T) {
 			t.Errorf("instructions lack %q", want)
 		}
 	}
-	for _, not := range []string{"old error of window 0", "fixed error of window 1", "check the shell", "go test ./old/", "No schema migration", "old/spec_named.go"} {
+	for _, not := range []string{"old error of window 0", "fixed error of window 1", "check the shell", "go test ./old/", "No schema migration", "old/spec_named.go", "unpaired/named_elsewhere.go"} {
 		if strings.Contains(got, not) {
 			t.Errorf("instructions remind of %q, not open in this window", not)
 		}
