@@ -168,14 +168,16 @@ func specPaths(out string) []string {
 }
 
 // pathLike reports a path or a file name: a name with an extension of
-// one to five letters or digits after its last dot ("waiting_summary.ex",
-// not a dotted call such as "Repo.all"), an absolute path, or names
+// one to five letters or digits, not digits alone, after its last dot
+// ("waiting_summary.ex", not a dotted call such as "Repo.all" nor a
+// tracker's id such as "PROJ-alpha.3"), an absolute path, or names
 // joined by slashes of which one is more than a word ("deps/otel_api", not
 // the prose of "stdout/stderr" or "400/404", nor "Repo.all/1").
 func pathLike(id string) bool {
 	name := id[strings.LastIndexByte(id, '/')+1:]
 	if dot := strings.LastIndexByte(name, '.'); dot > 0 && len(name)-dot-1 <= 5 && len(name)-dot-1 >= 1 &&
-		strings.Trim(name[dot+1:], "abcdefghijklmnopqrstuvwxyz0123456789") == "" {
+		strings.Trim(name[dot+1:], "abcdefghijklmnopqrstuvwxyz0123456789") == "" &&
+		strings.Trim(name[dot+1:], "0123456789") != "" {
 		return true
 	}
 	segs := strings.Split(strings.Trim(id, "/"), "/")

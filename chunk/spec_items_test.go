@@ -50,12 +50,13 @@ func TestSpecConstraintItems(t *testing.T) {
 // The files a spec names are its task's working set: they join the
 // inputs item of the call that printed the spec, on a tier of their own
 // (its third line), paths and file names only, not prose with slashes,
-// dotted calls or URLs; a path the call typed keeps its own tier. Output
-// with no spec heading names no such files.
+// dotted calls, tracker ids ("PROJ-alpha.3") or URLs; a path the call
+// typed keeps its own tier. Output with no spec heading names no such
+// files.
 func TestSpecPathsJoinInputs(t *testing.T) {
 	const spec = "PROJ-9 · Review page\n\nOutput files:\n- `lib/web/review_live.ex` (new)\n- `test/web/review_live_test.exs` (new)\n" +
 		"- waiting_summary.ex\n\nSpecs:\n- Call Repo.all/1 on stdout/stderr and return 400/404/422, see https://example.com/docs/x.html\n" +
-		"- Route `/projects/:id/review`; cache under deps/otel_api\n\nEdge cases:\n- Empty list renders the empty state.\n"
+		"- Route `/projects/:id/review`; cache under deps/otel_api; follows PROJ-alpha.3\n\nEdge cases:\n- Empty list renders the empty state.\n"
 	r := chunk.Build("s", "/p", lines(t,
 		"user:Build the review page.",
 		`tool:m1:t1:Bash:{"command":"tracker show PROJ-9 lib/web/review_live.ex"}`,
