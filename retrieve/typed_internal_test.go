@@ -69,3 +69,26 @@ func TestTypedOrderTiers(t *testing.T) {
 		t.Errorf("spec tier weight %v: want below a typed argument's and above one typed a tenth of the way back", tierWeights[2])
 	}
 }
+
+// TestMinTypedShare: the typed identifiers' least share is
+// SmallTypedShare up to SmallBudget, MinTypedShare from the default
+// budget on, and falls steadily between.
+func TestMinTypedShare(t *testing.T) {
+	if got := minTypedShare(1000); got != SmallTypedShare {
+		t.Errorf("1,000 chars: %v, want %v", got, SmallTypedShare)
+	}
+	if got := minTypedShare(DefaultRestoreBudget * 2); got != MinTypedShare {
+		t.Errorf("%d chars: %v, want %v", DefaultRestoreBudget*2, got, MinTypedShare)
+	}
+	prev := minTypedShare(SmallBudget)
+	for b := SmallBudget + 100; b <= DefaultRestoreBudget; b += 100 {
+		got := minTypedShare(b)
+		if got > prev || got < MinTypedShare {
+			t.Fatalf("%d chars: %v after %v: want a share that falls to %v", b, got, prev, MinTypedShare)
+		}
+		prev = got
+	}
+	if prev != MinTypedShare {
+		t.Errorf("at the default budget: %v, want %v", prev, MinTypedShare)
+	}
+}
