@@ -64,3 +64,46 @@ func TestNoveltyFilterSameAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestNoveltyContains: the rare-byte scan answers as strings.Contains does,
+// for substrings at every place (the ends included), near misses, strings
+// longer than the text and bytes the text lacks.
+func TestNoveltyContains(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "aaaaeeeetttsrl_./0Q"
+	for _, size := range []int{0, 1, 5, 300, 4000} {
+		var b strings.Builder
+		for range size {
+			b.WriteByte(alphabet[r.IntN(len(alphabet))])
+		}
+		n := novelty{summary: b.String(), freq: newByteFreq(b.String())}
+		text := n.summary
+		var probes []string
+		for range 3000 {
+			if len(text) > 0 {
+				i := r.IntN(len(text))
+				j := i + r.IntN(min(40, len(text)-i)+1)
+				probes = append(probes, text[i:j])
+				if j > i {
+					mut := []byte(text[i:j])
+					mut[r.IntN(len(mut))] = alphabet[r.IntN(len(alphabet))]
+					probes = append(probes, string(mut))
+				}
+			}
+			var p strings.Builder
+			for range 1 + r.IntN(8) {
+				p.WriteByte((alphabet + "zX")[r.IntN(len(alphabet)+2)])
+			}
+			probes = append(probes, p.String())
+		}
+		probes = append(probes, text, text+"a", "", "zz")
+		if len(text) > 2 {
+			probes = append(probes, text[:2], text[len(text)-2:], text[1:])
+		}
+		for _, p := range probes {
+			if got, want := n.contains(p), strings.Contains(text, p); got != want {
+				t.Fatalf("size %d: contains(%q) = %v, strings.Contains %v", size, p, got, want)
+			}
+		}
+	}
+}

@@ -830,7 +830,8 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 	}
 	c.typedAvail += c.memo.typedAvail
 	p := &typedPick{c: c, shown: c.shown.String(), listed: map[string]bool{}, room: room}
-	p.lowText.WriteByte(' ')
+	p.shownFreq, p.lowFreq = newByteFreq(p.shown), &byteFreq{}
+	p.appendLow("")
 	c.pick = p
 	// The identifiers that fit written out; collapseTyped then adds more
 	// in the room their families free.
@@ -853,10 +854,12 @@ type typedPick struct {
 	chosen  []string // as shown
 	low     []string // lower case, beside chosen
 	lowText strings.Builder
-	listed  map[string]bool
-	room    int
-	w       wrapState // the lines chosen take
-	fam     families  // the same with families collapsed, once collapsed
+	// The bytes of shown and of lowText, counted (byteFreq.contains).
+	shownFreq, lowFreq *byteFreq
+	listed             map[string]bool
+	room               int
+	w                  wrapState // the lines chosen take
+	fam                families  // the same with families collapsed, once collapsed
 }
 
 // collapseTyped lays out the typed identifiers with their families
@@ -904,7 +907,7 @@ func (p *typedPick) add(i int, id string, fits func(i int, show string) bool) {
 			c.memo.typedSeen[i] = 1
 		}
 	}
-	if c.memo.typedSeen[i] == 1 || strings.Contains(p.shown, l) || strings.Contains(p.lowText.String(), l) {
+	if c.memo.typedSeen[i] == 1 || p.shownFreq.contains(p.shown, l) || p.lowFreq.contains(p.lowText.String(), l) {
 		return
 	}
 	collapsed := p.fam.toks != nil
@@ -913,7 +916,8 @@ func (p *typedPick) add(i int, id string, fits func(i int, show string) bool) {
 	if slices.ContainsFunc(p.low, func(x string) bool { return strings.Contains(l, x) }) {
 		var keep, keepLow []string
 		p.lowText.Reset()
-		p.lowText.WriteByte(' ')
+		*p.lowFreq = byteFreq{}
+		p.appendLow("")
 		for k, x := range p.low {
 			if strings.Contains(l, x) {
 				delete(p.listed, p.chosen[k])
@@ -921,8 +925,7 @@ func (p *typedPick) add(i int, id string, fits func(i int, show string) bool) {
 				continue
 			}
 			keep, keepLow = append(keep, p.chosen[k]), append(keepLow, x)
-			p.lowText.WriteString(x)
-			p.lowText.WriteByte(' ')
+			p.appendLow(x)
 		}
 		p.chosen, p.low = keep, keepLow
 		p.w = wrapState{}
@@ -934,8 +937,7 @@ func (p *typedPick) add(i int, id string, fits func(i int, show string) bool) {
 		}
 	}
 	p.chosen, p.low = append(p.chosen, show), append(p.low, l)
-	p.lowText.WriteString(l)
-	p.lowText.WriteByte(' ')
+	p.appendLow(l)
 	p.w = p.w.add(show)
 	if collapsed {
 		p.fam.size = p.fam.sizeWith(show)
@@ -944,6 +946,15 @@ func (p *typedPick) add(i int, id string, fits func(i int, show string) bool) {
 	p.listed[show] = true
 	c.typedShown++
 	c.show("", c.memo.typedItem[id], 0)
+}
+
+// appendLow appends l and a space to lowText ("" gives its leading space),
+// counting their bytes.
+func (p *typedPick) appendLow(l string) {
+	p.lowText.WriteString(l)
+	p.lowText.WriteByte(' ')
+	p.lowFreq.add(l)
+	p.lowFreq[' ']++
 }
 
 // families lays out identifiers with their families collapsed, as a shell

@@ -520,14 +520,73 @@ type novelty struct {
 	// grams holds the summary's 4-byte sequences, hashed: a string with one
 	// the summary lacks is not in it, and most strings asked about are not.
 	grams *gramSet
+	freq  *byteFreq // the summary's bytes, counted
 }
 
 func newNovelty(summary, project string) novelty {
 	n := novelty{summary: normSpace(summary), project: project, seenKeys: map[string]bool{}}
 	if n.summary != "" { // without a summary nothing is asked of it
 		n.grams = newGramSet(n.summary)
+		n.freq = newByteFreq(n.summary)
 	}
 	return n
+}
+
+// contains reports whether the summary holds s (byteFreq.contains).
+func (n novelty) contains(s string) bool {
+	if n.freq == nil {
+		return strings.Contains(n.summary, s)
+	}
+	return n.freq.contains(n.summary, s)
+}
+
+// byteFreq counts the bytes of a text.
+type byteFreq [256]int32
+
+func newByteFreq(text string) *byteFreq {
+	var f byteFreq
+	f.add(text)
+	return &f
+}
+
+// add counts the bytes of s, appended to the text.
+func (f *byteFreq) add(s string) {
+	for i := 0; i < len(s); i++ {
+		f[s[i]]++
+	}
+}
+
+// contains reports whether text, whose bytes f counts, holds s:
+// strings.Contains, but scanning for the byte of s that is rarest in text
+// rather than its first. An identifier starts with a common letter, and
+// the texts a restore asks about are thousands of bytes: most of a scan's
+// time went to the first byte's occurrences.
+func (f *byteFreq) contains(text, s string) bool {
+	if len(s) == 0 {
+		return true
+	}
+	j := 0
+	for i := 1; i < len(s); i++ {
+		if f[s[i]] < f[s[j]] {
+			j = i
+		}
+	}
+	if f[s[j]] == 0 {
+		return false
+	}
+	// s[j] at text[at] puts s at at-j: at runs from j to len(text)-len(s)+j.
+	last := len(text) - len(s) + j
+	for at := j; at <= last; at++ {
+		k := strings.IndexByte(text[at:last+1], s[j])
+		if k < 0 {
+			return false
+		}
+		at += k
+		if text[at-j:at-j+len(s)] == s {
+			return true
+		}
+	}
+	return false
 }
 
 // gramSet is a bitmap of the hashed 4-byte sequences of a text.
@@ -547,14 +606,12 @@ func newGramSet(text string) *gramSet {
 	return &g
 }
 
-// mayContain reports false when text cannot contain s: one of s's first,
-// middle and last 4-byte sequences is not in it. Strings under 4 bytes
-// may always be in it.
+// mayContain reports false when text cannot contain s: one of s's 4-byte
+// sequences is not in it. Strings under 4 bytes may always be in it. (A
+// test of every sequence costs less than one scan of the text, and an
+// identifier made of the summary's words has most of them.)
 func (g *gramSet) mayContain(s string) bool {
-	if len(s) < 4 {
-		return true
-	}
-	for _, i := range [...]int{0, (len(s) - 4) / 2, len(s) - 4} {
+	for i := 0; i+4 <= len(s); i++ {
 		h := gramAt(s, i)
 		if g[h/64]&(1<<(h%64)) == 0 {
 			return false
@@ -604,7 +661,7 @@ func (n novelty) seenIdent(id string) bool {
 	seen, ok := n.seenKeys[key]
 	if !ok {
 		low := strings.ToLower(id)
-		seen = n.grams.mayContain(low) && strings.Contains(n.summary, low)
+		seen = n.grams.mayContain(low) && n.contains(low)
 		n.seenKeys[key] = seen
 	}
 	return seen

@@ -278,7 +278,7 @@ func (n novelty) seenWords(s string) bool {
 			continue
 		}
 		total++
-		if n.grams.mayContain(w) && strings.Contains(n.summary, w) {
+		if n.grams.mayContain(w) && n.contains(w) {
 			found++
 		}
 	}
