@@ -517,6 +517,9 @@ type novelty struct {
 	// seenKeys remembers the answers: a restore is composed up to three
 	// times, and each answer scans the whole summary.
 	seenKeys map[string]bool
+	// textSeen is seenText's answers by the text asked about, before it
+	// is normalised: normalising is most of the cost of asking again.
+	textSeen map[string]bool
 	// grams holds the summary's 4-byte sequences, hashed: a string with one
 	// the summary lacks is not in it, and most strings asked about are not.
 	grams *gramSet
@@ -524,7 +527,7 @@ type novelty struct {
 }
 
 func newNovelty(summary, project string) novelty {
-	n := novelty{summary: normSpace(summary), project: project, seenKeys: map[string]bool{}}
+	n := novelty{summary: normSpace(summary), project: project, seenKeys: map[string]bool{}, textSeen: map[string]bool{}}
 	if n.summary != "" { // without a summary nothing is asked of it
 		n.grams = newGramSet(n.summary)
 		n.freq = newByteFreq(n.summary)
@@ -682,10 +685,23 @@ func (n novelty) seenAllIdents(s string) bool {
 	return true
 }
 
+// seenText reports whether the summary holds s, white space collapsed
+// and case folded (a long one by its first keyCap bytes), not as part of
+// a longer word.
 func (n novelty) seenText(s string) bool {
 	if n.summary == "" {
 		return false
 	}
+	if seen, ok := n.textSeen[s]; ok {
+		return seen
+	}
+	seen := n.seenNormal(s)
+	n.textSeen[s] = seen
+	return seen
+}
+
+// seenNormal is seenText of s normalised, its answers kept by that form.
+func (n novelty) seenNormal(s string) bool {
 	k := normSpace(s)
 	if len(k) > keyCap {
 		k = strings.TrimSpace(strings.TrimSuffix(clip(k, keyCap), "…"))
