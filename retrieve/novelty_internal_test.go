@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // TestGramSet: the filter never says a substring of the text is absent,
@@ -104,6 +105,40 @@ func TestNoveltyContains(t *testing.T) {
 			if got, want := n.contains(p), strings.Contains(text, p); got != want {
 				t.Fatalf("size %d: contains(%q) = %v, strings.Contains %v", size, p, got, want)
 			}
+		}
+	}
+}
+
+// TestNormSpaceByRune: normSpace's ASCII path gives what lowering and
+// collapsing rune by rune gives, for white space of every kind, non-ASCII
+// letters and invalid bytes.
+func TestNormSpaceByRune(t *testing.T) {
+	byRune := func(s string) string {
+		var b strings.Builder
+		space := false
+		for _, r := range s {
+			if unicode.IsSpace(r) {
+				space = true
+				continue
+			}
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(unicode.ToLower(r))
+		}
+		return b.String()
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "Z", "Q_x", "/", " ", "\t", "\n", "\v", "\f", "\r", "\u0085", "\u00a0", "\u2003", "\u3000",
+		"É", "ß", "Σ", "İ", "漢", "\xff", "\xe2\x82", "\x00", "\x1c", "0", "~"}
+	for range 5000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		if got, want := normSpace(b.String()), byRune(b.String()); got != want {
+			t.Fatalf("normSpace(%q) = %q, want %q", b.String(), got, want)
 		}
 	}
 }

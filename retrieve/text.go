@@ -15,8 +15,19 @@ func normSpace(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
+	for i := 0; i < len(s); {
+		// ASCII, most of any text here, byte by byte; the rest by rune
+		// (an invalid byte becomes U+FFFD, as ranging over s gives it).
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		i += n
+		isSpace := r == ' ' || '\t' <= r && r <= '\r'
+		if r >= utf8.RuneSelf {
+			isSpace = unicode.IsSpace(r)
+		}
+		if isSpace {
 			space = true
 			continue
 		}
@@ -24,7 +35,14 @@ func normSpace(s string) string {
 			b.WriteByte(' ')
 		}
 		space = false
-		b.WriteRune(unicode.ToLower(r))
+		switch {
+		case 'A' <= r && r <= 'Z':
+			b.WriteByte(byte(r) + 'a' - 'A')
+		case r < utf8.RuneSelf:
+			b.WriteByte(byte(r))
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
 	}
 	return b.String()
 }
