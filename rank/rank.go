@@ -42,10 +42,10 @@ const (
 	// rarest term are ranked when it matches more than MaxCandidates
 	// rows: every word of such a query is common, and its BM25 orders
 	// those matches by little more than length, and each costs a store an
-	// index walk, a filter lookup and a length record. With every LoCoMo
-	// question capped, ranking 2.5 times fewer (the ratio of 500 to 200)
-	// moved its recalls by at most 0.002; docs/storeopen.md has the
-	// figures.
+	// index walk, a filter lookup and a length record. The newest 200
+	// rather than 500: on LoCoMo with its bounds scaled down, 2.5 times
+	// fewer moved its recalls by at most 0.005 (docs/storeopen.md has the
+	// figures, and what they cannot show).
 	CappedCandidates = 200
 )
 
