@@ -829,8 +829,8 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 		}
 	}
 	c.typedAvail += c.memo.typedAvail
-	p := &typedPick{c: c, shown: c.shown.String(), listed: map[string]bool{}, room: room}
-	p.shownFreq, p.lowFreq = newByteFreq(p.shown), &byteFreq{}
+	p := &typedPick{c: c, listed: map[string]bool{}, room: room}
+	p.shown.add(c.shown.String())
 	p.appendLow("")
 	c.pick = p
 	// The identifiers that fit written out; collapseTyped then adds more
@@ -850,16 +850,14 @@ func (c *composer) typedLines(in restoreInput, room int) []string {
 // typedPick is typedLines' choice, which collapseTyped extends.
 type typedPick struct {
 	c       *composer
-	shown   string   // the block's other parts, lower case
-	chosen  []string // as shown
-	low     []string // lower case, beside chosen
-	lowText strings.Builder
-	// The bytes of shown and of lowText, counted (byteFreq.contains).
-	shownFreq, lowFreq *byteFreq
-	listed             map[string]bool
-	room               int
-	w                  wrapState // the lines chosen take
-	fam                families  // the same with families collapsed, once collapsed
+	shown   countedText // the block's other parts, lower case
+	chosen  []string    // as shown
+	low     []string    // lower case, beside chosen
+	lowText countedText // low, each after a space
+	listed  map[string]bool
+	room    int
+	w       wrapState // the lines chosen take
+	fam     families  // the same with families collapsed, once collapsed
 }
 
 // collapseTyped lays out the typed identifiers with their families
@@ -907,7 +905,7 @@ func (p *typedPick) add(i int, id string, fits func(i int, show string) bool) {
 			c.memo.typedSeen[i] = 1
 		}
 	}
-	if c.memo.typedSeen[i] == 1 || p.shownFreq.contains(p.shown, l) || p.lowFreq.contains(p.lowText.String(), l) {
+	if c.memo.typedSeen[i] == 1 || p.shown.contains(l) || p.lowText.contains(l) {
 		return
 	}
 	collapsed := p.fam.toks != nil
@@ -915,8 +913,7 @@ func (p *typedPick) add(i int, id string, fits func(i int, show string) bool) {
 	// (src/router/index.js to packages/app/src/router/index.js).
 	if slices.ContainsFunc(p.low, func(x string) bool { return strings.Contains(l, x) }) {
 		var keep, keepLow []string
-		p.lowText.Reset()
-		*p.lowFreq = byteFreq{}
+		p.lowText = countedText{}
 		p.appendLow("")
 		for k, x := range p.low {
 			if strings.Contains(l, x) {
@@ -948,13 +945,11 @@ func (p *typedPick) add(i int, id string, fits func(i int, show string) bool) {
 	c.show("", c.memo.typedItem[id], 0)
 }
 
-// appendLow appends l and a space to lowText ("" gives its leading space),
-// counting their bytes.
+// appendLow appends l and a space to lowText ("" gives its leading
+// space).
 func (p *typedPick) appendLow(l string) {
-	p.lowText.WriteString(l)
-	p.lowText.WriteByte(' ')
-	p.lowFreq.add(l)
-	p.lowFreq[' ']++
+	p.lowText.add(l)
+	p.lowText.add(" ")
 }
 
 // families lays out identifiers with their families collapsed, as a shell

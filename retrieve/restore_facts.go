@@ -514,12 +514,11 @@ func fill(seq []*entry, room int) []picked {
 type novelty struct {
 	summary string // normalised
 	project string
-	// seenKeys remembers the answers: a restore is composed up to three
-	// times, and each answer scans the whole summary.
-	seenKeys map[string]bool
-	// textSeen is seenText's answers by the text asked about, before it
-	// is normalised: normalising is most of the cost of asking again.
-	textSeen map[string]bool
+	// identSeen and textSeen remember seenIdent's and seenText's
+	// answers by what was asked: a restore is composed up to three times,
+	// and an answer costs a scan of the summary (and, for a text, its
+	// normalising).
+	identSeen, textSeen map[string]bool
 	// grams holds the summary's 4-byte sequences, hashed: a string with one
 	// the summary lacks is not in it, and most strings asked about are not.
 	grams *gramSet
@@ -527,7 +526,7 @@ type novelty struct {
 }
 
 func newNovelty(summary, project string) novelty {
-	n := novelty{summary: normSpace(summary), project: project, seenKeys: map[string]bool{}, textSeen: map[string]bool{}}
+	n := novelty{summary: normSpace(summary), project: project, identSeen: map[string]bool{}, textSeen: map[string]bool{}}
 	if n.summary != "" { // without a summary nothing is asked of it
 		n.grams = newGramSet(n.summary)
 		n.freq = newByteFreq(n.summary)
@@ -591,6 +590,21 @@ func (f *byteFreq) contains(text, s string) bool {
 	}
 	return false
 }
+
+// countedText is a text that grows, with its bytes counted for contains.
+type countedText struct {
+	b    strings.Builder
+	freq byteFreq
+}
+
+// add appends s.
+func (t *countedText) add(s string) {
+	t.b.WriteString(s)
+	t.freq.add(s)
+}
+
+// contains reports whether the text holds s (byteFreq.contains).
+func (t *countedText) contains(s string) bool { return t.freq.contains(t.b.String(), s) }
 
 // gramSet is a bitmap of the hashed 4-byte sequences of a text.
 type gramSet [1 << 16 / 64]uint64
@@ -660,12 +674,11 @@ func (n novelty) seenIdent(id string) bool {
 	if n.summary == "" || len(id) < 4 {
 		return false
 	}
-	key := "i\x00" + id
-	seen, ok := n.seenKeys[key]
+	seen, ok := n.identSeen[id]
 	if !ok {
 		low := strings.ToLower(id)
 		seen = n.grams.mayContain(low) && n.contains(low)
-		n.seenKeys[key] = seen
+		n.identSeen[id] = seen
 	}
 	return seen
 }
@@ -692,28 +705,14 @@ func (n novelty) seenText(s string) bool {
 	if n.summary == "" {
 		return false
 	}
-	if seen, ok := n.textSeen[s]; ok {
-		return seen
-	}
-	seen := n.seenNormal(s)
-	n.textSeen[s] = seen
-	return seen
-}
-
-// seenNormal is seenText of s normalised, its answers kept by that form.
-func (n novelty) seenNormal(s string) bool {
-	k := normSpace(s)
-	if len(k) > keyCap {
-		k = strings.TrimSpace(strings.TrimSuffix(clip(k, keyCap), "…"))
-	}
-	if len(k) < 4 {
-		return false
-	}
-	key := "t\x00" + k
-	seen, ok := n.seenKeys[key]
+	seen, ok := n.textSeen[s]
 	if !ok {
-		seen = n.grams.mayContain(k) && containsBounded(n.summary, k)
-		n.seenKeys[key] = seen
+		k := normSpace(s)
+		if len(k) > keyCap {
+			k = strings.TrimSpace(strings.TrimSuffix(clip(k, keyCap), "…"))
+		}
+		seen = len(k) >= 4 && n.grams.mayContain(k) && containsBounded(n.summary, k)
+		n.textSeen[s] = seen
 	}
 	return seen
 }
