@@ -284,7 +284,11 @@ type ItemFilter struct {
 	Project      string
 	Kinds        []ItemKind
 	BeforeWindow int // when > 0: Window < BeforeWindow
-	Limit        int
+	// ChunkSeq, when > 0, keeps the items of one chunk of the session
+	// (Item.ChunkSeq): those of a chunk read long ago, without reading
+	// every newer one.
+	ChunkSeq int
+	Limit    int
 }
 
 // ChunkPlace is where a session holds a chunk it shares with the session

@@ -197,6 +197,9 @@ func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.
 	if f.BeforeWindow > 0 {
 		w.add("i.win < ?", f.BeforeWindow)
 	}
+	if f.ChunkSeq > 0 {
+		w.add("i.chunk_seq = ?", f.ChunkSeq)
+	}
 	order := " ORDER BY i.line DESC, i.id DESC"
 	if f.SessionID == "" {
 		order = " ORDER BY i.time DESC NULLS LAST, i.line DESC, i.id DESC"

@@ -53,9 +53,6 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 			// the search (measured in the restore, they took the room of
 			// values and identifiers the next step used as often).
 			{Kinds: []carryover.ItemKind{carryover.KindSpec}, Limit: 12},
-			// The files the newest spec names (the third line of its
-			// chunk's inputs item): the next steps of its task type them.
-			{Kinds: []carryover.ItemKind{carryover.KindInputs}, Limit: 40},
 		})
 	if err != nil {
 		return "", fmt.Errorf("instructions items: %w", err)
@@ -64,7 +61,16 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 	spec := specLines(groups[5])
 	var specFiles []string
 	if len(groups[5]) > 0 {
-		specFiles = specFileLine(groups[6], groups[5][0].ChunkSeq, 300)
+		// The files the newest spec names (the third line of its chunk's
+		// inputs item): the next steps of its task type them. A task's
+		// spec is often read hundreds of steps before its compaction.
+		seq := groups[5][0].ChunkSeq
+		inputs, err := st.Items(ctx, carryover.ItemFilter{SessionID: sessionID, ChunkSeq: seq,
+			Kinds: []carryover.ItemKind{carryover.KindInputs}, Limit: 1})
+		if err != nil {
+			return "", fmt.Errorf("instructions items: %w", err)
+		}
+		specFiles = specFileLine(inputs, seq, 300)
 	}
 	inWindow := func(its []carryover.Item) []carryover.Item {
 		var out []carryover.Item
@@ -150,8 +156,7 @@ func specLines(specs []carryover.Item) []string {
 
 // specFileLine lists, in at most room bytes, the paths the newest spec
 // names: the third line of the inputs item of the chunk that holds it
-// (seq), in the spec's order. Nothing when that item is not among those
-// read: an older spec's files would not be the current task's.
+// (seq), in the spec's order. Nothing when no such item was read.
 func specFileLine(inputs []carryover.Item, seq, room int) []string {
 	i := slices.IndexFunc(inputs, func(it carryover.Item) bool { return it.ChunkSeq == seq })
 	if i < 0 {

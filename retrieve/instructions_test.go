@@ -35,6 +35,10 @@ func TestInstructions(t *testing.T) {
 		// not the newest spec's.
 		{Kind: carryover.KindInputs, Text: "\n\nunpaired/named_elsewhere.go", Key: "inputs:d", Window: 1, Line: 790, ChunkSeq: 4},
 	}
+	// A long task: the spec was read many steps before the compaction.
+	for i := range 60 {
+		items = append(items, carryover.Item{Kind: carryover.KindInputs, Text: fmt.Sprintf("step%02d_helper", i), Key: fmt.Sprintf("inputs:step%d", i), Window: 1, Line: 810 + i, ChunkSeq: 7 + i})
+	}
 	// Many long paths: the reminders must stay within the cap.
 	for i := range 40 {
 		items = append(items, carryover.Item{Kind: carryover.KindFileEdit, Text: fmt.Sprintf("/src/app/%sfile%02d.go", strings.Repeat("deep/", 20), i), Window: 1, Line: 700 + i, ChunkSeq: 2, Weight: 0.7})

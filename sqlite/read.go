@@ -274,6 +274,9 @@ func itemQuery(f carryover.ItemFilter) (string, where, string) {
 	if f.BeforeWindow > 0 {
 		w.add("i.win < ?", f.BeforeWindow)
 	}
+	if f.ChunkSeq > 0 {
+		w.add("i.chunk_seq = ?", f.ChunkSeq)
+	}
 	if f.SessionID == "" {
 		return from, w, " ORDER BY i.time_ms DESC, i.line DESC, i.id DESC"
 	}

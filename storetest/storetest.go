@@ -225,6 +225,22 @@ func testRoundTrip(t *testing.T, st carryover.Store) {
 			t.Errorf("item %s: id %d, count %d, chunk %d (want %d)", it.Key, it.ID, it.Count, it.ChunkID, chunks[it.ChunkSeq].ID)
 		}
 	}
+	// One chunk's items (the filter ChunkSeq).
+	for _, seq := range []int{1, 2} {
+		var want []string
+		for _, it := range its {
+			if it.ChunkSeq == seq {
+				want = append(want, it.Key)
+			}
+		}
+		var got []string
+		for _, it := range items(t, st, carryover.ItemFilter{SessionID: "s1", ChunkSeq: seq}) {
+			got = append(got, it.Key)
+		}
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("items of chunk %d: %q, want %q", seq, got, want)
+		}
+	}
 	comps, err := st.Compactions(ctx, "s1")
 	if err != nil || len(comps) != 1 || !reflect.DeepEqual(comps[0], b.Compactions[0]) {
 		t.Errorf("Compactions = %+v, %v; want %+v", comps, err, b.Compactions)
