@@ -40,6 +40,15 @@ func TestCommandKind(t *testing.T) {
 		"./bin/carryover demo":                       "run",
 		"curl -s http://127.0.0.1:4002/health":       "run",
 		"ls -la":                                     "",
+		// Quoted text is not the command's purpose.
+		`bd close x.3 --reason "Implemented; tests passing"`: "",
+		`echo "run the tests"`:                               "",
+		`git commit -m "add tests"`:                          "git",
+		`bash -c "go test ./..."`:                            "test",
+		`sh -c 'npm run build'`:                              "build",
+		`grep -n "func Test" x_test.go`:                      "",
+		`pytest -k "not slow"`:                               "test",
+		`go test -run 'TestA|TestB' ./retrieve/`:             "test",
 	} {
 		if got := commandKind(cmd); got != want {
 			t.Errorf("commandKind(%q) = %q, want %q", cmd, got, want)

@@ -628,11 +628,19 @@ func (c *composer) filesLine(items []carryover.Item, room int) string {
 // worked of each.
 var commandKinds = []string{"test", "build", "lint", "run", "git"}
 
-// commandKind classifies a shell command by what it is for.
+// commandKind classifies a shell command by what it is for, by its
+// words outside quotes: a quoted argument is text (`bd close X --reason
+// "tests pass"` is not a test), but for the command a shell's -c runs.
 func commandKind(cmd string) string {
-	f := strings.Fields(strings.ToLower(cmd))
+	low := strings.ToLower(cmd)
+	f := strings.Fields(unquoted(low))
 	if len(f) == 0 {
 		return ""
+	}
+	if sh := filepath.Base(f[0]); (sh == "bash" || sh == "sh" || sh == "zsh") && slices.Contains(f[1:], "-c") {
+		if _, script, ok := strings.Cut(low, " -c "); ok {
+			return commandKind(strings.Trim(strings.TrimSpace(script), `'"`))
+		}
 	}
 	// Environment assignments and wrappers before the program.
 	for len(f) > 1 && (strings.Contains(f[0], "=") || f[0] == "sudo" || f[0] == "env" || f[0] == "time") {
@@ -664,6 +672,38 @@ func commandKind(cmd string) string {
 		return "run"
 	}
 	return ""
+}
+
+// unquoted is a command with its quoted strings ('…' and "…", to their
+// end when unclosed) left out; a backslash-escaped quote does not open one.
+func unquoted(cmd string) string {
+	if !strings.ContainsAny(cmd, `'"`) {
+		return cmd
+	}
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(cmd); i++ {
+		ch := cmd[i]
+		switch {
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+				b.WriteByte(' ')
+			} else if ch == '\\' && quote == '"' {
+				i++
+			}
+		case ch == '\\':
+			if i+1 < len(cmd) {
+				b.WriteByte(cmd[i+1])
+				i++
+			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
 }
 
 // commandLines shows the last command that worked of each kind, then
