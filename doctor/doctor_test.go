@@ -2,11 +2,17 @@ package doctor
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/carryover-dev/carryover/claudesettings"
 	conf "github.com/carryover-dev/carryover/config"
@@ -276,5 +282,72 @@ func TestCheckStoreJournal(t *testing.T) {
 	if len(got) != 1 || got[0].Name != "injections journal" || got[0].Status != Fail || !strings.Contains(got[0].Detail, records) ||
 		!strings.Contains(got[0].Detail, "to the store instead") {
 		t.Fatalf("an injections journal that is a directory: %+v", got)
+	}
+}
+
+// TestCheckServer: an unreachable team server is a warning that says the
+// hooks go on locally; a reachable one says whether its searches can use
+// the full-text index, and how to let them when they cannot.
+func TestCheckServer(t *testing.T) {
+	ctx := context.Background()
+	// A port nothing listens on: take one, then close it.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	d := &doctor{}
+	d.checkServer(ctx, conf.Config{DatabaseURL: "postgres://u:secretpw@" + addr + "/db"})
+	if len(d.checks) != 1 || d.checks[0].Status != Warn || !strings.Contains(d.checks[0].Fix, "local store") ||
+		strings.Contains(d.checks[0].Detail, "secretpw") {
+		t.Fatalf("unreachable server: %+v", d.checks)
+	}
+
+	for _, tt := range []struct {
+		usable, rls bool
+		status      Status
+		want        string
+	}{
+		{false, true, Warn, "ALTER FUNCTION ts_match_vq(tsvector, tsquery) LEAKPROOF"},
+		{true, true, Pass, "leakproof"},
+		{true, false, Pass, "row security does not apply"},
+	} {
+		d := &doctor{}
+		d.fullTextCheck("team server", "postgres://u@h/db", tt.usable, tt.rls)
+		if c := d.checks[0]; c.Status != tt.status || !strings.Contains(c.Detail+c.Fix, tt.want) {
+			t.Errorf("usable %v, row security %v: %+v", tt.usable, tt.rls, c)
+		}
+	}
+
+	dsn := os.Getenv("CARRYOVER_TEST_DATABASE_URL")
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CARRYOVER_TEST_DATABASE_URL is not set under CI")
+		}
+		t.Skip("CARRYOVER_TEST_DATABASE_URL is not set: run scripts/with-postgres.sh go test ./doctor/ for the reachable server")
+	}
+	// A schema of its own, dropped after.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	schema := fmt.Sprintf("doctor_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE") })
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := u.Query()
+	qs.Set("search_path", schema)
+	u.RawQuery = qs.Encode()
+	d = &doctor{}
+	d.checkServer(ctx, conf.Config{DatabaseURL: u.String()})
+	if len(d.checks) != 1 || d.checks[0].Status != Pass || !strings.Contains(d.checks[0].Detail, "full-text index") {
+		t.Fatalf("the test server, as its superuser: %+v", d.checks)
 	}
 }
