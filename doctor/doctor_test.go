@@ -2,23 +2,19 @@ package doctor
 
 import (
 	"context"
-	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/carryover-dev/carryover/claudesettings"
 	conf "github.com/carryover-dev/carryover/config"
 	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/install"
 	"github.com/carryover-dev/carryover/storeopen"
+	"github.com/carryover-dev/carryover/storetest"
 )
 
 func TestCheckHooks(t *testing.T) {
@@ -320,33 +316,10 @@ func TestCheckServer(t *testing.T) {
 		}
 	}
 
-	dsn := os.Getenv("CARRYOVER_TEST_DATABASE_URL")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CARRYOVER_TEST_DATABASE_URL is not set under CI")
-		}
-		t.Skip("CARRYOVER_TEST_DATABASE_URL is not set: run scripts/with-postgres.sh go test ./doctor/ for the reachable server")
-	}
-	// A schema of its own, dropped after.
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	schema := fmt.Sprintf("doctor_%d", time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE") })
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs := u.Query()
-	qs.Set("search_path", schema)
-	u.RawQuery = qs.Encode()
+	// A database of its own on the test server (skipped without one).
+	dsn := storetest.PostgresDatabase(t)
 	d = &doctor{}
-	d.checkServer(ctx, conf.Config{DatabaseURL: u.String()})
+	d.checkServer(ctx, conf.Config{DatabaseURL: dsn})
 	if len(d.checks) != 1 || d.checks[0].Status != Pass || !strings.Contains(d.checks[0].Detail, "full-text index") {
 		t.Fatalf("the test server, as its superuser: %+v", d.checks)
 	}
