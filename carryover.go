@@ -284,11 +284,11 @@ type ItemFilter struct {
 	Project      string
 	Kinds        []ItemKind
 	BeforeWindow int // when > 0: Window < BeforeWindow
-	// ChunkSeq, when > 0, keeps the items of one chunk of the session
-	// (Item.ChunkSeq): those of a chunk read long ago, without reading
-	// every newer one.
-	ChunkSeq int
-	Limit    int
+	// ChunkSeqs, when set, keeps the items of those chunks of the session
+	// (Item.ChunkSeq, from 0): those of a chunk read long ago, without
+	// reading every newer one.
+	ChunkSeqs []int
+	Limit     int
 }
 
 // ChunkPlace is where a session holds a chunk it shares with the session

@@ -197,8 +197,8 @@ func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.
 	if f.BeforeWindow > 0 {
 		w.add("i.win < ?", f.BeforeWindow)
 	}
-	if f.ChunkSeq > 0 {
-		w.add("i.chunk_seq = ?", f.ChunkSeq)
+	if len(f.ChunkSeqs) > 0 {
+		w.add("i.chunk_seq = ANY (?)", f.ChunkSeqs)
 	}
 	order := " ORDER BY i.line DESC, i.id DESC"
 	if f.SessionID == "" {

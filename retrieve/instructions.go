@@ -64,13 +64,14 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 		// The files the newest spec names (the third line of its chunk's
 		// inputs item): the next steps of its task type them. A task's
 		// spec is often read hundreds of steps before its compaction.
-		seq := groups[5][0].ChunkSeq
-		inputs, err := st.Items(ctx, carryover.ItemFilter{SessionID: sessionID, ChunkSeq: seq,
+		inputs, err := st.Items(ctx, carryover.ItemFilter{SessionID: sessionID, ChunkSeqs: []int{groups[5][0].ChunkSeq},
 			Kinds: []carryover.ItemKind{carryover.KindInputs}, Limit: 1})
 		if err != nil {
 			return "", fmt.Errorf("instructions items: %w", err)
 		}
-		specFiles = specFileLine(inputs, seq, 300)
+		if len(inputs) > 0 {
+			specFiles = specFileLine(inputs[0].Text, 300)
+		}
 	}
 	inWindow := func(its []carryover.Item) []carryover.Item {
 		var out []carryover.Item
@@ -154,15 +155,11 @@ func specLines(specs []carryover.Item) []string {
 	return out
 }
 
-// specFileLine lists, in at most room bytes, the paths the newest spec
-// names: the third line of the inputs item of the chunk that holds it
-// (seq), in the spec's order. Nothing when no such item was read.
-func specFileLine(inputs []carryover.Item, seq, room int) []string {
-	i := slices.IndexFunc(inputs, func(it carryover.Item) bool { return it.ChunkSeq == seq })
-	if i < 0 {
-		return nil
-	}
-	lines := strings.Split(inputs[i].Text, "\n")
+// specFileLine lists, in at most room bytes, the paths a spec names: the
+// third line of the text of the inputs item of its chunk, in the spec's
+// order.
+func specFileLine(inputs string, room int) []string {
+	lines := strings.Split(inputs, "\n")
 	if len(lines) < 3 {
 		return nil
 	}

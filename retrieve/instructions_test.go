@@ -76,3 +76,23 @@ func TestInstructions(t *testing.T) {
 		t.Errorf("empty store: %d chars, err %v", len(empty), err)
 	}
 }
+
+// TestInstructionsSpecInFirstChunk: a spec read in the session's first
+// chunk (sequence number 0) still names its files.
+func TestInstructionsSpecInFirstChunk(t *testing.T) {
+	st := openStore(t)
+	s := session("1a5c0000-0000-4000-8000-000000000002", "/src/app", 1)
+	items := []carryover.Item{
+		{Kind: carryover.KindSpec, Text: "Constraints: Keep reads lock-free.", Detail: "PROJ-3 · Reader", Window: 0, Line: 4, ChunkSeq: 0, Weight: 0.8},
+		{Kind: carryover.KindInputs, Text: "PROJ-3\n\nreader/reader_test.go reader/reader.go", Key: "inputs:first", Window: 0, Line: 4, ChunkSeq: 0},
+		{Kind: carryover.KindInputs, Text: "later_step_helper", Key: "inputs:later", Window: 0, Line: 30, ChunkSeq: 3},
+	}
+	apply(t, st, s, nil, items)
+	got, err := retrieve.Instructions(context.Background(), st, s.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Files the task's spec names (keep these paths):\n- reader/reader.go reader/reader_test.go\n"; !strings.Contains(got, want) {
+		t.Errorf("instructions lack %q:\n%s", want, got)
+	}
+}

@@ -274,8 +274,8 @@ func itemQuery(f carryover.ItemFilter) (string, where, string) {
 	if f.BeforeWindow > 0 {
 		w.add("i.win < ?", f.BeforeWindow)
 	}
-	if f.ChunkSeq > 0 {
-		w.add("i.chunk_seq = ?", f.ChunkSeq)
+	if len(f.ChunkSeqs) > 0 {
+		whereIn(&w, "i.chunk_seq", f.ChunkSeqs)
 	}
 	if f.SessionID == "" {
 		return from, w, " ORDER BY i.time_ms DESC, i.line DESC, i.id DESC"

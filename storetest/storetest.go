@@ -225,8 +225,8 @@ func testRoundTrip(t *testing.T, st carryover.Store) {
 			t.Errorf("item %s: id %d, count %d, chunk %d (want %d)", it.Key, it.ID, it.Count, it.ChunkID, chunks[it.ChunkSeq].ID)
 		}
 	}
-	// One chunk's items (the filter ChunkSeq).
-	for _, seq := range []int{1, 2} {
+	// One chunk's items (the filter ChunkSeqs), the first chunk's too.
+	for _, seq := range []int{0, 1, 2} {
 		var want []string
 		for _, it := range its {
 			if it.ChunkSeq == seq {
@@ -234,7 +234,7 @@ func testRoundTrip(t *testing.T, st carryover.Store) {
 			}
 		}
 		var got []string
-		for _, it := range items(t, st, carryover.ItemFilter{SessionID: "s1", ChunkSeq: seq}) {
+		for _, it := range items(t, st, carryover.ItemFilter{SessionID: "s1", ChunkSeqs: []int{seq}}) {
 			got = append(got, it.Key)
 		}
 		if len(want) == 0 || !slices.Equal(got, want) {
