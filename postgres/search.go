@@ -281,19 +281,20 @@ type searchStats struct {
 	firstTurn, lastTurn int
 }
 
-// stats reads, in one batch (in a transaction of its own: three round
-// trips), the index statistics and each kept phrase's rows among all the
-// chunks the role can read (FTS5's idf counts the whole index). Each phrase is counted by a query of its own: one
-// pass over all their matches that tested each row against each phrase
-// (count(*) FILTER) read every matching row's tsvector out of TOAST,
-// where a count of one word's matches needs only the index and the rows'
-// visibility (a phrase of several words still reads them, to check their
-// order).
+// stats reads, in one batch (a transaction of its own), the index
+// statistics and each kept phrase's rows among all the chunks the role can
+// read (FTS5's idf counts the whole index). Each phrase is counted by a
+// query of its own: one pass over all their matches that tested each row
+// against each phrase (count(*) FILTER) read every matching row's tsvector
+// out of TOAST, where a count of one word's matches needs only the index
+// and the rows' visibility (a phrase of several words still reads them,
+// to check their order).
 func (s *Store) stats(ctx context.Context, q carryover.Query, p plan) (searchStats, error) {
 	var st searchStats
 	dfs := make([]int64, len(p.kept))
 	var tokens int64
 	batch := &pgx.Batch{}
+	batch.Queue(`BEGIN READ ONLY`) // for the counts' setting, below
 	// Sessions counts every session the role can read; a teammate's
 	// session with the id of one of the role's own is counted, though its
 	// chunks are not searched (row security): a rare case, and a small
@@ -329,24 +330,19 @@ func (s *Store) stats(ctx context.Context, q carryover.Query, p plan) (searchSta
 	// 100k chunks: 310 ms), where the GIN index's bitmap reads only the
 	// matching rows' pages and not their tsvectors (50–80 ms); its
 	// estimates do not see that cost. The counts, last, are planned
-	// without a sequential scan, in the batch's own transaction; but not
-	// for a role under row security, whose policies' subqueries would be
-	// planned without one too (TestScaleRowSecurity at 20k chunks: a
-	// role's search took 533 ms instead of 201).
+	// without a sequential scan, within the batch's own transaction (its
+	// BEGIN and COMMIT in the batch: one round trip still); but not for a
+	// role under row security, whose policies' subqueries would be planned
+	// without one too (TestScaleRowSecurity at 20k chunks: a role's search
+	// took 533 ms instead of 201). A batch that fails leaves its
+	// connection in the transaction, and the pool drops it.
 	batch.Queue(`SELECT set_config('enable_seqscan', 'off', true) WHERE NOT row_security_active('chunks')`)
 	for i, ph := range p.kept {
 		batch.Queue(`SELECT count(*) FROM chunks c WHERE c.tsv @@ $1::tsquery AND c.fts_len IS NOT NULL`, ph.query).
 			QueryRow(func(r pgx.Row) error { return r.Scan(&dfs[i]) })
 	}
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return st, wrap("search: statistics", err)
-	}
-	defer tx.Rollback(ctx)
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-		return st, wrap("search: statistics", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
+	batch.Queue(`COMMIT`)
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return st, wrap("search: statistics", err)
 	}
 	for i := range p.kept {
