@@ -19,14 +19,12 @@ func normSpace(s string) string {
 		// ASCII, most of any text here, byte by byte; the rest by rune
 		// (an invalid byte becomes U+FFFD, as ranging over s gives it).
 		r, n := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRuneInString(s[i:])
-		}
-		i += n
 		isSpace := r == ' ' || '\t' <= r && r <= '\r'
 		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
 			isSpace = unicode.IsSpace(r)
 		}
+		i += n
 		if isSpace {
 			space = true
 			continue
