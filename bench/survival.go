@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -41,6 +42,55 @@ type SurvivalResult struct {
 	Items    []ItemOutcome
 	// Scores are per kind, then "all".
 	Scores []SurvivalScore
+	// PerSession scores each session's items, in the order of Sessions:
+	// a mean over items hides a session the restore serves badly.
+	PerSession []SessionScore
+}
+
+// SessionScore counts the hits of one session's items.
+type SessionScore struct {
+	Session string `json:"session"`
+	Items   int    `json:"items"`
+	Restore int    `json:"restore_hits"`
+	Recall  int    `json:"recall_hits"`
+}
+
+// sessionScores counts each session's hits, sessions in the order their
+// items first come.
+func sessionScores(items []ItemOutcome) []SessionScore {
+	var out []SessionScore
+	at := map[string]int{}
+	for _, o := range items {
+		i, ok := at[o.Session]
+		if !ok {
+			i = len(out)
+			at[o.Session] = i
+			out = append(out, SessionScore{Session: o.Session})
+		}
+		s := &out[i]
+		s.Items++
+		if o.Restore {
+			s.Restore++
+		}
+		if o.Recall {
+			s.Recall++
+		}
+	}
+	return out
+}
+
+// meanWorst is the mean over sessions of the percentage of items hit,
+// and the lowest with its session.
+func meanWorst(ss []SessionScore, hits func(SessionScore) int) (mean, worst float64, which string) {
+	worst = math.Inf(1)
+	for _, s := range ss {
+		p := pct(hits(s), s.Items)
+		mean += p / float64(len(ss))
+		if p < worst {
+			worst, which = p, s.Session
+		}
+	}
+	return mean, worst, which
 }
 
 // SurvivalSession is one session of the benchmark as the hooks saw it.
@@ -135,6 +185,7 @@ func Survival(ctx context.Context, opt SurvivalOptions) (*SurvivalResult, error)
 			res.Scores = append(res.Scores, *scores[k])
 		}
 	}
+	res.PerSession = sessionScores(res.Items)
 	return res, nil
 }
 
@@ -216,7 +267,23 @@ func (r *SurvivalResult) Print(w io.Writer) error {
 	for _, s := range r.Scores {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f%%\t%d\t%.0f%%\t\n", s.Kind, s.Items, s.Restore, pct(s.Restore, s.Items), s.Recall, pct(s.Recall, s.Items))
 	}
-	return tw.Flush()
+	if len(r.PerSession) > 1 {
+		fmt.Fprintln(tw, "session\titems\trestore\t\trecall\t\t")
+		for _, s := range r.PerSession {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f%%\t%d\t%.0f%%\t\n", carryover.ShortID(s.Session), s.Items, s.Restore, pct(s.Restore, s.Items), s.Recall, pct(s.Recall, s.Items))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.PerSession) > 1 {
+		rm, rw, rs := meanWorst(r.PerSession, func(s SessionScore) int { return s.Restore })
+		cm, cw, cs := meanWorst(r.PerSession, func(s SessionScore) int { return s.Recall })
+		_, err := fmt.Fprintf(w, "\nper session: restore mean %.0f %%, worst %.0f %% (%s); recall mean %.0f %%, worst %.0f %% (%s)\n",
+			rm, rw, carryover.ShortID(rs), cm, cw, carryover.ShortID(cs))
+		return err
+	}
+	return nil
 }
 
 // PrintItems writes each item's outcome, a line each.

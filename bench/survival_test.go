@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -241,4 +242,33 @@ func firstDiff(a, b string) int {
 // around is s near byte i.
 func around(s string, i int) string {
 	return s[max(i-80, 0):min(i+120, len(s))]
+}
+
+// TestSurvivalPerSession checks the per-session counts and that the worst
+// session is the one with the lowest share of its own items, not the
+// fewest hits.
+func TestSurvivalPerSession(t *testing.T) {
+	o := func(sess string, restore, recall bool) ItemOutcome {
+		return ItemOutcome{Session: sess, Restore: restore, Recall: recall}
+	}
+	res := &SurvivalResult{Budget: 4000, K: 8, Items: []ItemOutcome{
+		o("aaaaaaaa-1", true, true), o("aaaaaaaa-1", false, true), o("aaaaaaaa-1", false, true), o("aaaaaaaa-1", false, false),
+		o("bbbbbbbb-2", true, true), o("bbbbbbbb-2", false, true),
+	}}
+	res.PerSession = sessionScores(res.Items)
+	want := []SessionScore{{"aaaaaaaa-1", 4, 1, 3}, {"bbbbbbbb-2", 2, 1, 2}}
+	if !slices.Equal(res.PerSession, want) {
+		t.Fatalf("per session %+v, want %+v", res.PerSession, want)
+	}
+	mean, worst, which := meanWorst(res.PerSession, func(s SessionScore) int { return s.Restore })
+	if mean != 37.5 || worst != 25 || which != "aaaaaaaa-1" {
+		t.Errorf("restore mean %v, worst %v (%s); want 37.5, 25 (aaaaaaaa-1)", mean, worst, which)
+	}
+	var b strings.Builder
+	if err := res.Print(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "per session: restore mean 38 %, worst 25 % (aaaaaaaa); recall mean 88 %, worst 75 % (aaaaaaaa)") {
+		t.Errorf("the print lacks the per-session line:\n%s", b.String())
+	}
 }

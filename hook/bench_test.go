@@ -78,3 +78,54 @@ func BenchmarkPreCompactCold(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPreCompactIncremental runs a PreCompact that archives the last
+// 50 lines of the largest real session into a store that holds the rest,
+// as `bench latency` measures it but for the process's start: open the
+// store, archive the new lines, write the compaction instructions, record
+// the run. Each run starts from a copy of the store the others leave
+// alone.
+func BenchmarkPreCompactIncremental(b *testing.B) {
+	const sid = "fa812bfe-b295-4cca-9c2f-fdf01028cb46"
+	path, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "transcripts", "spotter", sid+".jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Skipf("no shared transcripts beside the repository: %v", err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	dir := b.TempDir()
+	inc := filepath.Join(dir, sid+".jsonl")
+	if err := os.WriteFile(inc, bytes.Join(lines[:len(lines)-50], nil), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	payload, _ := json.Marshal(map[string]any{"session_id": sid, "transcript_path": inc, "cwd": dir, "hook_event_name": "PreCompact", "trigger": "auto"})
+	base := filepath.Join(dir, "base.db")
+	ctx := context.Background()
+	h := &hook.Handler{Config: hook.Config{DB: base, Budget: 4000, Timeout: time.Minute}}
+	if res := h.Run(ctx, hook.PreCompact, bytes.NewReader(payload), &bytes.Buffer{}); res.Err != nil {
+		b.Fatal(res.Err)
+	}
+	stored, err := os.ReadFile(base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(inc, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		b.StopTimer()
+		db := filepath.Join(b.TempDir(), "carryover.db")
+		if err := os.WriteFile(db, stored, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		h := &hook.Handler{Config: hook.Config{DB: db, Budget: 4000, Timeout: time.Minute}}
+		b.StartTimer()
+		var out bytes.Buffer
+		if res := h.Run(ctx, hook.PreCompact, bytes.NewReader(payload), &out); res.Err != nil || out.Len() == 0 {
+			b.Fatalf("PreCompact: %+v, %d bytes out", res, out.Len())
+		}
+	}
+}
