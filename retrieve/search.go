@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -330,7 +331,7 @@ func window(text string, terms []term, size int) string {
 		// The densest span of what follows the call's line, when it is
 		// still in the call's output.
 		after := ms[sort.Search(len(ms), func(i int) bool { return ms[i].pos >= from }):]
-		s2, a2, b2 := densest(after, terms, room)
+		s2, a2, b2 := densest(after, beside(terms, call), room)
 		if line2, from2 := callOf(text, a2); line2 == line && from2 == from {
 			s2, a2 = max(s2, from), max(a2, from)
 			body := cut(text, s2, a2, max(b2, a2), room)
@@ -341,6 +342,27 @@ func window(text string, terms []term, size int) string {
 		}
 	}
 	return cut(text, start, a, b, size)
+}
+
+// beside returns terms with no weight for those shown already in shown
+// (a window's call line, which leads the output's span): the span need
+// not hold them again, and reaching up to their first match in the
+// output pushed the lines that answer out of the window.
+func beside(terms []term, shown string) []term {
+	lower := lowerASCII(shown)
+	var out []term
+	for i, t := range terms {
+		if hasTerm(lower, t) {
+			if out == nil {
+				out = slices.Clone(terms)
+			}
+			out[i].weight = 0
+		}
+	}
+	if out == nil {
+		return terms
+	}
+	return out
 }
 
 // densest returns where the window of size bytes over the matches ms

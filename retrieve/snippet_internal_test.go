@@ -154,3 +154,48 @@ func TestWindowAnswerShape(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowBesideCall: the words the call's line shows need not be in
+// the output's span again. A spec printed by `show ISSUE-7` names the
+// issue in its header, and the question's other words come a window's
+// length below: a span from the header took the whole window and cut the
+// line that answers after its first words.
+func TestWindowBesideCall(t *testing.T) {
+	const (
+		call   = "$ tracker show ISSUE-7  # Show the next task"
+		answer = "  - Pretty-print each row payload with `Jason.encode!(line.debug_payload, pretty: true)`."
+	)
+	var out strings.Builder
+	out.WriteString("→ ok\nISSUE-7 · Render the sidecar\n\nDESCRIPTION\n")
+	for i := range 20 {
+		fmt.Fprintf(&out, "- background paragraph %02d about the transcript view\n", i)
+	}
+	out.WriteString("Technical specs:\n" + answer + "\n- Default state: first 10 lines visible.\n")
+	text := "Assistant: Next task.\n" + call + "\n" + out.String() + "Assistant: Implementing it now.\n"
+	// The window's room past the call reaches just past the answer's
+	// last matching word.
+	size := len(call) + 1 + strings.Index(out.String(), ", pretty") + 3
+	got := window(text, queryTerms("How should each row's debug payload be pretty-printed according to the ISSUE-7 spec?"), size)
+	if len(got) > size {
+		t.Errorf("%d bytes, size %d", len(got), size)
+	}
+	if !strings.HasPrefix(got, call+"\n") {
+		t.Errorf("not led by the call:\n%s", got)
+	}
+	if !strings.Contains(got, "pretty: true)") {
+		t.Errorf("the answer's line is cut off:\n%s", got)
+	}
+
+	terms := queryTerms("debug payload ISSUE-7")
+	zero := func(ts []term) (n int) {
+		for _, t := range ts {
+			if t.weight == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	if b := beside(terms, call); zero(b) == 0 || zero(b) == len(b) || zero(terms) != 0 {
+		t.Errorf("beside(%+v) = %+v: want the call's terms and only those weightless, its argument unchanged", terms, b)
+	}
+}
