@@ -490,7 +490,29 @@ func (r *RecallResult) Print(w io.Writer, verbose bool) error {
 			row.PositiveHits, pct(row.PositiveHits, row.Positives), row.PositiveInject, pct(row.PositiveInject, row.Positives),
 			row.FirstInject, row.First, row.LaterInject, row.Later, negInj, neg, pct(negInj, neg))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if ps := recallPerSession(r.Prompts); len(ps) > 1 {
+		mean, worst, which := meanWorst(ps, func(s SessionScore) int { return s.Recall })
+		_, err := fmt.Fprintf(w, "\nper session, default thresholds: answer injected mean %.0f %%, worst %.0f %% (%s) of %d sessions\n",
+			mean, worst, carryover.ShortID(which), len(ps))
+		return err
+	}
+	return nil
+}
+
+// recallPerSession counts, for each session with positive prompts, the
+// prompts (Items) and those whose answer the default thresholds injected
+// (Recall), sessions in the order they come.
+func recallPerSession(ps []RecallPrompt) []SessionScore {
+	var items []ItemOutcome
+	for _, p := range ps {
+		if p.Set == "positive" && len(p.Hit) > 0 {
+			items = append(items, ItemOutcome{Session: p.Session, Recall: p.Hit[0]})
+		}
+	}
+	return sessionScores(items)
 }
 
 // oneLine is s on one line, cut to n runes.

@@ -272,3 +272,23 @@ func TestSurvivalPerSession(t *testing.T) {
 		t.Errorf("the print lacks the per-session line:\n%s", b.String())
 	}
 }
+
+// TestRecallPerSession checks bench recall's per-session line: positives
+// only, the default thresholds' outcome (the first), the worst by share.
+func TestRecallPerSession(t *testing.T) {
+	p := func(set, sess string, hits ...bool) RecallPrompt {
+		return RecallPrompt{Set: set, Session: sess, Chars: make([]int, len(hits)), Hit: hits}
+	}
+	res := &RecallResult{Budget: 2000, Rows: []RecallRow{{Default: true, Positives: 5}}, Prompts: []RecallPrompt{
+		p("positive", "aaaaaaaa-1", true, false), p("positive", "aaaaaaaa-1", false, true),
+		p("positive", "bbbbbbbb-2", true, false), p("positive", "bbbbbbbb-2", true, false), p("positive", "bbbbbbbb-2", false, true),
+		{Set: "later", Session: "aaaaaaaa-1", Chars: []int{100, 0}},
+	}}
+	var b strings.Builder
+	if err := res.Print(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "per session, default thresholds: answer injected mean 58 %, worst 50 % (aaaaaaaa) of 2 sessions"; !strings.Contains(b.String(), want) {
+		t.Errorf("the print lacks %q:\n%s", want, b.String())
+	}
+}
