@@ -262,15 +262,16 @@ func uniqueHits(hits []carryover.Hit) []carryover.Hit {
 	seen := map[string]bool{}
 	var out []carryover.Hit
 	for _, h := range hits {
+		text := normSpace(h.Chunk.Text)
 		k := h.Chunk.Hash
 		if k == "" {
-			k = normSpace(h.Chunk.Text)
+			k = text
 		}
-		if seen[k] || seen[normSpace(h.Chunk.Text)] {
+		if seen[k] || seen[text] {
 			continue
 		}
 		seen[k] = true
-		seen[normSpace(h.Chunk.Text)] = true
+		seen[text] = true
 		out = append(out, h)
 	}
 	return out
