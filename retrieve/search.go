@@ -456,6 +456,14 @@ func callOf(text string, start int) (string, int) {
 // the span stays whole, and marking cut edges with "…".
 func cut(text string, start, a, b, size int) string {
 	const ell = "…"
+	if size <= 2*len(ell) {
+		// No room for the marks: the text's first whole runes.
+		end := min(size, len(text))
+		for end > 0 && end < len(text) && !utf8.RuneStart(text[end]) {
+			end--
+		}
+		return text[:end]
+	}
 	snap := min(lineSnap, size/4)
 	if start > 0 {
 		if nl := strings.LastIndexByte(text[max(start-snap, 0):start], '\n'); nl >= 0 && b-(max(start-snap, 0)+nl+1) <= size-2*len(ell) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/carryover-dev/carryover"
 )
@@ -198,4 +199,32 @@ func TestWindowBesideCall(t *testing.T) {
 	if b := beside(terms, call); zero(b) == 0 || zero(b) == len(b) || zero(terms) != 0 {
 		t.Errorf("beside(%+v) = %+v: want the call's terms and only those weightless, its argument unchanged", terms, b)
 	}
+}
+
+// FuzzWindow: whatever the text and the query, a window is at most its
+// size, valid UTF-8 when the text is, and made of the text's own bytes
+// but for the "…" marks at its cut edges.
+func FuzzWindow(f *testing.F) {
+	f.Add("Assistant: next.\n$ bd show ISSUE-7\n→ ok\nISSUE-7 · header\n- a line about rows\n- payload with X\n", "debug payload ISSUE-7", 60)
+	f.Add("$ make\n→ ok\nerror: linker cannot find libzstd_static\n", "libzstd_static linker", 200)
+	f.Add("信息：第一批数据已处理，耗时十二毫秒。\n$ run\n→ ok\n结果", "耗时 run", 30)
+	f.Fuzz(func(t *testing.T, text, query string, size int) {
+		if size < 1 || size > 1<<16 || len(text) > 1<<16 {
+			t.Skip()
+		}
+		got := window(text, queryTerms(query), size)
+		if len(got) > size {
+			t.Fatalf("window of %d bytes, size %d", len(got), size)
+		}
+		if utf8.ValidString(text) && !utf8.ValidString(got) {
+			t.Fatalf("invalid UTF-8 from valid text: %q", got)
+		}
+		for _, part := range strings.Split(strings.ReplaceAll(got, "…", "\x00"), "\x00") {
+			for _, line := range strings.Split(part, "\n") {
+				if !strings.Contains(text, line) {
+					t.Fatalf("line %q is not the text's", line)
+				}
+			}
+		}
+	})
 }
