@@ -228,3 +228,48 @@ func FuzzWindow(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTextHelpers runs the restore's and search's string helpers on any
+// input: none may panic, the ones that bound their output keep to it, and
+// valid UTF-8 stays valid.
+func FuzzTextHelpers(f *testing.F) {
+	f.Add("cd /src && go test ./... -run 'TestA|TestB' 2>&1 | tail -5", 40)
+	f.Add("bash -c \"make build && make test\"  # Build and test", 12)
+	f.Add("[>] a · [ ] b\n[x] c\n[completed] d", 9)
+	f.Add("lib/web/{router.ex,pane_live.ex} 信息：第一批 \x00\xff", 3)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 0 || n > 1<<12 || len(s) > 1<<14 {
+			t.Skip()
+		}
+		valid := utf8.ValidString(s)
+		check := func(name, got string, bound int) {
+			t.Helper()
+			if bound >= 0 && len(got) > bound {
+				t.Fatalf("%s: %d bytes, bound %d: %q", name, len(got), bound, got)
+			}
+			if valid && !utf8.ValidString(got) {
+				t.Fatalf("%s: invalid UTF-8 from valid input: %q", name, got)
+			}
+		}
+		check("clip", clip(s, n), n)
+		check("todoLine", todoLine(s, n), n)
+		check("oneLine", oneLine(s), -1)
+		check("normSpace", normSpace(s), -1)
+		check("shortCommand", shortCommand(s), -1)
+		check("commandKey", commandKey(s), -1)
+		check("maskDigits", maskDigits(s), -1)
+		check("unquoted", unquoted(s), -1)
+		_ = commandKind(s)
+		_ = isCallLine(s)
+		p, r := familyOf(s)
+		check("familyOf prefix", p, -1)
+		check("familyOf rest", r, -1)
+		for _, l := range specFileLine(s, n) {
+			check("specFileLine", l, -1)
+		}
+		_ = containsBounded(lowerASCII(s), lowerASCII(oneLine(s)))
+		if line, from := callOf(s, min(n, len(s))); from < 0 || from > len(s) || len(line) > callCap+len("…") {
+			t.Fatalf("callOf(%d) = %q, %d", n, line, from)
+		}
+	})
+}
