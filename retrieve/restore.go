@@ -138,6 +138,12 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 	if err != nil {
 		return Block{}, err
 	}
+	return restoreFrom(in, req, summary, budget), nil
+}
+
+// restoreFrom composes the restore of what loadRestoreInput read: no
+// store, so that it can be tested on any input (FuzzRestoreFrom).
+func restoreFrom(in restoreInput, req RestoreRequest, summary string, budget int) Block {
 	in.keepLatestWindow(req.Window)
 	header := fmt.Sprintf("## carryover: restored after compaction (session %s, window %d)\n"+
 		"Details the summary does not state", carryover.ShortID(req.SessionID), req.Window)
@@ -196,7 +202,7 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 		// Say so in one line rather than pad: the summary kept it all.
 		blk.Text = header + allStated
 		blk.Reason = fmt.Sprintf("restore after compaction %d: the summary states all %s found", req.Window, plural(len(c.quoted), "item"))
-		return blk, nil
+		return blk
 	}
 	if blk.Text != "" {
 		blk.Reason = fmt.Sprintf("restore after compaction %d: %s, %s, %s in %d of %d chars; %s typed, %s",
@@ -206,7 +212,7 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 			blk.Reason += fmt.Sprintf("; %s left out as already in the summary", plural(n, "item"))
 		}
 	}
-	return blk, nil
+	return blk
 }
 
 // allStated is the block's one line when the summary states everything
