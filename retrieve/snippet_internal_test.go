@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/passage"
 )
 
 // TestSnippetsShareByRank checks that better hits get longer snippets and
@@ -270,6 +271,55 @@ func FuzzTextHelpers(f *testing.F) {
 		_ = containsBounded(lowerASCII(s), lowerASCII(oneLine(s)))
 		if line, from := callOf(s, min(n, len(s))); from < 0 || from > len(s) || len(line) > callCap+len("…") {
 			t.Fatalf("callOf(%d) = %q, %d", n, line, from)
+		}
+	})
+}
+
+// FuzzSnippets renders search and recall results from any texts: a plain
+// hit, a hit with the passage of its chunk attached, and a passage of its
+// own. None may panic; the results keep to the budget, and to valid
+// UTF-8 from valid texts.
+func FuzzSnippets(f *testing.F) {
+	f.Add("$ go test ./...\n→ FAIL\nTestA failed: want 3", "User: port?\nAssistant: 48213", "line one\nRATE_LIMIT_WINDOW_MS=84213\nline three", "RATE_LIMIT_WINDOW_MS which port", 2000)
+	f.Add("", "", "", "", 1)
+	f.Add("信息：第一批数据已处理", "(cont.) $ bd show x\n→ ok\n", strings.Repeat("a\n", 300), "commit hash of the first commit", 300)
+	f.Fuzz(func(t *testing.T, a, b, long, query string, budget int) {
+		if budget < 1 || budget > 1<<14 || len(long) > 1<<16 {
+			t.Skip()
+		}
+		hit := func(id int64, text string) carryover.Hit {
+			return carryover.Hit{Score: float64(10 - id), BM25: 5, Chunk: carryover.Chunk{ID: id, SessionID: "s1", Turn: int(id),
+				FirstLine: int(id) * 10, LastLine: int(id)*10 + 5, Text: text, Hash: fmt.Sprint(id)}}
+		}
+		find := func(h carryover.Hit, found bool) *passageFind {
+			ps := passage.Cut(h.Chunk.LastLine, long)
+			if len(ps) == 0 {
+				return nil
+			}
+			return &passageFind{hit: carryover.PassageHit{SessionID: "s1", Line: h.Chunk.LastLine, BM25: 3}, parts: ps,
+				lines: strings.Split(strings.ToValidUTF8(long, "\uFFFD"), "\n"), cov: 0.6, chunk: h.Chunk, found: found}
+		}
+		es := []searchEntry{{hit: hit(1, a)}, {hit: hit(2, b)}, {hit: hit(3, a+"\n"+b)}}
+		if p := find(es[1].hit, true); p != nil {
+			es[1].pass, es[1].attached = p, true
+		}
+		if p := find(es[2].hit, false); p != nil {
+			es[2].pass = p
+		}
+		terms := answerTerm(query, queryTerms(query))
+		total := 0
+		for _, r := range snippets(es, terms, budget) {
+			total += len(r.Text)
+			if utf8.ValidString(a) && utf8.ValidString(b) && utf8.ValidString(long) && !utf8.ValidString(r.Text) {
+				t.Fatalf("invalid UTF-8 from valid texts: %q", r.Text)
+			}
+		}
+		if total > budget {
+			t.Fatalf("results of %d bytes, budget %d", total, budget)
+		}
+		req := RecallRequest{SessionID: "s2", Prompt: query, Window: 1}
+		if blk := recallBlock(es, queryTerms(query), req, budget, RecallMinScore, RecallMinCoverage); len(blk.Text) > budget {
+			t.Fatalf("recall block of %d bytes, budget %d", len(blk.Text), budget)
 		}
 	})
 }
