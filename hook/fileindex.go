@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -93,6 +94,9 @@ func absPath(p, root string) string {
 	return filepath.Clean(p)
 }
 
+// maxRecallIndex bounds a recall index file read back, in bytes.
+const maxRecallIndex = 1 << 20
+
 // readRecallIndex reads a session's index; ok is false when there is none
 // or it cannot be read (then there is nothing to recall from it).
 func readRecallIndex(db, session string) (recallIndex, bool) {
@@ -100,8 +104,16 @@ func readRecallIndex(db, session string) (recallIndex, bool) {
 	if db == "" {
 		return ix, false
 	}
-	data, err := os.ReadFile(recallIndexPath(db, session))
-	if err != nil || len(data) > 1<<20 || json.Unmarshal(data, &ix) != nil {
+	f, err := os.Open(recallIndexPath(db, session))
+	if err != nil {
+		return ix, false
+	}
+	defer f.Close()
+	// Read at most a byte past the largest index: whatever the file has
+	// become (a huge or endless one), the hook that runs after every file
+	// tool call reads no more.
+	data, err := io.ReadAll(io.LimitReader(f, maxRecallIndex+1))
+	if err != nil || len(data) > maxRecallIndex || json.Unmarshal(data, &ix) != nil {
 		return recallIndex{}, false
 	}
 	return ix, true
