@@ -323,3 +323,32 @@ func FuzzSnippets(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFailureSignature runs failure recall's matching on any error text,
+// command and archived item: none may panic, and a score is a similarity
+// between 0 and 1.
+func FuzzFailureSignature(f *testing.F) {
+	f.Add("Exit code 1\n--- FAIL: TestA (0.01s)\n    a_test.go:12: want 3", "go test ./... -run TestA", "$ go test ./... 2>&1", "fixed by: a.go — in $ go test ./...")
+	f.Add("error: 0xdeadbeef at /tmp/x/y:3 2026-01-01T00:00:00Z", "git push", "Bash", "")
+	f.Add("信息：错误", "", "$ ", "fixed by:  — in ")
+	f.Fuzz(func(t *testing.T, errText, command, detail, fixed string) {
+		if len(errText)+len(command)+len(detail)+len(fixed) > 1<<16 {
+			t.Skip()
+		}
+		_ = RecallableFailure("Bash", errText)
+		sig := newFailureSig(errText, "Bash", command)
+		for _, d := range []string{detail, fixed + detail, "$ " + command} {
+			it := carryover.Item{Kind: carryover.KindError, Text: errText + detail, Detail: d}
+			if s := sig.score(it); s < 0 || s > 1 {
+				t.Fatalf("score %v of %q against %q", s, errText, it.Text)
+			}
+			_ = sig.sameProgram(it)
+			_, _ = itemCall(it)
+			_ = fixedBy(carryover.Item{Kind: carryover.KindError, Detail: fixed + d})
+		}
+		_ = saysFix(errText, []string{command, detail})
+		_ = inspects(command)
+		_ = shortCommands(command)
+		_ = relPaths(errText, detail)
+	})
+}
