@@ -57,9 +57,7 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 	if err != nil {
 		return "", fmt.Errorf("instructions items: %w", err)
 	}
-	goals, edits, commands, errs, todos := groups[0], groups[1], groups[2], groups[3], groups[4]
-	spec := specLines(groups[5])
-	var specFiles []string
+	specInputs := ""
 	if len(groups[5]) > 0 {
 		// The files the newest spec names (the third line of its chunk's
 		// inputs item): the next steps of its task type them. A task's
@@ -70,8 +68,24 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 			return "", fmt.Errorf("instructions items: %w", err)
 		}
 		if len(inputs) > 0 {
-			specFiles = specFileLine(inputs[0].Text, 300)
+			specInputs = inputs[0].Text
 		}
+	}
+	b.WriteString(verbatimList(groups, specInputs, window, InstructionsCap-b.Len()))
+	return b.String(), nil
+}
+
+// verbatimList is the session's "keep these verbatim" list, headed, of
+// the items Instructions read (its groups, and the text of the newest
+// spec's inputs item) for this window; "" when it has nothing or would not
+// fit in room bytes. It reads no store, so that it can be tested on any
+// items (FuzzVerbatimList).
+func verbatimList(groups [][]carryover.Item, specInputs string, window, room int) string {
+	goals, edits, commands, errs, todos := groups[0], groups[1], groups[2], groups[3], groups[4]
+	spec := specLines(groups[5])
+	var specFiles []string
+	if specInputs != "" {
+		specFiles = specFileLine(specInputs, 300)
 	}
 	inWindow := func(its []carryover.Item) []carryover.Item {
 		var out []carryover.Item
@@ -135,11 +149,10 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 	list.add("Files the task's spec names (keep these paths):\n", specFiles, 350)
 	list.add("Files being edited (keep these paths):\n", files, 600)
 	list.add("Todo state:\n", todo, 350)
-	if list.b.Len() > 0 && b.Len()+len(verbatimHeading)+list.b.Len() <= InstructionsCap {
-		b.WriteString(verbatimHeading)
-		b.WriteString(list.b.String())
+	if list.b.Len() == 0 || len(verbatimHeading)+list.b.Len() > room {
+		return ""
 	}
-	return b.String(), nil
+	return verbatimHeading + list.b.String()
 }
 
 // specLines are the sections of the newest spec a tool printed (the task

@@ -63,3 +63,33 @@ func FuzzRestoreFrom(f *testing.F) {
 		}
 	})
 }
+
+// FuzzVerbatimList builds the compaction instructions' "keep these
+// verbatim" list from items whose every text is the fuzzer's: no panic,
+// within the list's cap and the room given, valid UTF-8 from valid texts.
+func FuzzVerbatimList(f *testing.F) {
+	f.Add("We decided the port is 48213. Never use cgo.", "internal/a.go", "go test ./...", "exit 1: FAIL", "[>] a\n[ ] b", "## Constraints\n- No CDN", "x y\nz\nlib/a.go lib/b.go", 0, 3000)
+	f.Add("", "", "", "", "", "", "", 0, 0)
+	f.Add("信息：我们决定用端口 8080。", `C:\src\a.go`, "bash -c 'make'", "\xff", "[x] 完成", "不要", "\n\n", 2, 40)
+	f.Fuzz(func(t *testing.T, goal, edit, command, errText, todo, spec, inputs string, window, room int) {
+		if window < 0 || window > 5 || room < 0 || room > 10000 {
+			t.Skip()
+		}
+		it := func(k carryover.ItemKind, line int, text string) []carryover.Item {
+			return []carryover.Item{{ID: int64(line), Kind: k, Key: string(k), Text: text, Line: line, Window: window, Weight: 0.8}}
+		}
+		groups := [][]carryover.Item{it(carryover.KindGoal, 1, goal), it(carryover.KindFileEdit, 4, edit), it(carryover.KindCommand, 3, command),
+			it(carryover.KindError, 2, errText), it(carryover.KindTodo, 5, todo), it(carryover.KindSpec, 2, spec)}
+		got := verbatimList(groups, inputs, window, room)
+		if len(got) > room || len(got) > len(verbatimHeading)+VerbatimCap {
+			t.Fatalf("list of %d bytes, room %d, cap %d", len(got), room, VerbatimCap)
+		}
+		valid := true
+		for _, s := range []string{goal, edit, command, errText, todo, spec, inputs} {
+			valid = valid && utf8.ValidString(s)
+		}
+		if valid && !utf8.ValidString(got) {
+			t.Fatalf("list not valid UTF-8: %q", got)
+		}
+	})
+}
