@@ -93,3 +93,31 @@ func FuzzVerbatimList(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFileRecall picks and renders file recall's edits and open errors
+// from any texts, against any text the tool call showed: no panic, the
+// block within FileRecallBudget, valid UTF-8 from valid texts.
+func FuzzFileRecall(f *testing.F) {
+	f.Add("internal/pdf/render.go", "Use fpdf.New instead of NewA4", "+doc := fpdf.New(\"P\", \"mm\", \"A4\", \"\")", "doc := fpdf.NewA4()", "render.go:42: undefined: fpdf.NewA4", 3)
+	f.Add("", "", "", "", "", 0)
+	f.Add(`C:\src\a.go`, "信息", "\xff⏎", "a.go:1:2", "exit 1: —", 40)
+	f.Fuzz(func(t *testing.T, rel, why, diff, shown, errText string, total int) {
+		if total < 0 || total > 1000 || len(rel)+len(why)+len(diff)+len(shown)+len(errText) > 1<<16 {
+			t.Skip()
+		}
+		edits := []fileEdit{{chunk: 1, first: 10, last: 12, why: why, diff: []string{diff, shown}}, {chunk: 2, first: 20, last: 22, why: why}}
+		picked, _ := novelEdits(edits, func(id string) bool { return shownIdent(shown, id) }, rel)
+		open := []carryover.Item{{ID: 9, Kind: carryover.KindError, Text: errText, Line: 30}}
+		blk := renderFileRecall(rel, carryover.Item{ID: 5, Kind: carryover.KindFileEdit, Text: rel, Detail: why}, total, picked, open)
+		if len(blk.Text) > FileRecallBudget {
+			t.Fatalf("block of %d bytes, budget %d", len(blk.Text), FileRecallBudget)
+		}
+		valid := true
+		for _, s := range []string{rel, why, diff, shown, errText} {
+			valid = valid && utf8.ValidString(s)
+		}
+		if valid && !utf8.ValidString(blk.Text) {
+			t.Fatalf("block not valid UTF-8: %q", blk.Text)
+		}
+	})
+}
