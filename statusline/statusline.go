@@ -27,6 +27,7 @@ import (
 	"github.com/carryover-dev/carryover/internal/replace"
 	"github.com/carryover-dev/carryover/redact"
 	"github.com/carryover-dev/carryover/storeopen"
+	"github.com/carryover-dev/carryover/termsafe"
 )
 
 // thresholds are the remaining-context percentages that trigger an
@@ -221,7 +222,8 @@ func (l *Line) own(ctx context.Context, data []byte) string {
 		}
 		parts = append(parts, fmt.Sprintf("%d %s archived", st.Turns, turns))
 		if !st.LastCompaction.IsZero() {
-			parts = append(parts, fmt.Sprintf("compacted %s (%s)", Ago(time.Since(st.LastCompaction)), cmp.Or(st.Trigger, "?")))
+			// The trigger is the transcript's: never raw on a terminal.
+			parts = append(parts, fmt.Sprintf("compacted %s (%s)", Ago(time.Since(st.LastCompaction)), termsafe.Line(cmp.Or(st.Trigger, "?"))))
 		}
 	}
 	if fire > 0 {

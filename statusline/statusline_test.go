@@ -3,6 +3,7 @@ package statusline_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -111,5 +112,43 @@ func TestArchiveAtThreshold(t *testing.T) {
 		if !strings.Contains(c.Text+c.Prompt, "[REDACTED:house]") {
 			t.Errorf("no mask of the user's kind in %q", c.Text)
 		}
+	}
+}
+
+// TestTriggerEscaped: a compaction's trigger comes from the transcript
+// (or an imported archive) and is printed on Claude Code's terminal: an
+// escape sequence in it is shown escaped, never raw.
+func TestTriggerEscaped(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "store.db")
+	transcript := filepath.Join(dir, sid+".jsonl")
+	var lines []byte
+	for i, m := range []map[string]any{
+		{"type": "user", "message": map[string]any{"role": "user", "content": "build the banner"}},
+		{"type": "system", "subtype": "compact_boundary", "compactMetadata": map[string]any{"trigger": "auto\x1b]0;pwned\x07", "preTokens": 1000}},
+		{"type": "user", "isCompactSummary": true, "message": map[string]any{"role": "user", "content": "Summary: the banner."}},
+		{"type": "user", "message": map[string]any{"role": "user", "content": "go on"}},
+	} {
+		m["sessionId"], m["uuid"], m["cwd"] = sid, fmt.Sprintf("u%d", i), dir
+		m["timestamp"] = fmt.Sprintf("2026-11-20T10:00:%02dZ", i)
+		line, _ := json.Marshal(m)
+		lines = append(append(lines, line...), '\n')
+	}
+	if err := os.WriteFile(transcript, lines, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := &statusline.Line{
+		Load: func(string) (statusline.Config, error) {
+			return statusline.Config{DB: db, Timeout: 5 * time.Second, StateDir: filepath.Join(dir, "state")}, nil
+		},
+	}
+	p, _ := json.Marshal(map[string]any{"session_id": sid, "transcript_path": transcript, "cwd": dir,
+		"context_window": map[string]any{"remaining_percentage": 14}})
+	got := l.Render(context.Background(), p, "")
+	if !strings.Contains(got, "compacted") {
+		t.Fatalf("no compaction in the line: %q", got)
+	}
+	if strings.ContainsAny(got, "\x1b\x07") {
+		t.Errorf("the trigger's escape reached the line raw: %q", got)
 	}
 }

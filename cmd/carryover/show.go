@@ -207,7 +207,7 @@ func (a *app) writeOverview(w io.Writer, s carryover.Session, sh *carryover.IDSh
 			window++
 			for _, cp := range comps {
 				if cp.Window == window {
-					t.note(fmt.Sprintf("════ compaction %d (%s, line %d, %d tokens before)", cp.Window, cp.Trigger, cp.Line, cp.PreTokens))
+					t.note(fmt.Sprintf("════ compaction %d (%s, line %d, %d tokens before)", cp.Window, termsafe.Line(cp.Trigger), cp.Line, cp.PreTokens))
 				}
 			}
 		}
@@ -254,7 +254,7 @@ func writeChunks(w io.Writer, chunks []carryover.Chunk, comps []carryover.Compac
 			lastWindow++
 			for _, cp := range comps {
 				if cp.Window == lastWindow {
-					fmt.Fprintf(w, "\n════ compaction %d (%s, line %d, %d tokens before)\n", cp.Window, cp.Trigger, cp.Line, cp.PreTokens)
+					fmt.Fprintf(w, "\n════ compaction %d (%s, line %d, %d tokens before)\n", cp.Window, termsafe.Line(cp.Trigger), cp.Line, cp.PreTokens)
 				}
 			}
 		}

@@ -71,7 +71,7 @@ func TestTerminalSafety(t *testing.T) {
 	chunk := fmt.Sprint(chunks[len(chunks)-1].ID)
 	for _, args := range [][]string{
 		{"search", "quokka", "banner"}, {"search", "quokka", "banner", "--json"},
-		{"show", sid[:8]}, {"show", sid[:8], "--raw"},
+		{"show", sid[:8]}, {"show", sid[:8], "--full"}, {"show", sid[:8], "--raw"},
 		{"get", chunk}, {"get", chunk, "--json"}, {"get", sid[:8] + ":1-"}, {"get", sid[:8] + ":1-", "--json"},
 		{"sessions"}, {"sessions", "--json"}, {"stats", "--global"}, {"stats", "--global", "--json"},
 		{"status"}, {"recall", "--explain", "quokka", "banner", "output"}, {"recall", "quokka", "banner", "output"},
@@ -120,6 +120,12 @@ func writeEscapeTranscript(t *testing.T, path, sid, cwd string) {
 			"content": "quokka banner " + osc52 + " then " + osc52C1 + " and " + rlo + "txt.exe", "is_error": false}}}},
 		{"type": "assistant", "message": map[string]any{"model": "claude-opus-4-8", "id": "msg_2", "type": "message", "role": "assistant",
 			"content": []any{map[string]any{"type": "text", "text": "The quokka banner output is above " + title}}}},
+		// A compaction whose trigger holds one too (Claude Code writes
+		// "auto" or "manual"; a transcript or an import may say anything).
+		{"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
+			"compactMetadata": map[string]any{"trigger": "auto" + title, "preTokens": 1000}},
+		{"type": "user", "isCompactSummary": true, "message": map[string]any{"role": "user", "content": "Summary: the quokka banner was printed."}},
+		{"type": "user", "message": map[string]any{"role": "user", "content": "Now frame the quokka banner"}},
 	} {
 		m["uuid"] = fmt.Sprintf("e5c00000-0000-4000-8000-%012d", i+1)
 		m["sessionId"], m["cwd"], m["isSidechain"], m["userType"], m["version"] = sid, cwd, false, "external", "2.1.0"
