@@ -338,13 +338,23 @@ func storeStamp(db string) string {
 
 func readState(path string) state {
 	var st state
-	if data, err := os.ReadFile(path); err == nil {
-		if json.Unmarshal(data, &st) != nil {
-			st = state{}
-		}
+	f, err := os.Open(path)
+	if err != nil {
+		return st
+	}
+	defer f.Close()
+	// A state is some 200 bytes: whatever the file has become (a huge or
+	// endless one), the status line, which Claude Code runs every few
+	// seconds, reads no more than this.
+	data, err := io.ReadAll(io.LimitReader(f, maxState+1))
+	if err != nil || len(data) > maxState || json.Unmarshal(data, &st) != nil {
+		return state{}
 	}
 	return st
 }
+
+// maxState bounds a status line state file read back, in bytes.
+const maxState = 64 << 10
 
 // writeState replaces the state file atomically, so a concurrent reader
 // never sees half of it.

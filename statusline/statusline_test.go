@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,31 @@ func TestTriggerEscaped(t *testing.T) {
 	}
 	if strings.ContainsAny(got, "\x1b\x07") {
 		t.Errorf("the trigger's escape reached the line raw: %q", got)
+	}
+}
+
+// TestStateBounded: a state file that has become endless (a link to
+// /dev/zero) is read no further than a state's bound; the line still
+// comes, as from a session without one.
+func TestStateBounded(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no /dev/zero")
+	}
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(state, sid+".json")); err != nil {
+		t.Skipf("no symbolic link: %v", err)
+	}
+	l := &statusline.Line{
+		Load: func(string) (statusline.Config, error) {
+			return statusline.Config{DB: filepath.Join(dir, "store.db"), Timeout: 5 * time.Second, StateDir: state}, nil
+		},
+	}
+	p, _ := json.Marshal(map[string]any{"session_id": sid, "cwd": dir, "context_window": map[string]any{"remaining_percentage": 80}})
+	if got := l.Render(context.Background(), p, ""); !strings.Contains(got, "ctx 20% used") {
+		t.Errorf("line %q", got)
 	}
 }
