@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/carryover-dev/carryover/internal/smallfile"
 )
 
 // A repository's .claude/settings.json (and settings.local.json) can set
@@ -50,19 +50,11 @@ const maxSettingsBytes = 1 << 20
 // read as JSON within maxSettingsBytes: Claude Code may still read it
 // (it has no such cap), so it may set anything.
 func settingsEnv(path string) (env map[string]string, ok bool) {
-	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+	data, truncated, err := smallfile.Read(path, maxSettingsBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, true
 	}
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, false
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
-	if err != nil || len(data) > maxSettingsBytes {
+	if err != nil || truncated {
 		return nil, false
 	}
 	var s struct {

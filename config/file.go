@@ -3,9 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	// go-toml/v2 rather than BurntSushi/toml: its parser gives the line of
@@ -15,6 +13,8 @@ import (
 	// values to the same Go types.
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/carryover-dev/carryover/internal/smallfile"
 )
 
 // maxFileBytes caps a config file: hooks read the project's on every run,
@@ -24,26 +24,14 @@ const maxFileBytes = 64 << 10
 // readFile reads a config file. A missing file is no error (ok false). A
 // FIFO, device or directory in its place is refused without blocking.
 func readFile(path string) (data []byte, ok bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+	data, truncated, err := smallfile.Read(path, maxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, false, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, false, errors.New("not a regular file")
-	}
-	data, err = io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, false, err
-	}
-	if len(data) > maxFileBytes {
+	if truncated {
 		return nil, false, fmt.Errorf("larger than %d KiB", maxFileBytes>>10)
 	}
 	return data, true, nil

@@ -3,13 +3,12 @@ package config
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/carryover-dev/carryover/internal/smallfile"
 	"github.com/carryover-dev/carryover/redact"
 )
 
@@ -368,24 +367,7 @@ func (l *loader) redactor() {
 
 // readPatterns reads at most maxFileBytes of a patterns file.
 func readPatterns(path string) (data []byte, truncated bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
-	if err != nil {
-		return nil, false, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, false, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, false, errors.New("not a regular file")
-	}
-	data, err = io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, false, err
-	}
-	if len(data) > maxFileBytes {
-		return data[:maxFileBytes], true, nil
-	}
-	return data, false, nil
+	return smallfile.Read(path, maxFileBytes)
 }
 
 // wantGot describes a value of the wrong type.

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/internal/replace"
+	"github.com/carryover-dev/carryover/internal/smallfile"
 )
 
 // The recall index lets PostToolUse, which runs after every file tool
@@ -104,16 +104,11 @@ func readRecallIndex(db, session string) (recallIndex, bool) {
 	if db == "" {
 		return ix, false
 	}
-	f, err := os.Open(recallIndexPath(db, session))
-	if err != nil {
-		return ix, false
-	}
-	defer f.Close()
-	// Read at most a byte past the largest index: whatever the file has
-	// become (a huge or endless one), the hook that runs after every file
-	// tool call reads no more.
-	data, err := io.ReadAll(io.LimitReader(f, maxRecallIndex+1))
-	if err != nil || len(data) > maxRecallIndex || json.Unmarshal(data, &ix) != nil {
+	// Whatever the file has become (a huge or endless one, a FIFO), the
+	// hook that runs after every file tool call reads no more than the
+	// largest index, and never waits.
+	data, truncated, err := smallfile.Read(recallIndexPath(db, session), maxRecallIndex)
+	if err != nil || truncated || json.Unmarshal(data, &ix) != nil {
 		return recallIndex{}, false
 	}
 	return ix, true

@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// TestReadRecallIndexBounded: a recall index that has become huge or
-// endless (here a link to /dev/zero) is read no further than the largest
-// index, and answers "no index", as a garbled one does.
+// TestReadRecallIndexBounded: a recall index that has become larger than
+// the largest index, or a link to an endless device (/dev/zero), is read
+// no further and answers "no index", as a garbled one does.
 func TestReadRecallIndexBounded(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "carryover.db")
 	const session = "5e55i0n0-0000-4000-8000-000000000001"

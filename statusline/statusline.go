@@ -25,6 +25,7 @@ import (
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/ingest"
 	"github.com/carryover-dev/carryover/internal/replace"
+	"github.com/carryover-dev/carryover/internal/smallfile"
 	"github.com/carryover-dev/carryover/redact"
 	"github.com/carryover-dev/carryover/storeopen"
 	"github.com/carryover-dev/carryover/termsafe"
@@ -338,16 +339,11 @@ func storeStamp(db string) string {
 
 func readState(path string) state {
 	var st state
-	f, err := os.Open(path)
-	if err != nil {
-		return st
-	}
-	defer f.Close()
 	// A state is some 200 bytes: whatever the file has become (a huge or
-	// endless one), the status line, which Claude Code runs every few
-	// seconds, reads no more than this.
-	data, err := io.ReadAll(io.LimitReader(f, maxState+1))
-	if err != nil || len(data) > maxState || json.Unmarshal(data, &st) != nil {
+	// endless one, a FIFO), the status line, which Claude Code runs every
+	// few seconds, reads no more than this, and never waits.
+	data, truncated, err := smallfile.Read(path, maxState)
+	if err != nil || truncated || json.Unmarshal(data, &st) != nil {
 		return state{}
 	}
 	return st

@@ -154,9 +154,9 @@ func TestTriggerEscaped(t *testing.T) {
 	}
 }
 
-// TestStateBounded: a state file that has become endless (a link to
-// /dev/zero) is read no further than a state's bound; the line still
-// comes, as from a session without one.
+// TestStateBounded: a state file that has become a link to an endless
+// device (/dev/zero) is not read; the line still comes, as from a
+// session without a state.
 func TestStateBounded(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no /dev/zero")

@@ -1,5 +1,5 @@
 //go:build !unix
 
-package config
+package smallfile
 
 const nonBlock = 0
