@@ -18,15 +18,7 @@ import (
 // compose and record the restore, record the run. It needs the shared
 // data folder beside the repository.
 func BenchmarkSessionStartCompact(b *testing.B) {
-	const sid = "fa812bfe-b295-4cca-9c2f-fdf01028cb46"
-	// Absolute, as Claude Code gives it.
-	path, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "transcripts", "spotter", sid+".jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("no shared transcripts beside the repository: %v", err)
-	}
+	sid, path, _ := benchSession(b)
 	dir := b.TempDir()
 	h := &hook.Handler{Config: hook.Config{DB: filepath.Join(dir, "carryover.db"), Budget: 4000, Timeout: time.Minute}}
 	payload := func(event, extra string) []byte {
@@ -57,23 +49,15 @@ func BenchmarkSessionStartCompact(b *testing.B) {
 // does but for the process's start: create and migrate the store, archive
 // the whole transcript with its raw lines, record the run.
 func BenchmarkPreCompactCold(b *testing.B) {
-	const sid = "fa812bfe-b295-4cca-9c2f-fdf01028cb46"
-	path, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "transcripts", "spotter", sid+".jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		b.Skipf("no shared transcripts beside the repository: %v", err)
-	}
-	b.SetBytes(fi.Size())
-	data, _ := json.Marshal(map[string]any{"session_id": sid, "transcript_path": path, "cwd": b.TempDir(), "hook_event_name": "PreCompact", "trigger": "auto"})
+	sid, path, data := benchSession(b)
+	b.SetBytes(int64(len(data)))
+	payload, _ := json.Marshal(map[string]any{"session_id": sid, "transcript_path": path, "cwd": b.TempDir(), "hook_event_name": "PreCompact", "trigger": "auto"})
 	ctx := context.Background()
 	for b.Loop() {
 		b.StopTimer()
 		h := &hook.Handler{Config: hook.Config{DB: filepath.Join(b.TempDir(), "carryover.db"), Budget: 4000, Timeout: time.Minute}}
 		b.StartTimer()
-		if res := h.Run(ctx, hook.PreCompact, bytes.NewReader(data), &bytes.Buffer{}); res.Err != nil {
+		if res := h.Run(ctx, hook.PreCompact, bytes.NewReader(payload), &bytes.Buffer{}); res.Err != nil {
 			b.Fatal(res.Err)
 		}
 	}
@@ -86,15 +70,7 @@ func BenchmarkPreCompactCold(b *testing.B) {
 // the run. Each run starts from a copy of the store the others leave
 // alone.
 func BenchmarkPreCompactIncremental(b *testing.B) {
-	const sid = "fa812bfe-b295-4cca-9c2f-fdf01028cb46"
-	path, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "transcripts", "spotter", sid+".jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Skipf("no shared transcripts beside the repository: %v", err)
-	}
+	sid, _, data := benchSession(b)
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	dir := b.TempDir()
 	inc := filepath.Join(dir, sid+".jsonl")
@@ -128,4 +104,20 @@ func BenchmarkPreCompactIncremental(b *testing.B) {
 			b.Fatalf("PreCompact: %+v, %d bytes out", res, out.Len())
 		}
 	}
+}
+
+// benchSession returns the largest real session of the shared data folder
+// beside the repository: its id, its absolute path (as Claude Code gives
+// it) and its bytes; the benchmark is skipped without the folder.
+func benchSession(b *testing.B) (sid, path string, data []byte) {
+	b.Helper()
+	sid = "fa812bfe-b295-4cca-9c2f-fdf01028cb46"
+	path, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "transcripts", "spotter", sid+".jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if data, err = os.ReadFile(path); err != nil {
+		b.Skipf("no shared transcripts beside the repository: %v", err)
+	}
+	return sid, path, data
 }
