@@ -54,11 +54,11 @@ func (r *run) archive(ctx context.Context) (ingest.Report, error) {
 		return ingest.Report{}, errors.New("no transcript_path in payload")
 	}
 	a := ingest.Archiver{Store: r.st, Redactor: r.h.Redactor}
-	if r.ev == PreCompact {
-		// A cold archive's passages wait for the next hook (Stop,
-		// PostCompact, SessionEnd): PreCompact is on the user's wait.
-		a.DeferPassagesOver = deferPassagesOver
-	}
+	// PreCompact's passages wait for the next hook (PostCompact, Stop,
+	// SessionEnd), which nobody waits on: PreCompact is on the user's
+	// wait, and no search runs between it and PostCompact (the restore
+	// reads chunks and items; the model resumes after the compaction).
+	a.DeferPassages = r.ev == PreCompact
 	if r.h.OneShot {
 		a.Prepare = func(n int64) {
 			r.warmed = r.warmed || r.h.warmStore(n)
@@ -82,10 +82,6 @@ func (r *run) archive(ctx context.Context) (ingest.Report, error) {
 	return rep, nil
 }
 
-// deferPassagesOver is the transcript bytes over which PreCompact's
-// archive leaves the passages to a later hook.
-const deferPassagesOver = 256 << 10
-
 // passageStep is how many raw lines one IndexPassages call indexes, and
 // passageSteps how many calls one hook makes (a cold 3 MB transcript is
 // some 3,000 lines).
@@ -95,7 +91,7 @@ const (
 )
 
 // indexPassages indexes the passages an earlier archive left (see
-// ingest.Archiver.DeferPassagesOver), until none is left, the hook's
+// ingest.Archiver.DeferPassages), until none is left, the hook's
 // deadline or passageSteps steps. A failure is logged: the chunks are archived, and a later
 // hook tries again.
 func (r *run) indexPassages(ctx context.Context, session string) {

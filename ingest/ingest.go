@@ -55,11 +55,10 @@ type Archiver struct {
 	// about to read, before it reads them: a short-lived process prepares
 	// its heap for them (hugeheap.Prepare).
 	Prepare func(n int64)
-	// DeferPassagesOver, when > 0, leaves the passages of the raw lines
-	// (carryover.PassageSearcher) to a later IndexPassages when File has
-	// more bytes than this to read: a hook the user waits on (PreCompact)
-	// does not index a whole transcript's text.
-	DeferPassagesOver int64
+	// DeferPassages leaves the passages of the raw lines
+	// (carryover.PassageSearcher) to a later IndexPassages: a hook the
+	// user waits on (PreCompact) does not index text.
+	DeferPassages bool
 }
 
 // Options name what one transcript is.
@@ -320,7 +319,6 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 	if a.Prepare != nil {
 		a.Prepare(fi.Size() - state.Offset)
 	}
-	deferPassages := a.DeferPassagesOver > 0 && fi.Size()-state.Offset > a.DeferPassagesOver
 	r := transcript.NewReader(f, state.Offset, state.Line)
 	raw := newRawReader(f, state.Offset, state.Line, red, rawCarry)
 	defer raw.stop()
@@ -436,7 +434,7 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		redact.AddCounts(&pending.Redactions, masked)
 		pending.Raw = append(pending.Raw, rawRes.lines...)
 		pending.RawReplace = replaceRaw
-		pending.DeferPassages = deferPassages
+		pending.DeferPassages = a.DeferPassages
 		pendingBytes += r.Offset() - start
 		if eof || pendingBytes >= batchBytes {
 			if err := commit(eof); err != nil {

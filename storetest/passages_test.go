@@ -133,7 +133,7 @@ func testDeepLines(t *testing.T, st carryover.Store) {
 		t.Fatal(err)
 	}
 	// Archived as a cold PreCompact does: the passages left for later.
-	if _, err := (&ingest.Archiver{Store: st, DeferPassagesOver: 1}).File(ctx, path, ingest.Options{}); err != nil {
+	if _, err := (&ingest.Archiver{Store: st, DeferPassages: true}).File(ctx, path, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	ps := st.(carryover.PassageSearcher)
