@@ -284,6 +284,7 @@ type ItemFilter struct {
 	Project      string
 	Kinds        []ItemKind
 	BeforeWindow int // when > 0: Window < BeforeWindow
+	FromWindow   int // when > 0: Window >= FromWindow
 	// ChunkSeqs, when set, keeps the items of those chunks of the session
 	// (Item.ChunkSeq, from 0): those of a chunk read long ago, without
 	// reading every newer one.

@@ -132,6 +132,19 @@ type Footprint struct {
 type ItemGroup struct {
 	Kinds []ItemKind
 	Limit int // 0: no limit
+	// LastWindow keeps only the items of the filter's last window,
+	// BeforeWindow-1, when BeforeWindow > 0: what the conversation shows
+	// until its next compaction.
+	LastWindow bool
+}
+
+// filter is f narrowed to the group.
+func (g ItemGroup) filter(f ItemFilter) ItemFilter {
+	f.Kinds, f.Limit = g.Kinds, g.Limit
+	if g.LastWindow && f.BeforeWindow > 1 {
+		f.FromWindow = max(f.FromWindow, f.BeforeWindow-1)
+	}
+	return f
 }
 
 // ItemGrouper is a store that reads the newest items of several groups of
@@ -139,8 +152,8 @@ type ItemGroup struct {
 // groups, and one query costs a store about what each of ten does).
 type ItemGrouper interface {
 	// ItemGroups returns for each group what Items returns for f with the
-	// group's Kinds and Limit, in the same order. f's own Kinds and Limit
-	// are ignored; a kind may be in one group only.
+	// group's Kinds, Limit and LastWindow, in the same order. f's own
+	// Kinds and Limit are ignored; a kind may be in one group only.
 	ItemGroups(ctx context.Context, f ItemFilter, groups []ItemGroup) ([][]Item, error)
 }
 
@@ -152,8 +165,7 @@ func ReadItemGroups(ctx context.Context, st Store, f ItemFilter, groups []ItemGr
 	}
 	out := make([][]Item, len(groups))
 	for i, gr := range groups {
-		f.Kinds, f.Limit = gr.Kinds, gr.Limit
-		got, err := st.Items(ctx, f)
+		got, err := st.Items(ctx, gr.filter(f))
 		if err != nil {
 			return nil, err
 		}

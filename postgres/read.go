@@ -197,6 +197,9 @@ func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.
 	if f.BeforeWindow > 0 {
 		w.add("i.win < ?", f.BeforeWindow)
 	}
+	if f.FromWindow > 0 {
+		w.add("i.win >= ?", f.FromWindow)
+	}
 	if len(f.ChunkSeqs) > 0 {
 		w.add("i.chunk_seq = ANY (?)", f.ChunkSeqs)
 	}

@@ -45,9 +45,11 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 	groups, err := carryover.ReadItemGroups(ctx, st, carryover.ItemFilter{SessionID: sessionID, BeforeWindow: window + 1},
 		[]carryover.ItemGroup{
 			{Kinds: []carryover.ItemKind{carryover.KindGoal}, Limit: 40},
-			{Kinds: []carryover.ItemKind{carryover.KindFileEdit}, Limit: 100},
-			{Kinds: []carryover.ItemKind{carryover.KindCommand}, Limit: 80},
-			{Kinds: []carryover.ItemKind{carryover.KindError}, Limit: 50},
+			// The list keeps only this window's edits, commands and errors
+			// (the summary the window began with had the others).
+			{Kinds: []carryover.ItemKind{carryover.KindFileEdit}, Limit: 100, LastWindow: true},
+			{Kinds: []carryover.ItemKind{carryover.KindCommand}, Limit: 80, LastWindow: true},
+			{Kinds: []carryover.ItemKind{carryover.KindError}, Limit: 50, LastWindow: true},
 			{Kinds: []carryover.ItemKind{carryover.KindTodo}, Limit: 1},
 			// A spec's headings: the restore leaves them to the summary and
 			// the search (measured in the restore, they took the room of

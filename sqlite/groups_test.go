@@ -60,8 +60,36 @@ func TestItemGroups(t *testing.T) {
 		{Kinds: []carryover.ItemKind{carryover.KindError, carryover.KindFix}, Limit: 25},
 		{Kinds: []carryover.ItemKind{carryover.KindCommand}, Limit: 10},
 		{Kinds: []carryover.ItemKind{carryover.KindTodo}, Limit: 3},
+	}, {
+		// The edits, commands and errors of the filter's last window only,
+		// as the compaction instructions read them.
+		{Kinds: []carryover.ItemKind{carryover.KindGoal}, Limit: 6},
+		{Kinds: []carryover.ItemKind{carryover.KindError, carryover.KindFix}, Limit: 25, LastWindow: true},
+		{Kinds: []carryover.ItemKind{carryover.KindCommand}, Limit: 1000, LastWindow: true},
+		{Kinds: []carryover.ItemKind{carryover.KindTodo}, Limit: 3, LastWindow: true},
 	}} {
 		testItemGroups(t, st, groups)
+	}
+	// The last window's group holds that window's items only, all of them
+	// up to its limit.
+	f := carryover.ItemFilter{SessionID: "aaaa0000-0000-4000-8000-000000000001", BeforeWindow: 3}
+	got, err := st.ItemGroups(ctx, f, []carryover.ItemGroup{
+		{Kinds: []carryover.ItemKind{carryover.KindCommand}, LastWindow: true},
+		{Kinds: []carryover.ItemKind{carryover.KindGoal}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	windows := map[int]int{}
+	for _, it := range got[0] {
+		windows[it.Window]++
+	}
+	goals := map[int]int{}
+	for _, it := range got[1] {
+		goals[it.Window]++
+	}
+	if len(windows) != 1 || windows[2] == 0 || len(goals) != 3 {
+		t.Errorf("commands of the last window by window %v, goals of all windows by window %v", windows, goals)
 	}
 	if _, err := st.ItemGroups(ctx, carryover.ItemFilter{}, []carryover.ItemGroup{
 		{Kinds: []carryover.ItemKind{carryover.KindGoal}}, {Kinds: []carryover.ItemKind{carryover.KindGoal, carryover.KindTodo}},
@@ -76,6 +104,7 @@ func testItemGroups(t *testing.T, st *sqlite.Store, groups []carryover.ItemGroup
 	for _, f := range []carryover.ItemFilter{
 		{SessionID: "aaaa0000-0000-4000-8000-000000000001"},
 		{SessionID: "aaaa0000-0000-4000-8000-000000000002", BeforeWindow: 2},
+		{SessionID: "aaaa0000-0000-4000-8000-000000000001", BeforeWindow: 3},
 		{Project: "/src/p", BeforeWindow: 1},
 		{SessionID: "aaaa0000-0000-4000-8000-000000000003"},
 	} {
@@ -92,8 +121,12 @@ func testItemGroups(t *testing.T, st *sqlite.Store, groups []carryover.ItemGroup
 		}
 		total := 0
 		for g, gr := range groups {
+			from := 0
+			if gr.LastWindow && f.BeforeWindow > 1 {
+				from = f.BeforeWindow - 1
+			}
 			want, err := st.Items(ctx, carryover.ItemFilter{SessionID: f.SessionID, Project: f.Project,
-				BeforeWindow: f.BeforeWindow, Kinds: gr.Kinds, Limit: gr.Limit})
+				BeforeWindow: f.BeforeWindow, FromWindow: from, Kinds: gr.Kinds, Limit: gr.Limit})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -274,6 +274,9 @@ func itemQuery(f carryover.ItemFilter) (string, where, string) {
 	if f.BeforeWindow > 0 {
 		w.add("i.win < ?", f.BeforeWindow)
 	}
+	if f.FromWindow > 0 {
+		w.add("i.win >= ?", f.FromWindow)
+	}
 	if len(f.ChunkSeqs) > 0 {
 		whereIn(&w, "i.chunk_seq", f.ChunkSeqs)
 	}
@@ -296,7 +299,7 @@ var _ carryover.ItemGrouper = (*Store)(nil)
 func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups []carryover.ItemGroup) ([][]carryover.Item, error) {
 	out := make([][]carryover.Item, len(groups))
 	group := map[carryover.ItemKind]int{}
-	var kinds []carryover.ItemKind
+	var kinds, lastOnly []carryover.ItemKind
 	limits := 0 // the groups' limits added up; -1 when one has none
 	for g, gr := range groups {
 		for _, k := range gr.Kinds {
@@ -305,6 +308,9 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 			}
 			group[k] = g
 			kinds = append(kinds, k)
+			if gr.LastWindow {
+				lastOnly = append(lastOnly, k)
+			}
 		}
 		if gr.Limit <= 0 || limits < 0 {
 			limits = -1
@@ -317,6 +323,13 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 	}
 	from, w, order := itemQuery(f)
 	whereIn(&w, "i.kind", kinds)
+	if len(lastOnly) > 0 && f.BeforeWindow > 1 {
+		// The other windows' rows of those kinds are not read at all:
+		// reading a row costs far more than passing it by.
+		var not where
+		whereIn(&not, "i.kind", lastOnly)
+		w.add("(i.win >= ? OR NOT "+strings.Join(not.conds, "")+")", append([]any{f.BeforeWindow - 1}, not.args...)...)
+	}
 	// SQLite maps each row's kind to its group: an integer, where the
 	// kind's text would cost the driver a string per row.
 	var sel strings.Builder

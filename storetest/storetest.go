@@ -513,6 +513,11 @@ func testSessionAndItemFilters(t *testing.T, st carryover.Store) {
 	if len(early) != 4 {
 		t.Errorf("command items of b before window 1: %d, want 4", len(early))
 	}
+	late := items(t, st, carryover.ItemFilter{SessionID: "b", FromWindow: 1, Kinds: []carryover.ItemKind{carryover.KindCommand}})
+	commands := items(t, st, carryover.ItemFilter{SessionID: "b", Kinds: []carryover.ItemKind{carryover.KindCommand}})
+	if len(late) == 0 || len(early)+len(late) != len(commands) || slices.ContainsFunc(late, func(it carryover.Item) bool { return it.Window < 1 }) {
+		t.Errorf("command items of b from window 1: %d (of %d, %d before it), want those of windows 1 and later", len(late), len(commands), len(early))
+	}
 	if lim := items(t, st, carryover.ItemFilter{SessionID: "b", Limit: 2}); len(lim) != 2 || lim[0].Line < lim[1].Line {
 		t.Errorf("limit 2: %+v", lim)
 	}
