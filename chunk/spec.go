@@ -3,7 +3,6 @@ package chunk
 import (
 	"bytes"
 	"cmp"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -24,7 +23,7 @@ import (
 // specHeading matches such a heading alone on its line: Markdown or plain,
 // bold or not, with a colon or not, with up to two words before the noun
 // ("Architecture constraints", "Hard non-goals").
-var specHeading = regexp.MustCompile(`(?i)^(?:#{1,6}\s*)?(?:\*\*)?(?:[a-z]+\s+){0,2}(?:constraints?|no-?gos?|non-?goals?|out of scope|edge cases?|guardrails?)\s*(?:\*\*)?\s*:?\s*(?:\*\*)?$`)
+var specHeading = lazyRegexp(`(?i)^(?:#{1,6}\s*)?(?:\*\*)?(?:[a-z]+\s+){0,2}(?:constraints?|no-?gos?|non-?goals?|out of scope|edge cases?|guardrails?)\s*(?:\*\*)?\s*:?\s*(?:\*\*)?$`)
 
 // specHeadingMax bounds a heading's length: longer lines are not tried.
 const specHeadingMax = 64
@@ -58,7 +57,7 @@ func specNoun(line string) bool {
 }
 
 // specBullet matches a list item: "- x", "* x", "• x", "1. x", "2) x".
-var specBullet = regexp.MustCompile(`^\s{0,6}(?:[-*•+]|\d{1,2}[.)])\s+(\S.*)$`)
+var specBullet = lazyRegexp(`^\s{0,6}(?:[-*•+]|\d{1,2}[.)])\s+(\S.*)$`)
 
 const (
 	specScan      = 256 << 10 // bytes of one output scanned
@@ -97,7 +96,7 @@ func specConstraints(out string, numbered bool) []specSection {
 			}
 		}
 		trimmed := strings.TrimSpace(line)
-		if specNoun(trimmed) && specHeading.MatchString(trimmed) {
+		if specNoun(trimmed) && specHeading().MatchString(trimmed) {
 			if sections == specSections {
 				break
 			}
@@ -109,7 +108,7 @@ func specConstraints(out string, numbered bool) []specSection {
 		if !in {
 			continue
 		}
-		m := specBullet.FindStringSubmatch(line)
+		m := specBullet().FindStringSubmatch(line)
 		switch {
 		case trimmed == "":
 			blank = true
