@@ -229,7 +229,7 @@ func (s *itemsRead) recallItems(window int) []carryover.Item {
 		if !has {
 			continue
 		}
-		if gr.Limit > 0 && len(s.got[g]) >= gr.Limit {
+		if gr.Limit > 0 && len(s.got[g]) >= gr.Limit || gr.LastWindow {
 			return nil // there may be more
 		}
 		for _, it := range s.got[g] {

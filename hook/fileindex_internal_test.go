@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/carryover-dev/carryover"
 )
 
 // TestReadRecallIndexBounded: a recall index that has become larger than
@@ -38,5 +40,37 @@ func TestReadRecallIndexBounded(t *testing.T) {
 	}
 	if _, ok := readRecallIndex(db, session); ok {
 		t.Error("an endless index was read")
+	}
+}
+
+// TestRecallItems: the items a restore read stand for every file edit and
+// error of the session only when each group that holds them was read
+// whole: for the session, before the window, under its limit and from
+// every window.
+func TestRecallItems(t *testing.T) {
+	edits := []carryover.Item{{Kind: carryover.KindFileEdit, Text: "a.go"}, {Kind: carryover.KindFileEdit, Text: "b.go"}}
+	errs := []carryover.Item{{Kind: carryover.KindError, Text: "boom"}}
+	read := func(f carryover.ItemFilter, groups ...carryover.ItemGroup) *itemsRead {
+		return &itemsRead{f: f, groups: groups, got: [][]carryover.Item{edits, errs}}
+	}
+	f := carryover.ItemFilter{SessionID: "s", BeforeWindow: 2}
+	for name, tc := range map[string]struct {
+		s    *itemsRead
+		want int
+	}{
+		"whole": {read(f, carryover.ItemGroup{Kinds: []carryover.ItemKind{carryover.KindFileEdit}, Limit: 10},
+			carryover.ItemGroup{Kinds: []carryover.ItemKind{carryover.KindError}}), 3},
+		"at its limit": {read(f, carryover.ItemGroup{Kinds: []carryover.ItemKind{carryover.KindFileEdit}, Limit: 2},
+			carryover.ItemGroup{Kinds: []carryover.ItemKind{carryover.KindError}}), -1},
+		"last window only": {read(f, carryover.ItemGroup{Kinds: []carryover.ItemKind{carryover.KindFileEdit}, Limit: 10},
+			carryover.ItemGroup{Kinds: []carryover.ItemKind{carryover.KindError}, LastWindow: true}), -1},
+		"another window": {read(carryover.ItemFilter{SessionID: "s", BeforeWindow: 1},
+			carryover.ItemGroup{Kinds: []carryover.ItemKind{carryover.KindFileEdit}, Limit: 10},
+			carryover.ItemGroup{Kinds: []carryover.ItemKind{carryover.KindError}}), -1},
+	} {
+		got := tc.s.recallItems(2)
+		if tc.want < 0 && got != nil || tc.want >= 0 && len(got) != tc.want {
+			t.Errorf("%s: %d items (nil %v), want %d (-1: nil)", name, len(got), got == nil, tc.want)
+		}
 	}
 }
