@@ -188,6 +188,25 @@ func Latency(ctx context.Context, opt LatencyOptions) (*LatencyResult, error) {
 	})); err != nil {
 		return nil, err
 	}
+	// PostCompact, after that PreCompact: it indexes the passages
+	// PreCompact left (Claude Code waits on it too, before the next
+	// request).
+	postPayload := hookPayload(sid, incPath, "PostCompact", `"trigger":"auto"`)
+	post := func(bin, i int) string { return filepath.Join(tmp, fmt.Sprintf("post-%d-%d.db", bin, i)) }
+	if err := add(b.measure(measurement{
+		name:  fmt.Sprintf("PostCompact after it %s", carryover.ShortID(sid)),
+		stdin: func(int) []byte { return postPayload },
+		argv:  func(bin, i int) []string { return []string{"--db", post(bin, i), "hook", "post-compact"} },
+		before: func(bin, i int) error {
+			if err := copyStore(base(bin), post(bin, i)); err != nil {
+				return err
+			}
+			return b.hook(ctx, bin, post(bin, i), "pre-compact", incPayload)
+		},
+		after: func(bin, i int) error { return removeStore(post(bin, i)) },
+	})); err != nil {
+		return nil, err
+	}
 
 	// Restore, recall and search over the whole largest session.
 	restore := hookPayload(sid, largest, "SessionStart", `"source":"compact"`)
@@ -473,15 +492,23 @@ func timing(ms []float64, rss float64) Timing {
 // archive builds a store with binary bin's own Stop hook, given all the
 // time it needs.
 func (b *latencyBench) archive(ctx context.Context, bin int, db, sid, path string) error {
-	cmd := exec.CommandContext(ctx, b.exes[bin], "--db", db, "hook", "stop")
-	cmd.Stdin = bytes.NewReader(hookPayload(sid, path, "Stop", `"stop_hook_active":false`))
-	cmd.Env = append(os.Environ(), "CARRYOVER_LOG="+filepath.Join(b.tmp, fmt.Sprintf("bench-%d.log", bin)),
-		"CARRYOVER_HOOK_TIMEOUT="+DefaultHookTimeout.String())
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("bench latency: archive with %s: %w: %s", b.exes[bin], err, out)
+	if err := b.hook(ctx, bin, db, "stop", hookPayload(sid, path, "Stop", `"stop_hook_active":false`)); err != nil {
+		return err
 	}
 	if fileSize(db) == 0 {
 		return fmt.Errorf("bench latency: %s archived nothing into %s", b.exes[bin], db)
+	}
+	return nil
+}
+
+// hook runs a hook of binary bin on db, untimed.
+func (b *latencyBench) hook(ctx context.Context, bin int, db, event string, payload []byte) error {
+	cmd := exec.CommandContext(ctx, b.exes[bin], "--db", db, "hook", event)
+	cmd.Stdin = bytes.NewReader(payload)
+	cmd.Env = append(os.Environ(), "CARRYOVER_LOG="+filepath.Join(b.tmp, fmt.Sprintf("bench-%d.log", bin)),
+		"CARRYOVER_HOOK_TIMEOUT="+DefaultHookTimeout.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("bench latency: %s with %s: %w: %s", event, b.exes[bin], err, out)
 	}
 	return nil
 }

@@ -44,6 +44,7 @@ func TestLatencyCompare(t *testing.T) {
 		t.Errorf("no note about the sample: %q", notes.String())
 	}
 	want := []string{"version", "PreCompact cold ingest 7f3c2a9e", "PreCompact incremental (50 lines) 7f3c2a9e",
+		"PostCompact after it 7f3c2a9e",
 		"SessionStart(compact) restore 7f3c2a9e", "UserPromptSubmit recall 7f3c2a9e", "search"}
 	if len(res.Rows) != len(want) {
 		t.Fatalf("%d rows, want %d: %+v", len(res.Rows), len(want), res.Rows)
