@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"math"
+	"strings"
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/internal/rawblock"
@@ -188,31 +189,48 @@ func indexPassages(ctx context.Context, tx *sql.Tx, session string, from, to int
 	if len(ps) == 0 {
 		return nil
 	}
-	row, err := tx.PrepareContext(ctx, `INSERT INTO passages (session_id, line, part) VALUES (?, ?, ?)`)
-	if err != nil {
+	// The ids are given, not taken from each insert, so that a statement
+	// writes many rows: a statement costs the driver far more than a
+	// row. The transaction holds the write lock; max + 1 is the id SQLite
+	// would pick.
+	var next int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM passages`).Scan(&next); err != nil {
 		return wrapErr("apply: passages", err)
 	}
-	defer row.Close()
-	idx, err := tx.PrepareContext(ctx, `INSERT INTO passages_fts (rowid, text) VALUES (?, ?)`)
-	if err != nil {
-		return wrapErr("apply: passages", err)
-	}
-	defer idx.Close()
-	for _, p := range ps {
-		res, err := row.ExecContext(ctx, session, p.Line, p.Part)
-		if err != nil {
+	var rows, idx strings.Builder
+	for len(ps) > 0 {
+		n := min(len(ps), passageRows)
+		rows.Reset()
+		idx.Reset()
+		rows.WriteString(`INSERT INTO passages (id, session_id, line, part) VALUES `)
+		idx.WriteString(`INSERT INTO passages_fts (rowid, text) VALUES `)
+		rowArgs := make([]any, 0, 4*n)
+		idxArgs := make([]any, 0, 2*n)
+		for i, p := range ps[:n] {
+			if i > 0 {
+				rows.WriteString(", ")
+				idx.WriteString(", ")
+			}
+			rows.WriteString("(?, ?, ?, ?)")
+			idx.WriteString("(?, ?)")
+			id := next + int64(i)
+			rowArgs = append(rowArgs, id, session, p.Line, p.Part)
+			idxArgs = append(idxArgs, id, passage.Index(p))
+		}
+		if _, err := tx.ExecContext(ctx, rows.String(), rowArgs...); err != nil {
 			return wrapErr("apply: passages", err)
 		}
-		id, err := res.LastInsertId()
-		if err != nil {
+		if _, err := tx.ExecContext(ctx, idx.String(), idxArgs...); err != nil {
 			return wrapErr("apply: passages", err)
 		}
-		if _, err := idx.ExecContext(ctx, id, passage.Index(p)); err != nil {
-			return wrapErr("apply: passages", err)
-		}
+		ps, next = ps[n:], next+int64(n)
 	}
 	return nil
 }
+
+// passageRows is how many passages one statement inserts (SQLite binds at
+// most 32,766 parameters).
+const passageRows = 250
 
 // passageMark is the last raw line of the session up to which every
 // line's passages are indexed (0 when none).
