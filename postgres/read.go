@@ -179,6 +179,17 @@ func scanItem(sc pgx.Row) (carryover.Item, error) {
 // Items lists items, newest line first (newest time first across
 // sessions). A zero Limit means no limit.
 func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.Item, error) {
+	w, order := s.itemQuery(f)
+	rows, err := s.pool.Query(ctx, `SELECT `+itemCols+` FROM items i`+w.sql()+" ORDER BY "+order+limit(f.Limit), w.args...)
+	if err != nil {
+		return nil, wrap("items", err)
+	}
+	return collect(rows, "items", func(r pgx.Rows) (carryover.Item, error) { return scanItem(r) })
+}
+
+// itemQuery is the conditions and the order (without ORDER BY) of the
+// items f selects, but its Limit.
+func (s *Store) itemQuery(f carryover.ItemFilter) (where, string) {
 	var w where
 	if f.SessionID != "" {
 		w.add("i.session_id = ?", f.SessionID)
@@ -203,15 +214,75 @@ func (s *Store) Items(ctx context.Context, f carryover.ItemFilter) ([]carryover.
 	if len(f.ChunkSeqs) > 0 {
 		w.add("i.chunk_seq = ANY (?)", f.ChunkSeqs)
 	}
-	order := " ORDER BY i.line DESC, i.id DESC"
 	if f.SessionID == "" {
-		order = " ORDER BY i.time DESC NULLS LAST, i.line DESC, i.id DESC"
+		return w, "i.time DESC NULLS LAST, i.line DESC, i.id DESC"
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+itemCols+` FROM items i`+w.sql()+order+limit(f.Limit), w.args...)
+	return w, "i.line DESC, i.id DESC"
+}
+
+var _ carryover.ItemGrouper = (*Store)(nil)
+
+// ItemGroups reads the groups in one statement, each row numbered within
+// its group newest first and kept up to the group's limit: the restore
+// reads ten groups, and a round trip each is what a hook cannot afford
+// from a server across a network.
+func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups []carryover.ItemGroup) ([][]carryover.Item, error) {
+	out := make([][]carryover.Item, len(groups))
+	seen := map[carryover.ItemKind]bool{}
+	var kinds, lastOnly []string
+	var group, limits []int // group: each kind's; limits: each group's, 0 for none
+	for g, gr := range groups {
+		for _, k := range gr.Kinds {
+			if seen[k] {
+				return nil, fmt.Errorf("items: kind %q in two groups", k)
+			}
+			seen[k] = true
+			kinds, group = append(kinds, string(k)), append(group, g+1) // arrays count from 1
+			if gr.LastWindow {
+				lastOnly = append(lastOnly, string(k))
+			}
+		}
+		limits = append(limits, max(gr.Limit, 0))
+	}
+	if len(kinds) == 0 {
+		return out, nil
+	}
+	f.Kinds, f.Limit = nil, 0
+	w, order := s.itemQuery(f)
+	w.add("i.kind = ANY (?)", kinds)
+	if len(lastOnly) > 0 && f.BeforeWindow > 1 {
+		w.add("(i.win >= ? OR NOT i.kind = ANY (?))", f.BeforeWindow-1, lastOnly)
+	}
+	args := append(w.args, kinds, group, limits)
+	n := len(args)
+	grp := fmt.Sprintf("($%d::int[])[array_position($%d::text[], i.kind)]", n-1, n-2)
+	rows, err := s.pool.Query(ctx, `SELECT `+itemCols+`, i.g FROM (
+		SELECT i.*, `+grp+` AS g, row_number() OVER (PARTITION BY `+grp+` ORDER BY `+order+`) AS rn
+		FROM items i`+w.sql()+`) i
+		WHERE ($`+fmt.Sprint(n)+`::int[])[i.g] = 0 OR i.rn <= ($`+fmt.Sprint(n)+`::int[])[i.g]
+		ORDER BY `+order, args...)
 	if err != nil {
 		return nil, wrap("items", err)
 	}
-	return collect(rows, "items", func(r pgx.Rows) (carryover.Item, error) { return scanItem(r) })
+	defer rows.Close()
+	for rows.Next() {
+		var it carryover.Item
+		var t *time.Time
+		var g int
+		if err := rows.Scan(&it.ID, &it.SessionID, &it.ChunkSeq, &it.ChunkID, &it.Kind, &it.Text, &it.Detail, &it.Key,
+			&it.Turn, &it.Window, &it.Line, &t, &it.Weight, &it.Resolved, &it.Count, &g); err != nil {
+			return nil, wrap("items", err)
+		}
+		if g < 1 || g > len(groups) {
+			return nil, fmt.Errorf("items: group %d of %d", g, len(groups))
+		}
+		it.Time = fromTS(t)
+		out[g-1] = append(out[g-1], it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("items", err)
+	}
+	return out, nil
 }
 
 // Compactions lists a session's compactions in window order.

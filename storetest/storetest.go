@@ -44,6 +44,7 @@ func Run(t *testing.T, open Open) {
 		{"RejectsInconsistentBatch", testRejects},
 		{"ChunkFilters", testChunkFilters},
 		{"SessionAndItemFilters", testSessionAndItemFilters},
+		{"ItemGroups", testItemGroups},
 		{"Search", testSearch},
 		{"SearchFilters", testSearchFilters},
 		{"SearchAnyText", testSearchAnyText},

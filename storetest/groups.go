@@ -1,0 +1,109 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/carryover-dev/carryover"
+)
+
+// testItemGroups: a store that reads item groups in one query
+// (carryover.ItemGrouper) reads what Items reads group by group, in the
+// same order, for every filter, limit and LastWindow.
+func testItemGroups(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	grouper, ok := st.(carryover.ItemGrouper)
+	if !ok {
+		t.Skip("the store reads a group at a time")
+	}
+	kinds := []carryover.ItemKind{carryover.KindGoal, carryover.KindFileEdit, carryover.KindCommand,
+		carryover.KindError, carryover.KindFix, carryover.KindTodo, carryover.KindValue}
+	for s, id := range []string{"g1", "g2"} {
+		b := carryover.Batch{Session: carryover.Session{ID: id, Project: "/g", Started: base, Updated: base, Windows: 2}}
+		for seq := range 60 {
+			b.Chunks = append(b.Chunks, carryover.Chunk{SessionID: id, Project: "/g", Seq: seq, Turn: seq / 5, Window: seq / 20,
+				FirstLine: 2*seq + 1, LastLine: 2*seq + 2, Start: base, End: base,
+				Text: fmt.Sprintf("chunk %d of %s", seq, id), Hash: fmt.Sprintf("g%d-%d", s, seq)})
+			// Uneven counts per kind; two kinds share a line (ties go
+			// by id); times out of line order (the order across
+			// sessions).
+			for k, kind := range kinds {
+				if seq%(k+1) != 0 {
+					continue
+				}
+				b.Items = append(b.Items, carryover.Item{SessionID: id, ChunkSeq: seq, Kind: kind, Turn: seq / 5,
+					Window: seq / 20, Line: 2*seq + 1 + k%2, Time: base.Add(time.Duration((seq*7+s)%50) * time.Minute),
+					Weight: 0.5, Key: fmt.Sprintf("%s-%d", kind, seq), Text: fmt.Sprintf("%s %d of %s", kind, seq, id)})
+			}
+		}
+		apply(t, st, b)
+	}
+	each := struct{ carryover.Store }{st} // hides the capability: a query per group
+	for _, groups := range [][]carryover.ItemGroup{{
+		{Kinds: []carryover.ItemKind{carryover.KindGoal}, Limit: 6},
+		{Kinds: []carryover.ItemKind{carryover.KindError, carryover.KindFix}, Limit: 9},
+		{Kinds: []carryover.ItemKind{carryover.KindCommand}},
+		{Kinds: []carryover.ItemKind{carryover.KindTodo}, Limit: 1000},
+	}, {
+		{Kinds: []carryover.ItemKind{carryover.KindGoal}, Limit: 40},
+		{Kinds: []carryover.ItemKind{carryover.KindFileEdit}, Limit: 4, LastWindow: true},
+		{Kinds: []carryover.ItemKind{carryover.KindCommand}, Limit: 80, LastWindow: true},
+		{Kinds: []carryover.ItemKind{carryover.KindError}, LastWindow: true},
+		{Kinds: []carryover.ItemKind{carryover.KindValue}, Limit: 2},
+	}} {
+		total := 0
+		for _, f := range []carryover.ItemFilter{
+			{SessionID: "g1"},
+			{SessionID: "g2", BeforeWindow: 2},
+			{SessionID: "g1", BeforeWindow: 3},
+			{Project: "/g", BeforeWindow: 2},
+			{SessionID: "none"},
+		} {
+			got, err := grouper.ItemGroups(ctx, f, groups)
+			if err != nil {
+				t.Fatalf("%+v: %v", f, err)
+			}
+			want, err := carryover.ReadItemGroups(ctx, each, f, groups)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(groups) {
+				t.Fatalf("%+v: %d groups, want %d", f, len(got), len(groups))
+			}
+			for g := range groups {
+				if !reflect.DeepEqual(got[g], want[g]) {
+					t.Errorf("%+v group %+v: %d items, want %d as Items reads them", f, groups[g], len(got[g]), len(want[g]))
+				}
+				total += len(want[g])
+			}
+		}
+		if total == 0 {
+			t.Errorf("groups %+v: nothing read", groups)
+		}
+	}
+	// The last window's group holds that window's items only.
+	got, err := grouper.ItemGroups(ctx, carryover.ItemFilter{SessionID: "g1", BeforeWindow: 3}, []carryover.ItemGroup{
+		{Kinds: []carryover.ItemKind{carryover.KindCommand}, LastWindow: true}, {Kinds: []carryover.ItemKind{carryover.KindGoal}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	windows, goals := map[int]int{}, map[int]int{}
+	for _, it := range got[0] {
+		windows[it.Window]++
+	}
+	for _, it := range got[1] {
+		goals[it.Window]++
+	}
+	if len(windows) != 1 || windows[2] == 0 || len(goals) != 3 {
+		t.Errorf("commands of the last window by window %v, goals of every window by window %v", windows, goals)
+	}
+	if _, err := grouper.ItemGroups(ctx, carryover.ItemFilter{SessionID: "g1"}, []carryover.ItemGroup{
+		{Kinds: []carryover.ItemKind{carryover.KindGoal}}, {Kinds: []carryover.ItemKind{carryover.KindGoal, carryover.KindTodo}},
+	}); err == nil {
+		t.Error("a kind in two groups: no error")
+	}
+}
