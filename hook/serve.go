@@ -266,7 +266,8 @@ var errPending = errors.New("the session's local backlog is not pushed yet")
 // first) and serves the event. The store is returned open unless nil.
 func (h *Handler) serveOnServer(ctx context.Context, ev Event, in Input, out io.Writer, project *string) (carryover.Store, error) {
 	timeout := cmp.Or(h.Config.ConnectTimeout, defaultConnectTimeout)
-	st, err := storeopen.Server(ctx, h.Config.DatabaseURL, storeopen.ServerOptions{ConnectTimeout: timeout, Owner: h.Config.Owner, Team: h.Config.Team})
+	st, err := storeopen.Server(ctx, h.Config.DatabaseURL, storeopen.ServerOptions{ConnectTimeout: timeout,
+		Owner: h.Config.Owner, Team: h.Config.Team, OneRoundTrip: true})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	cembed "github.com/carryover-dev/carryover/embedding"
@@ -33,4 +34,21 @@ func MigrateTo(ctx context.Context, dsn string, version int) error {
 	s := &Store{pool: pool, owner: "admin", emb: cembed.DefaultHashed()}
 	_, err = s.migrate(ctx, ms)
 	return err
+}
+
+// PreparedStatements runs a statement on one of the store's connections
+// the way the store runs its own, then counts the connection's named
+// prepared statements.
+func (s *Store) PreparedStatements(ctx context.Context) (int, error) {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Release()
+	var n int
+	if err := c.Conn().QueryRow(ctx, `SELECT count(*) FROM sessions WHERE id <> $1`, "x").Scan(&n); err != nil {
+		return 0, err
+	}
+	err = c.Conn().QueryRow(ctx, `SELECT count(*) FROM pg_prepared_statements`, pgx.QueryExecModeExec).Scan(&n)
+	return n, err
 }

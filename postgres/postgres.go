@@ -75,6 +75,14 @@ type Options struct {
 	// store's way: only full-text matches are candidates (on LoCoMo, the
 	// nearest vectors added at most 0.003 of recall).
 	VectorNeighbours bool
+	// OneRoundTrip runs each statement in one round trip, unnamed, its
+	// parameters typed from their Go types, rather than prepared (a round
+	// trip) and then run: a short-lived process such as a hook, whose
+	// every statement is new, waits half as many round trips on a server
+	// across a network; a long-lived one re-runs its prepared statements
+	// at less cost to the server. A default_query_exec_mode in the URL
+	// wins.
+	OneRoundTrip bool
 }
 
 // Store is a carryover.Store on a PostgreSQL schema. It is safe for
@@ -110,6 +118,9 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 		opt.ConnectTimeout = DefaultConnectTimeout
 	}
 	cfg.ConnConfig.ConnectTimeout = opt.ConnectTimeout
+	if opt.OneRoundTrip && !strings.Contains(dsn, "default_query_exec_mode") {
+		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	}
 	if path := cfg.ConnConfig.RuntimeParams["search_path"]; path != "" {
 		// Servers and poolers that share one backend between clients
 		// (PGlite, PgBouncer in transaction mode) drop start-up

@@ -36,6 +36,27 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceOneRoundTrip runs the suite as hooks open the store:
+// each statement in one round trip, unnamed, its parameters typed from
+// their Go types; no statement is left prepared on the connection.
+func TestConformanceOneRoundTrip(t *testing.T) {
+	url := serverURL(t, "CARRYOVER_TEST_DATABASE_URL")
+	storetest.Run(t, func(t *testing.T) carryover.Store {
+		return openSchema(t, url, postgres.Options{OneRoundTrip: true})
+	})
+	ctx := context.Background()
+	for _, one := range []bool{false, true} {
+		st := openSchema(t, url, postgres.Options{OneRoundTrip: one})
+		n, err := st.PreparedStatements(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if one && n != 0 || !one && n == 0 {
+			t.Errorf("one round trip %v: %d statements left prepared", one, n)
+		}
+	}
+}
+
 // TestConformancePGVector runs the suite on a server with pgvector (PGlite
 // in scripts/with-pglite.sh), where vectors live in a vector column.
 func TestConformancePGVector(t *testing.T) {
