@@ -54,10 +54,10 @@ func (r *run) archive(ctx context.Context) (ingest.Report, error) {
 		return ingest.Report{}, errors.New("no transcript_path in payload")
 	}
 	a := ingest.Archiver{Store: r.st, Redactor: r.h.Redactor}
-	// PreCompact's passages wait for the next hook (PostCompact, Stop,
-	// SessionEnd), which nobody waits on: PreCompact is on the user's
-	// wait, and no search runs between it and PostCompact (the restore
-	// reads chunks and items; the model resumes after the compaction).
+	// PreCompact's passages wait for the next hook that indexes them
+	// (PostCompact, Stop, SessionEnd): its instructions go to the
+	// summariser sooner, and no search runs between it and PostCompact
+	// (the restore reads chunks and items; the model resumes after both).
 	a.DeferPassages = r.ev == PreCompact
 	if r.h.OneShot {
 		a.Prepare = func(n int64) {
@@ -76,7 +76,8 @@ func (r *run) archive(ctx context.Context) (ingest.Report, error) {
 	}
 	switch r.ev {
 	case Stop, PostCompact, SessionEnd:
-		// Nobody waits on these: the passages an archive left go now.
+		// No restore or recall waits on these: the passages an archive
+		// left go now.
 		r.indexPassages(ctx, rep.SessionID)
 	}
 	return rep, nil
