@@ -3,9 +3,6 @@ package sqlite
 // MaxCandidates exposes the search cost bound to the tests.
 const MaxCandidates = maxCandidates
 
-// ItemGroupsEach exposes ItemGroups' fallback, a query per group.
-var ItemGroupsEach = (*Store).itemGroupsEach
-
 // DiskFull exposes how Open recognises a full disk.
 var DiskFull = diskFull
 
