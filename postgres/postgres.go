@@ -209,10 +209,17 @@ func settings(ctx context.Context, q interface {
 	if err := q.QueryRow(ctx, `SELECT to_regclass('meta') IS NOT NULL`).Scan(&exists); err != nil {
 		return nil, err
 	}
-	m := map[string]string{}
 	if !exists {
-		return m, nil
+		return map[string]string{}, nil
 	}
+	return metaRows(ctx, q)
+}
+
+// metaRows reads the meta table, which must exist.
+func metaRows(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}) (map[string]string, error) {
+	m := map[string]string{}
 	rows, err := q.Query(ctx, `SELECT key, value FROM meta`)
 	if err != nil {
 		return nil, err
@@ -236,7 +243,12 @@ func (s *Store) init(ctx context.Context) error {
 		return err
 	}
 	want := ms[len(ms)-1].version
-	m, err := settings(ctx, s.pool)
+	// The meta table first, without asking whether it exists: a schema
+	// that has one, every open but the first, costs one round trip.
+	m, err := metaRows(ctx, s.pool)
+	if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == "42P01" { // undefined_table
+		m, err = settings(ctx, s.pool)
+	}
 	if err != nil {
 		return fmt.Errorf("read schema version: %w", err)
 	}
