@@ -73,30 +73,22 @@ func Instructions(ctx context.Context, st carryover.Store, sessionID string, win
 			specInputs = inputs[0].Text
 		}
 	}
-	b.WriteString(verbatimList(groups, specInputs, window, InstructionsCap-b.Len()))
+	b.WriteString(verbatimList(groups, specInputs, InstructionsCap-b.Len()))
 	return b.String(), nil
 }
 
 // verbatimList is the session's "keep these verbatim" list, headed, of
-// the items Instructions read (its groups, and the text of the newest
-// spec's inputs item) for this window; "" when it has nothing or would not
-// fit in room bytes. It reads no store, so that it can be tested on any
-// items (FuzzVerbatimList).
-func verbatimList(groups [][]carryover.Item, specInputs string, window, room int) string {
+// the items Instructions read (its groups, whose edits, commands and
+// errors are the window's being compacted, and the text of the newest
+// spec's inputs item); "" when it has nothing or would not fit in room
+// bytes. It reads no store, so that it can be tested on any items
+// (FuzzVerbatimList).
+func verbatimList(groups [][]carryover.Item, specInputs string, room int) string {
 	goals, edits, commands, errs, todos := groups[0], groups[1], groups[2], groups[3], groups[4]
 	spec := specLines(groups[5])
 	var specFiles []string
 	if specInputs != "" {
 		specFiles = specFileLine(specInputs, 300)
-	}
-	inWindow := func(its []carryover.Item) []carryover.Item {
-		var out []carryover.Item
-		for _, it := range its {
-			if it.Window == window {
-				out = append(out, it)
-			}
-		}
-		return out
 	}
 
 	// The user's statements: every window's (an earlier summary may have
@@ -115,7 +107,7 @@ func verbatimList(groups [][]carryover.Item, specInputs string, window, room int
 
 	var files []string
 	seen := map[string]bool{}
-	for _, it := range inWindow(edits) {
+	for _, it := range edits {
 		if p := oneLine(it.Text); !seen[p] && len(files) < 10 {
 			seen[p] = true
 			files = append(files, clip(p, 150))
@@ -123,7 +115,7 @@ func verbatimList(groups [][]carryover.Item, specInputs string, window, room int
 	}
 	var cmds []string
 	found := map[string]bool{}
-	for _, it := range inWindow(commands) { // newest first
+	for _, it := range commands { // newest first
 		k := commandKind(it.Text)
 		if (k == "test" || k == "build" || k == "lint") && !found[k] {
 			found[k] = true
@@ -131,7 +123,7 @@ func verbatimList(groups [][]carryover.Item, specInputs string, window, room int
 		}
 	}
 	var open []string
-	for _, it := range inWindow(errs) {
+	for _, it := range errs {
 		if !it.Resolved && len(open) < 3 {
 			open = append(open, clip(oneLine(it.Text), 150))
 		}

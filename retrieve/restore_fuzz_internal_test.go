@@ -80,7 +80,7 @@ func FuzzVerbatimList(f *testing.F) {
 		}
 		groups := [][]carryover.Item{it(carryover.KindGoal, 1, goal), it(carryover.KindFileEdit, 4, edit), it(carryover.KindCommand, 3, command),
 			it(carryover.KindError, 2, errText), it(carryover.KindTodo, 5, todo), it(carryover.KindSpec, 2, spec)}
-		got := verbatimList(groups, inputs, window, room)
+		got := verbatimList(groups, inputs, room)
 		if len(got) > room || len(got) > len(verbatimHeading)+VerbatimCap {
 			t.Fatalf("list of %d bytes, room %d, cap %d", len(got), room, VerbatimCap)
 		}
