@@ -343,7 +343,7 @@ func (l *loader) redactor() {
 		problem := func(format string, args ...any) {
 			l.problem(Problem{Source: src, Key: "redact_patterns", Msg: fmt.Sprintf(format, args...)})
 		}
-		data, truncated, err := readPatterns(path)
+		data, truncated, err := smallfile.Read(path, maxFileBytes)
 		switch {
 		case err != nil:
 			problem("%v", err)
@@ -363,11 +363,6 @@ func (l *loader) redactor() {
 	if len(ps) > 0 {
 		l.c.Redactor = redact.New(redact.Options{Extra: ps})
 	}
-}
-
-// readPatterns reads at most maxFileBytes of a patterns file.
-func readPatterns(path string) (data []byte, truncated bool, err error) {
-	return smallfile.Read(path, maxFileBytes)
 }
 
 // wantGot describes a value of the wrong type.
