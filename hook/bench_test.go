@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,13 +112,22 @@ func BenchmarkPreCompactIncremental(b *testing.B) {
 // it) and its bytes; the benchmark is skipped without the folder.
 func benchSession(b *testing.B) (sid, path string, data []byte) {
 	b.Helper()
-	sid = "fa812bfe-b295-4cca-9c2f-fdf01028cb46"
-	path, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "transcripts", "spotter", sid+".jsonl"))
+	dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "transcripts", "spotter"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	if data, err = os.ReadFile(path); err != nil {
-		b.Skipf("no shared transcripts beside the repository: %v", err)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	var size int64
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Size() > size {
+			path, size = f, fi.Size()
+		}
 	}
-	return sid, path, data
+	if path == "" {
+		b.Skipf("no shared transcripts beside the repository (%s)", dir)
+	}
+	if data, err = os.ReadFile(path); err != nil {
+		b.Fatal(err)
+	}
+	return strings.TrimSuffix(filepath.Base(path), ".jsonl"), path, data
 }
