@@ -328,7 +328,7 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 		// reading a row costs far more than passing it by.
 		var not where
 		whereIn(&not, "i.kind", lastOnly)
-		w.add("(i.win >= ? OR NOT "+strings.Join(not.conds, "")+")", append([]any{f.BeforeWindow - 1}, not.args...)...)
+		w.add("(i.win >= ? OR NOT "+not.conds[0]+")", append([]any{f.BeforeWindow - 1}, not.args...)...)
 	}
 	// SQLite maps each row's kind to its group: an integer, where the
 	// kind's text would cost the driver a string per row.
