@@ -209,15 +209,19 @@ func (s *Store) SearchPassages(ctx context.Context, q carryover.Query) ([]carryo
 		w.add("(SELECT count(*) FROM compactions k WHERE k.session_id = p.session_id AND k.owner = p.owner AND k.line < p.line) < ?", q.BeforeWindow)
 	}
 	w.args[0] = queries
+	// The table's row count (the planner's estimate, for the idf) comes
+	// with each phrase's count: one round trip for both.
+	var n float64
 	rows, err := s.pool.Query(ctx, `SELECT (SELECT count(*) FROM (SELECT 1 FROM passages p
-			WHERE p.tsv @@ t.q::tsquery`+w.and()+` LIMIT `+fmt.Sprint(carryover.MaxPassageCandidates+1)+`) x)
+			WHERE p.tsv @@ t.q::tsquery`+w.and()+` LIMIT `+fmt.Sprint(carryover.MaxPassageCandidates+1)+`) x),
+			(SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = 'passages'::regclass)
 		FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i) ORDER BY t.i`, w.args...)
 	if err != nil {
 		return nil, wrap("search passages: plan", err)
 	}
 	i := 0
 	for rows.Next() {
-		if err := rows.Scan(&phrases[i].rows); err != nil {
+		if err := rows.Scan(&phrases[i].rows, &n); err != nil {
 			rows.Close()
 			return nil, wrap("search passages: plan", err)
 		}
@@ -243,10 +247,6 @@ func (s *Store) SearchPassages(ctx context.Context, q carryover.Query) ([]carryo
 		}
 		total += ph.rows
 		p.kept = append(p.kept, ph)
-	}
-	var n float64
-	if err := s.pool.QueryRow(ctx, `SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = 'passages'::regclass`).Scan(&n); err != nil {
-		return nil, wrap("search passages: statistics", err)
 	}
 	w.args[0] = p.match()
 	cands := `SELECT p.id, p.session_id, p.line, p.part, p.len, p.tsv FROM passages p WHERE p.tsv @@ $1::tsquery` + w.and() +

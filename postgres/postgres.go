@@ -98,6 +98,11 @@ type Store struct {
 	dim      int
 	// neighbours: Options.VectorNeighbours.
 	neighbours bool
+	// embedder is the embedder the stored vectors are of, once the schema
+	// names one: set when it is first read or claimed, never changed after
+	// (the row is only ever inserted), so a search or an Apply need not
+	// read it again.
+	embedder atomic.Pointer[string]
 	// indexed is set once Backfill found none of this role's chunks left
 	// to index again.
 	indexed atomic.Bool
@@ -263,6 +268,7 @@ func (s *Store) init(ctx context.Context) error {
 	}
 	s.pgvector = m["vec_type"] == "vector"
 	s.dim, _ = strconv.Atoi(m["vec_dim"])
+	s.knowEmbedder(m["embedder"])
 	return nil
 }
 

@@ -31,6 +31,9 @@ func (s *Store) vectorsUsable(ctx context.Context, tx pgx.Tx) (bool, error) {
 	if s.pgvector && s.emb.Dim() != s.dim {
 		return false, nil
 	}
+	if name := s.embedder.Load(); name != nil {
+		return *name == s.emb.Name(), nil
+	}
 	var name string
 	err := tx.QueryRow(ctx, `WITH ins AS (INSERT INTO meta (key, value) VALUES ('embedder', $1)
 		ON CONFLICT (key) DO NOTHING RETURNING value)
@@ -44,6 +47,7 @@ func (s *Store) vectorsUsable(ctx context.Context, tx pgx.Tx) (bool, error) {
 	if err != nil {
 		return false, wrap("apply: vectors", err)
 	}
+	// Not remembered yet: the transaction that claimed it may roll back.
 	return name == s.emb.Name(), nil
 }
 
@@ -51,6 +55,9 @@ func (s *Store) vectorsUsable(ctx context.Context, tx pgx.Tx) (bool, error) {
 func (s *Store) searchVectors(ctx context.Context) (bool, error) {
 	if s.pgvector && s.emb.Dim() != s.dim {
 		return false, nil
+	}
+	if name := s.embedder.Load(); name != nil {
+		return *name == s.emb.Name(), nil
 	}
 	var name string
 	err := s.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&name)
@@ -60,7 +67,16 @@ func (s *Store) searchVectors(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, wrap("search: vectors", err)
 	}
+	s.knowEmbedder(name)
 	return name == s.emb.Name(), nil
+}
+
+// knowEmbedder remembers the embedder a committed meta row names ("" for
+// none yet).
+func (s *Store) knowEmbedder(name string) {
+	if name != "" {
+		s.embedder.Store(&name)
+	}
 }
 
 // vecCol is the vector column as Go reads it.
