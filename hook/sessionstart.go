@@ -32,12 +32,17 @@ func (r *run) sessionStart(ctx context.Context) error {
 		return nil
 	}
 	// The compaction's boundary and summary are in the transcript by now.
-	if _, err := r.archiveLogged(ctx); err != nil {
+	rep, err := r.archiveLogged(ctx)
+	if err != nil {
 		return err
 	}
-	sess, err := carryover.SessionWithoutCounts(ctx, r.st, in.SessionID)
-	if err != nil {
-		return fmt.Errorf("session: %w", err)
+	// The archive read the session and knows what it wrote: read again
+	// only when it could not tell (one round trip less on a server).
+	sess := rep.Session
+	if sess.ID != in.SessionID || in.SessionID == "" {
+		if sess, err = carryover.SessionWithoutCounts(ctx, r.st, in.SessionID); err != nil {
+			return fmt.Errorf("session: %w", err)
+		}
 	}
 	r.knowProject(sess.Project)
 	window := sess.Windows

@@ -88,6 +88,10 @@ type Report struct {
 	Restarted   bool // the file was rewritten or truncated: read again from the start
 	Complete    bool // reached the end of the complete lines
 	Window      int  // compactions seen in the session
+	// Session is the session as this archive left it in the store (counts
+	// aside), when Complete and the store had it before; its ID is ""
+	// otherwise. A hook reads it here rather than again.
+	Session carryover.Session
 	// Redactions counts the secrets masked, by kind.
 	Redactions map[string]int
 }
@@ -235,9 +239,10 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 	}
 	sess := carryover.Session{ID: rep.SessionID, TranscriptPath: path, Parent: carryover.ParentOfID(rep.SessionID)}
 	stored := sess
+	inStore := false
 	if known {
 		if s, err := st.Session(ctx, rep.SessionID); err == nil {
-			sess, stored = s, s
+			sess, stored, inStore = s, s, true
 			sess.TranscriptPath = path
 		}
 	}
@@ -347,6 +352,10 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 			rep.Skipped = r.Skipped
 			rep.Project = sess.Project
 			rep.Window = cur.Window
+			if inStore {
+				// Read before and changed as the store changes it.
+				rep.Session = sess
+			}
 		}
 		return nil
 	}
@@ -386,6 +395,9 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 			rep.Skipped = r.Skipped
 			rep.Project = sess.Project
 			rep.Window = cur.Window
+			if inStore {
+				rep.Session = sess
+			}
 			return rep, nil
 		}
 		// The project is the directory's own (hooks look sessions up by

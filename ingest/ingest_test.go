@@ -489,3 +489,50 @@ func TestNotATranscript(t *testing.T) {
 		t.Errorf("a transcript with a damaged first line: %+v, %v", rep, err)
 	}
 }
+
+// TestReportSession checks that the report's session is the store's (as a
+// fresh read without counts gives it) whenever it is set, which is after
+// every archive of a session the store had, and that a first archive
+// leaves it unset.
+func TestReportSession(t *testing.T) {
+	ctx := context.Background()
+	pre := synth(4)
+	boundary, _ := json.Marshal(map[string]any{"type": "system", "subtype": "compact_boundary", "uuid": "b1", "sessionId": sid,
+		"content": "Conversation compacted", "compactMetadata": map[string]any{"trigger": "auto", "preTokens": 150000}})
+	summary, _ := json.Marshal(map[string]any{"type": "user", "uuid": "s1", "parentUuid": "b1", "sessionId": sid, "isCompactSummary": true,
+		"message": map[string]any{"role": "user", "content": "This session is being continued. Summary: widgets."}})
+	post := synth(6)[16:]
+	path := filepath.Join(t.TempDir(), sid+".jsonl")
+	st := openStore(t)
+	archive := func(step string) ingest.Report {
+		t.Helper()
+		rep, err := (&ingest.Archiver{Store: st}).File(ctx, path, ingest.Options{})
+		if err != nil || !rep.Complete {
+			t.Fatalf("%s: %+v, %v", step, rep, err)
+		}
+		return rep
+	}
+	check := func(step string, rep ingest.Report, window int) {
+		t.Helper()
+		want, err := carryover.SessionWithoutCounts(ctx, st, sid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := rep.Session
+		// Only the transcript path is the archive's: the store keeps it.
+		if got.ID != sid || got.Project != want.Project || got.Windows != want.Windows || got.Turns != want.Turns ||
+			got.TranscriptPath != want.TranscriptPath || !got.Updated.Equal(want.Updated) || got.Windows != window {
+			t.Fatalf("%s: report's session %+v, the store's %+v (window %d)", step, got, want, window)
+		}
+	}
+
+	writeLines(t, path, pre, 0)
+	if rep := archive("first archive"); rep.Session.ID != "" {
+		t.Fatalf("first archive: session %+v reported, none was read", rep.Session)
+	}
+	writeLines(t, path, []string{string(boundary), string(summary)}, os.O_APPEND)
+	check("the compaction", archive("the compaction"), 1)
+	check("nothing new", archive("nothing new"), 1)
+	writeLines(t, path, post, os.O_APPEND)
+	check("after it", archive("after it"), 1)
+}
