@@ -292,6 +292,11 @@ func (h *Handler) serveOnServer(ctx context.Context, ev Event, in Input, out io.
 			}
 		}
 	}
+	// The run's injection is written with its run's record: one round
+	// trip, not two.
+	if a, ok := st.(interface{ HoldAudit() }); ok {
+		a.HoldAudit()
+	}
 	r := &run{h: h, ev: ev, in: in, st: st, out: out, project: project}
 	return st, r.do(ctx)
 }

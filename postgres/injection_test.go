@@ -49,3 +49,50 @@ func TestMigrateInjectionText(t *testing.T) {
 		t.Fatalf("new record: %+v, %v", ins, err)
 	}
 }
+
+// TestHoldAudit checks that a held injection's audit row is written with
+// the next hook run, or by Close, and not before: text and all.
+func TestHoldAudit(t *testing.T) {
+	ctx := context.Background()
+	dsn := newSchema(t, serverURL(t, "CARRYOVER_TEST_DATABASE_URL"))
+	st := open(t, dsn, postgres.Options{})
+	reader := open(t, dsn, postgres.Options{})
+	injections := func() []carryover.Injection {
+		t.Helper()
+		ins, err := reader.Injections(ctx, "s1", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ins
+	}
+	st.HoldAudit()
+	in := carryover.Injection{SessionID: "s1", Project: "/p", Event: "SessionStart:compact", Window: 1, Chars: 5,
+		ChunkIDs: []int64{3, 4}, Hash: "h1", Text: "block", Reason: "restore"}
+	if id, err := st.RecordInjection(ctx, in); err != nil || id != 0 {
+		t.Fatalf("held injection: id %d, %v; want 0, nil", id, err)
+	}
+	if got := injections(); len(got) != 0 {
+		t.Fatalf("a held injection was written before the run: %+v", got)
+	}
+	run := carryover.HookRun{Time: time.Now(), SessionID: "s1", Project: "/p", Event: "SessionStart:compact", Outcome: "ok", Chars: 5}
+	if err := st.RecordHookRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	got := injections()
+	if len(got) != 1 || got[0].Text != "block" || got[0].Reason != "restore" || got[0].Hash != "h1" || len(got[0].ChunkIDs) != 2 {
+		t.Fatalf("after the run: %+v", got)
+	}
+	if runs, err := reader.HookRuns(ctx, carryover.HookRunFilter{SessionID: "s1"}); err != nil || len(runs) != 1 {
+		t.Fatalf("%d runs, %v", len(runs), err)
+	}
+	in.Event, in.Hash = "UserPromptSubmit", "h2"
+	if _, err := st.RecordInjection(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := injections(); len(got) != 2 || got[0].Hash != "h2" {
+		t.Fatalf("after Close: %+v, want the held injection written", got)
+	}
+}

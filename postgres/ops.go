@@ -14,9 +14,38 @@ import (
 
 // RecordHookRun appends a hook invocation.
 func (s *Store) RecordHookRun(ctx context.Context, r carryover.HookRun) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO hook_runs
-		(owner, team, project, time, session_id, event, latency_us, outcome, chars) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		s.owner, s.team, r.Project, ts(r.Time), r.SessionID, r.Event, r.Latency.Microseconds(), r.Outcome, r.Chars)
+	return s.writeAudit(ctx, &r)
+}
+
+// writeAudit writes the injections held (HoldAudit) and the run
+// r, when not nil, in one batch (one round trip). Held rows not written
+// stay held for the next try.
+func (s *Store) writeAudit(ctx context.Context, r *carryover.HookRun) error {
+	s.mu.Lock()
+	held := s.held
+	s.held = nil
+	s.mu.Unlock()
+	if len(held) == 0 && r == nil {
+		return nil
+	}
+	batch := &pgx.Batch{}
+	for _, in := range held {
+		batch.Queue(insertInjection, s.injectionArgs(in)...)
+	}
+	if r != nil {
+		batch.Queue(`INSERT INTO hook_runs
+			(owner, team, project, time, session_id, event, latency_us, outcome, chars) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			s.owner, s.team, r.Project, ts(r.Time), r.SessionID, r.Event, r.Latency.Microseconds(), r.Outcome, r.Chars)
+	}
+	err := s.pool.SendBatch(ctx, batch).Close()
+	if err != nil && len(held) > 0 {
+		s.mu.Lock()
+		s.held = append(held, s.held...)
+		s.mu.Unlock()
+	}
+	if r == nil {
+		return wrap("record injection", err)
+	}
 	return wrap("record hook run", err)
 }
 

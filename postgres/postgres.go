@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -103,6 +104,10 @@ type Store struct {
 	// (the row is only ever inserted), so a search or an Apply need not
 	// read it again.
 	embedder atomic.Pointer[string]
+	// deferAudit: see HoldAudit; held are the injections it holds.
+	deferAudit atomic.Bool
+	mu         sync.Mutex
+	held       []carryover.Injection
 	// indexed is set once Backfill found none of this role's chunks left
 	// to index again.
 	indexed atomic.Bool
@@ -173,10 +178,25 @@ func (s *Store) Owner() string { return s.owner }
 // PGVector reports whether vectors are stored in a pgvector column.
 func (s *Store) PGVector() bool { return s.pgvector }
 
-// Close closes the connections.
+// HoldAudit makes RecordInjection hold its audit row until the next
+// RecordHookRun (or Close), which writes both in one round trip: a hook
+// records its injection, then its run, and would wait on each. A held
+// row's id is 0, and reads do not see it until it is written. A hook sets
+// it for its own work only, after pushing its backlog (whose copied rows
+// are then written as they come).
+func (s *Store) HoldAudit() { s.deferAudit.Store(true) }
+
+// closeFlush bounds how long Close waits to write the audit rows it holds.
+const closeFlush = 500 * time.Millisecond
+
+// Close writes the audit rows held (HoldAudit) and closes the
+// connections.
 func (s *Store) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeFlush)
+	defer cancel()
+	err := s.writeAudit(ctx, nil)
 	s.pool.Close()
-	return nil
+	return err
 }
 
 type migration struct {

@@ -310,14 +310,26 @@ func (s *Store) RecordInjection(ctx context.Context, in carryover.Injection) (in
 	if in.Time.IsZero() {
 		in.Time = time.Now()
 	}
+	if s.deferAudit.Load() {
+		s.mu.Lock()
+		s.held = append(s.held, in)
+		s.mu.Unlock()
+		return 0, nil
+	}
 	var id int64
-	err := s.pool.QueryRow(ctx, `INSERT INTO injections
-		(owner, team, project, time, session_id, event, win, chars, tokens, chunk_ids, item_ids, hash, latency_us, text, reason)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id`,
-		s.owner, s.team, in.Project, in.Time, in.SessionID, in.Event, in.Window, in.Chars, in.Tokens,
-		orEmpty(in.ChunkIDs), orEmpty(in.ItemIDs), in.Hash, in.Latency.Microseconds(),
-		carryover.ClipInjectionText(clean(in.Text)), clean(in.Reason)).Scan(&id)
+	err := s.pool.QueryRow(ctx, insertInjection+` RETURNING id`, s.injectionArgs(in)...).Scan(&id)
 	return id, wrap("record injection", err)
+}
+
+const insertInjection = `INSERT INTO injections
+	(owner, team, project, time, session_id, event, win, chars, tokens, chunk_ids, item_ids, hash, latency_us, text, reason)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
+
+// injectionArgs are insertInjection's parameters.
+func (s *Store) injectionArgs(in carryover.Injection) []any {
+	return []any{s.owner, s.team, in.Project, in.Time, in.SessionID, in.Event, in.Window, in.Chars, in.Tokens,
+		orEmpty(in.ChunkIDs), orEmpty(in.ItemIDs), in.Hash, in.Latency.Microseconds(),
+		carryover.ClipInjectionText(clean(in.Text)), clean(in.Reason)}
 }
 
 // Injections lists audit records of a session (of all sessions when
