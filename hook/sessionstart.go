@@ -71,11 +71,21 @@ func (r *run) sessionStart(ctx context.Context) error {
 			}
 		}
 	}
+	// The summary of the compaction that just ran: the archive above read
+	// it, unless an earlier hook did (a summary read is what the store
+	// keeps: an empty one does not replace a stored one).
 	summary := ""
-	if cs, err := r.st.Compactions(ctx, in.SessionID); err == nil {
-		for _, c := range cs {
-			if c.Window == window {
-				summary = c.Summary
+	for _, c := range rep.CompactionsRead {
+		if c.Window == window && c.Summary != "" {
+			summary = c.Summary
+		}
+	}
+	if summary == "" {
+		if cs, err := r.st.Compactions(ctx, in.SessionID); err == nil {
+			for _, c := range cs {
+				if c.Window == window {
+					summary = c.Summary
+				}
 			}
 		}
 	}

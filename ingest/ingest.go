@@ -84,6 +84,11 @@ type Report struct {
 	Chunks      int   // chunks built (duplicates included)
 	Items       int
 	Compactions int
+	// CompactionsRead are the compactions this archive read, summaries
+	// masked, in order (Compactions counts them); the store merged each
+	// into its row for the window. A hook takes the summary of the
+	// compaction that just ran from here rather than read it back.
+	CompactionsRead []carryover.Compaction
 	Skipped     int  // malformed or oversized lines
 	Restarted   bool // the file was rewritten or truncated: read again from the start
 	Complete    bool // reached the end of the complete lines
@@ -344,6 +349,7 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		rep.Chunks += len(pending.Chunks)
 		rep.Items += len(pending.Items)
 		rep.Compactions += len(pending.Compactions)
+		rep.CompactionsRead = append(rep.CompactionsRead, pending.Compactions...)
 		redact.AddCounts(&rep.Redactions, pending.Redactions)
 		pending, pendingBytes = carryover.Batch{}, 0
 		replaceRaw = false

@@ -493,7 +493,7 @@ func TestNotATranscript(t *testing.T) {
 // TestReportSession checks that the report's session is the store's (as a
 // fresh read without counts gives it) whenever it is set, which is after
 // every archive of a session the store had, and that a first archive
-// leaves it unset.
+// leaves it unset; and that it gives the compactions read, as stored.
 func TestReportSession(t *testing.T) {
 	ctx := context.Background()
 	pre := synth(4)
@@ -531,8 +531,21 @@ func TestReportSession(t *testing.T) {
 		t.Fatalf("first archive: session %+v reported, none was read", rep.Session)
 	}
 	writeLines(t, path, []string{string(boundary), string(summary)}, os.O_APPEND)
-	check("the compaction", archive("the compaction"), 1)
-	check("nothing new", archive("nothing new"), 1)
+	rep := archive("the compaction")
+	check("the compaction", rep, 1)
+	stored, err := st.Compactions(ctx, sid)
+	if err != nil || len(stored) != 1 {
+		t.Fatalf("%d compactions stored, %v", len(stored), err)
+	}
+	if got := rep.CompactionsRead; len(got) != 1 || got[0].Window != 1 || got[0].Summary != stored[0].Summary ||
+		!strings.Contains(got[0].Summary, "Summary: widgets.") {
+		t.Fatalf("compactions read %+v, stored %+v", got, stored)
+	}
+	rep = archive("nothing new")
+	check("nothing new", rep, 1)
+	if len(rep.CompactionsRead) != 0 {
+		t.Fatalf("nothing new, yet compactions read: %+v", rep.CompactionsRead)
+	}
 	writeLines(t, path, post, os.O_APPEND)
 	check("after it", archive("after it"), 1)
 }
