@@ -84,11 +84,6 @@ type Report struct {
 	Chunks      int   // chunks built (duplicates included)
 	Items       int
 	Compactions int
-	// CompactionsRead are the compactions this archive read, summaries
-	// masked, in order (Compactions counts them); the store merged each
-	// into its row for the window. A hook takes the summary of the
-	// compaction that just ran from here rather than read it back.
-	CompactionsRead []carryover.Compaction
 	Skipped     int  // malformed or oversized lines
 	Restarted   bool // the file was rewritten or truncated: read again from the start
 	Complete    bool // reached the end of the complete lines
@@ -97,6 +92,11 @@ type Report struct {
 	// aside), when Complete and the store had it before; its ID is ""
 	// otherwise. A hook reads it here rather than again.
 	Session carryover.Session
+	// CompactionsRead are the compactions this archive read, summaries
+	// masked, in order (Compactions counts them); the store merged each
+	// into its row for the window. A hook takes the summary of the
+	// compaction that just ran from here rather than read it back.
+	CompactionsRead []carryover.Compaction
 	// Redactions counts the secrets masked, by kind.
 	Redactions map[string]int
 }
