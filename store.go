@@ -192,6 +192,28 @@ func ReadInjectionsWithoutText(ctx context.Context, st Store, sessionID string, 
 	return st.Injections(ctx, sessionID, limit)
 }
 
+// NotesPair is a store that reads a session's notes and its project's in
+// one round trip (an optional capability: the restore reads both, and a
+// server's store waits on each).
+type NotesPair interface {
+	// SessionAndProjectNotes returns what Notes returns for the session
+	// (project "") and for the project (sessionID "").
+	SessionAndProjectNotes(ctx context.Context, project, sessionID string) (session, shared []Note, err error)
+}
+
+// ReadSessionAndProjectNotes returns what Notes returns for the session
+// and for the project: at once when st is a NotesPair.
+func ReadSessionAndProjectNotes(ctx context.Context, st Store, project, sessionID string) (session, shared []Note, err error) {
+	if p, ok := st.(NotesPair); ok {
+		return p.SessionAndProjectNotes(ctx, project, sessionID)
+	}
+	if session, err = st.Notes(ctx, "", sessionID); err != nil {
+		return nil, nil, err
+	}
+	shared, err = st.Notes(ctx, project, "")
+	return session, shared, err
+}
+
 // SessionWithoutCounts returns the session as Store.Session does, but for
 // its Chunks, Shared and Subagents, which are zero: counting a session's
 // chunks reads each one's index entry (some 0.3 ms of a prompt's recall

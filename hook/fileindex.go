@@ -208,6 +208,12 @@ func (s *itemsRead) ItemGroups(ctx context.Context, f carryover.ItemFilter, grou
 	return got, err
 }
 
+// SessionAndProjectNotes passes the wrapped store's capability on
+// (carryover.NotesPair).
+func (s *itemsRead) SessionAndProjectNotes(ctx context.Context, project, sessionID string) (session, shared []carryover.Note, err error) {
+	return carryover.ReadSessionAndProjectNotes(ctx, s.Store, project, sessionID)
+}
+
 // recallItems returns the file edits and errors of the session read
 // through s when they are all of them (else nil): read for the session
 // before window, and no group that holds them at its limit. Right

@@ -398,6 +398,36 @@ func (s *Store) AddNote(ctx context.Context, n carryover.Note) (id int64, err er
 // Notes lists notes oldest first: of the session when sessionID is set,
 // else of the project when project is set, else all.
 func (s *Store) Notes(ctx context.Context, project, sessionID string) ([]carryover.Note, error) {
+	q, args := s.notesQuery(project, sessionID)
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, wrap("notes", err)
+	}
+	return collect(rows, "notes", scanNote)
+}
+
+// SessionAndProjectNotes returns what Notes returns for the session and
+// for the project, in one round trip (carryover.NotesPair).
+func (s *Store) SessionAndProjectNotes(ctx context.Context, project, sessionID string) (session, shared []carryover.Note, err error) {
+	batch := &pgx.Batch{}
+	queue := func(project, sessionID string, out *[]carryover.Note) {
+		q, args := s.notesQuery(project, sessionID)
+		batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
+			var err error
+			*out, err = collect(rows, "notes", scanNote)
+			return err
+		})
+	}
+	queue("", sessionID, &session)
+	queue(project, "", &shared)
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return nil, nil, wrap("notes", err)
+	}
+	return session, shared, nil
+}
+
+// notesQuery is Notes' query and its parameters.
+func (s *Store) notesQuery(project, sessionID string) (string, []any) {
 	var w where
 	switch {
 	case sessionID != "":
@@ -406,16 +436,14 @@ func (s *Store) Notes(ctx context.Context, project, sessionID string) ([]carryov
 	case project != "":
 		w.add("project = ?", project)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, time, session_id, project, kind, text FROM notes`+w.sql()+` ORDER BY id`, w.args...)
-	if err != nil {
-		return nil, wrap("notes", err)
-	}
-	return collect(rows, "notes", func(r pgx.Rows) (carryover.Note, error) {
-		var n carryover.Note
-		err := r.Scan(&n.ID, &n.Time, &n.SessionID, &n.Project, &n.Kind, &n.Text)
-		n.Time = n.Time.UTC()
-		return n, err
-	})
+	return `SELECT id, time, session_id, project, kind, text FROM notes` + w.sql() + ` ORDER BY id`, w.args
+}
+
+func scanNote(r pgx.Rows) (carryover.Note, error) {
+	var n carryover.Note
+	err := r.Scan(&n.ID, &n.Time, &n.SessionID, &n.Project, &n.Kind, &n.Text)
+	n.Time = n.Time.UTC()
+	return n, err
 }
 
 // ofSession adds the condition that a row naming session id (its owner in

@@ -215,16 +215,16 @@ func compactionSummary(ctx context.Context, st carryover.Store, sessionID string
 // restoreNotes returns the session's notes and the project's decisions,
 // constraints and plain notes, each once.
 func restoreNotes(ctx context.Context, st carryover.Store, sessionID, project string) ([]carryover.Note, error) {
-	notes, err := st.Notes(ctx, "", sessionID)
-	if err != nil {
-		return nil, fmt.Errorf("restore notes: %w", err)
-	}
 	if project == "" {
+		notes, err := st.Notes(ctx, "", sessionID)
+		if err != nil {
+			return nil, fmt.Errorf("restore notes: %w", err)
+		}
 		return notes, nil
 	}
-	shared, err := st.Notes(ctx, project, "")
+	notes, shared, err := carryover.ReadSessionAndProjectNotes(ctx, st, project, sessionID)
 	if err != nil {
-		return nil, fmt.Errorf("restore project notes: %w", err)
+		return nil, fmt.Errorf("restore notes: %w", err)
 	}
 	have := map[int64]bool{}
 	for _, n := range notes {

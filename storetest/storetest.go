@@ -838,6 +838,17 @@ func testNotes(t *testing.T, st carryover.Store) {
 	if s1[2].Time.IsZero() {
 		t.Error("a zero Time was not set to now")
 	}
+	// Both at once (at once where the store can) are the same two lists.
+	ps, pp, err := carryover.ReadSessionAndProjectNotes(ctx, st, "/p", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ps, s1) || !reflect.DeepEqual(pp, p) {
+		t.Errorf("ReadSessionAndProjectNotes = %q, %q; want Notes' %q, %q", texts(ps), texts(pp), texts(s1), texts(p))
+	}
+	if ps, pp, err := carryover.ReadSessionAndProjectNotes(ctx, st, "/none", "s9"); err != nil || len(ps)+len(pp) != 0 {
+		t.Errorf("ReadSessionAndProjectNotes of nothing = %q, %q, %v", texts(ps), texts(pp), err)
+	}
 }
 
 func testHookRunsAndRedactions(t *testing.T, st carryover.Store) {
