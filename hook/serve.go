@@ -267,7 +267,7 @@ var errPending = errors.New("the session's local backlog is not pushed yet")
 func (h *Handler) serveOnServer(ctx context.Context, ev Event, in Input, out io.Writer, project *string) (carryover.Store, error) {
 	timeout := cmp.Or(h.Config.ConnectTimeout, defaultConnectTimeout)
 	st, err := storeopen.Server(ctx, h.Config.DatabaseURL, storeopen.ServerOptions{ConnectTimeout: timeout,
-		Owner: h.Config.Owner, Team: h.Config.Team, OneRoundTrip: true})
+		Owner: h.Config.Owner, Team: h.Config.Team, OneRoundTrip: true, Session: in.SessionID})
 	if err != nil {
 		return nil, err
 	}

@@ -96,3 +96,44 @@ func TestHoldAudit(t *testing.T) {
 		t.Fatalf("after Close: %+v, want the held injection written", got)
 	}
 }
+
+// TestOpenReadsForgotten checks Options.Session: the open reads whether the
+// session was forgotten with the schema's version, on a new schema, a
+// current one and one too old to have the record (which it migrates), and
+// Forgotten answers right each time.
+func TestOpenReadsForgotten(t *testing.T) {
+	ctx := context.Background()
+	url := serverURL(t, "CARRYOVER_TEST_DATABASE_URL")
+	forgetS1 := func(dsn string) {
+		t.Helper()
+		st := open(t, dsn, postgres.Options{})
+		if err := st.Apply(ctx, carryover.Batch{Session: carryover.Session{ID: "s1", Project: "/p"}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Prune(ctx, carryover.PruneFilter{SessionID: "s1", Forget: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(what string, st *postgres.Store, id string, want bool) {
+		t.Helper()
+		for range 2 { // the open's answer, then the server's
+			if gone, err := st.Forgotten(ctx, id); err != nil || gone != want {
+				t.Fatalf("%s: Forgotten(%s) = %v, %v; want %v", what, id, gone, err, want)
+			}
+		}
+	}
+	fresh := newSchema(t, url)
+	check("new schema", open(t, fresh, postgres.Options{Session: "s1"}), "s1", false)
+	forgetS1(fresh)
+	check("forgotten", open(t, fresh, postgres.Options{Session: "s1"}), "s1", true)
+	check("another session", open(t, fresh, postgres.Options{Session: "s2"}), "s1", true)
+	check("not forgotten", open(t, fresh, postgres.Options{Session: "s2"}), "s2", false)
+
+	old := newSchema(t, url)
+	if err := postgres.MigrateTo(ctx, old, 1); err != nil {
+		t.Fatal(err)
+	}
+	check("schema before the record", open(t, old, postgres.Options{Session: "s1"}), "s1", false)
+	forgetS1(old)
+	check("migrated, forgotten", open(t, old, postgres.Options{Session: "s1"}), "s1", true)
+}

@@ -339,6 +339,16 @@ func forgotten(ctx context.Context, q querier, owner, sessionID string) (bool, e
 
 // Forgotten reports whether the store's owner forgot the session.
 func (s *Store) Forgotten(ctx context.Context, sessionID string) (bool, error) {
+	// The open read it (Options.Session): the first ask takes that answer.
+	s.goneMu.Lock()
+	read := s.gone
+	if read != nil && read.id == sessionID {
+		s.gone = nil
+	}
+	s.goneMu.Unlock()
+	if read != nil && read.id == sessionID {
+		return read.gone, nil
+	}
 	gone, err := forgotten(ctx, s.pool, s.owner, sessionID)
 	return gone, wrap("forgotten", err)
 }

@@ -84,6 +84,11 @@ type Options struct {
 	// at less cost to the server. A default_query_exec_mode in the URL
 	// wins.
 	OneRoundTrip bool
+	// Session, when set, is the session a short-lived process (a hook)
+	// serves: whether its owner forgot it is read with the schema's
+	// version when the store opens, in the same round trip, and the first
+	// Forgotten call for it answers from that read.
+	Session string
 }
 
 // Store is a carryover.Store on a PostgreSQL schema. It is safe for
@@ -108,6 +113,10 @@ type Store struct {
 	deferAudit atomic.Bool
 	mu         sync.Mutex
 	held       []carryover.Injection
+	// gone is what the open read of Options.Session's forgotten record
+	// found, until the first Forgotten call for it takes it.
+	goneMu sync.Mutex
+	gone   *sessionGone
 	// indexed is set once Backfill found none of this role's chunks left
 	// to index again.
 	indexed atomic.Bool
@@ -151,7 +160,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
 	s := &Store{pool: pool, owner: opt.Owner, team: opt.Team, emb: opt.Embedder, neighbours: opt.VectorNeighbours}
-	if err := s.init(ctx); err != nil {
+	if err := s.init(ctx, opt.Session); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", redact(cfg), err)
 	}
@@ -244,11 +253,17 @@ func settings(ctx context.Context, q interface {
 func metaRows(ctx context.Context, q interface {
 	Query(context.Context, string, ...any) (pgx.Rows, error)
 }) (map[string]string, error) {
-	m := map[string]string{}
 	rows, err := q.Query(ctx, `SELECT key, value FROM meta`)
 	if err != nil {
 		return nil, err
 	}
+	return scanMeta(rows)
+}
+
+// scanMeta reads the meta table's rows.
+func scanMeta(rows pgx.Rows) (map[string]string, error) {
+	defer rows.Close()
+	m := map[string]string{}
 	for rows.Next() {
 		var k, v string
 		if err := rows.Scan(&k, &v); err != nil {
@@ -262,15 +277,16 @@ func metaRows(ctx context.Context, q interface {
 
 // init checks the schema version and migrates when it is behind: opening
 // a current schema costs one round trip after connecting.
-func (s *Store) init(ctx context.Context) error {
+func (s *Store) init(ctx context.Context, session string) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
 	}
 	want := ms[len(ms)-1].version
 	// The meta table first, without asking whether it exists: a schema
-	// that has one, every open but the first, costs one round trip.
-	m, err := metaRows(ctx, s.pool)
+	// that has one, every open but the first, costs one round trip, which
+	// also reads the session's forgotten record.
+	m, err := s.openRead(ctx, session)
 	if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == "42P01" { // undefined_table
 		m, err = settings(ctx, s.pool)
 	}
@@ -290,6 +306,44 @@ func (s *Store) init(ctx context.Context) error {
 	s.dim, _ = strconv.Atoi(m["vec_dim"])
 	s.knowEmbedder(m["embedder"])
 	return nil
+}
+
+// sessionGone is whether a session's owner forgot it, as read at open.
+type sessionGone struct {
+	id   string
+	gone bool
+}
+
+// openRead reads the meta table and, for a session, its forgotten record,
+// in one batch. A schema too old to have the forgotten table, or a new
+// one, leaves the record unread.
+func (s *Store) openRead(ctx context.Context, session string) (map[string]string, error) {
+	if session == "" {
+		return metaRows(ctx, s.pool)
+	}
+	var m map[string]string
+	var gone bool
+	batch := &pgx.Batch{}
+	batch.Queue(`SELECT key, value FROM meta`).Query(func(rows pgx.Rows) error {
+		got, err := scanMeta(rows)
+		if err == nil {
+			m = got
+		}
+		return err
+	})
+	batch.Queue(`SELECT EXISTS (SELECT 1 FROM forgotten WHERE owner = $1 AND session_key = $2)`,
+		s.owner, carryover.ForgottenKey(session)).QueryRow(func(r pgx.Row) error { return r.Scan(&gone) })
+	err := s.pool.SendBatch(ctx, batch).Close()
+	if m == nil {
+		if err == nil {
+			err = errors.New("read meta: no answer")
+		}
+		return nil, err
+	}
+	if err == nil {
+		s.gone = &sessionGone{id: session, gone: gone}
+	}
+	return m, nil
 }
 
 // migrate applies the missing migrations in one transaction, under an
