@@ -246,7 +246,9 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 	stored := sess
 	inStore := false
 	if known {
-		if s, err := st.Session(ctx, rep.SessionID); err == nil {
+		// Without counts: what the archive writes back has none, and
+		// counting a long session's chunks is a read of each.
+		if s, err := carryover.SessionWithoutCounts(ctx, st, rep.SessionID); err == nil {
 			sess, stored, inStore = s, s, true
 			sess.TranscriptPath = path
 		}
@@ -300,7 +302,7 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 	if sess.Project == "" && sess.Parent != "" {
 		// A subagent belongs to its parent's project, whatever worktree
 		// it ran in.
-		if p, err := st.Session(ctx, sess.Parent); err == nil {
+		if p, err := carryover.SessionWithoutCounts(ctx, st, sess.Parent); err == nil {
 			sess.Project = p.Project
 		}
 	}
