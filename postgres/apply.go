@@ -13,6 +13,7 @@ import (
 
 	"github.com/carryover-dev/carryover"
 	"github.com/carryover-dev/carryover/embedding"
+	"github.com/carryover-dev/carryover/internal/rawblock"
 )
 
 // Apply writes a batch in one transaction: all of it or nothing. The
@@ -81,26 +82,30 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32, 
 			tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	// The session's row is written first: it holds the session's key until
-	// commit, which orders this batch with a forget of it (see
-	// checkForgotten).
-	sess, err := s.upsertSession(ctx, tx, b.Session)
+	// A server may be a network away: the transaction's statements go in
+	// three batches, a round trip each, between its begin and commit. The
+	// first writes the session's row, which holds the session's key until
+	// commit, then reads what the others need: whether the session (and
+	// its parent) were forgotten, the chunks' ids and where the raw lines
+	// and passages go on. A forget locks the session's row first (see
+	// Prune): either it waits for this transaction, or this one waited for
+	// it, and then the check, a later statement, sees its record. Only the
+	// owner can lock that row, so no other role can hold an Apply up.
+	pre, err := s.applyFirst(ctx, tx, b, raw)
 	if err != nil {
 		return err
 	}
-	if err := s.checkForgotten(ctx, tx, b.Session.ID); err != nil {
-		return err
+	sess := pre.sess
+	if pre.oldTeam != nil && *pre.oldTeam != sess.team {
+		if err := s.shareSessionRows(ctx, tx, sess); err != nil {
+			return err
+		}
 	}
-	if p := b.Session.Parent; p != "" {
-		// A subagent of a forgotten session is forgotten with it. The
-		// parent's row, when there is one, is held so that a forget of the
-		// parent (which locks it) either sees this subagent or is seen.
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM sessions WHERE id = $1 AND owner = $2 FOR SHARE`, p, s.owner); err != nil {
-			return wrap("apply: parent", err)
-		}
-		if err := s.checkForgotten(ctx, tx, p); err != nil {
-			return fmt.Errorf("%w (subagent %s)", err, b.Session.ID)
-		}
+	if pre.gone {
+		return fmt.Errorf("apply %s: %w", b.Session.ID, carryover.ErrForgotten)
+	}
+	if pre.parentGone {
+		return fmt.Errorf("apply %s: %w (subagent %s)", b.Session.Parent, carryover.ErrForgotten, b.Session.ID)
 	}
 	if len(b.Chunks) == 0 {
 		vecs = nil
@@ -109,20 +114,20 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32, 
 	} else if !ok {
 		vecs = nil
 	}
-	chunkIDs, shared, err := s.insertChunks(ctx, tx, sess, b.Chunks, vecs)
+	// The second batch: the chunks, whose ids the items need.
+	chunkIDs, shared, added, tokens, err := s.insertChunks(ctx, tx, sess, b.Chunks, vecs, pre.ids)
 	if err != nil {
 		return err
 	}
-	if err := s.insertShares(ctx, tx, sess, shared); err != nil {
-		return err
-	}
-	if err := s.upsertItems(ctx, tx, sess, chunkIDs, b.Items); err != nil {
-		return err
-	}
-	if err := s.upsertCompactions(ctx, tx, sess, b.Compactions); err != nil {
-		return err
-	}
-	if err := s.writeRaw(ctx, tx, sess, b, raw); err != nil {
+	// The third: everything else, in the order the rows were always
+	// written in (concurrent batches wait for each other rather than
+	// deadlock).
+	var last steps
+	queueCountIndexed(&last, sess.id, s.owner, added, tokens)
+	s.queueShares(&last, sess, shared)
+	s.queueItems(&last, sess, chunkIDs, b.Items)
+	s.queueCompactions(&last, sess, b.Compactions)
+	if err := s.queueRaw(ctx, tx, &last, sess, b, raw, pre); err != nil {
 		return err
 	}
 	kinds := make([]string, 0, len(b.Redactions))
@@ -135,19 +140,130 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32, 
 		if n <= 0 {
 			continue
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO redactions (owner, team, project, kind, count) VALUES ($1, $2, $3, $4, $5)
+		last.batch.Queue(`INSERT INTO redactions (owner, team, project, kind, count) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (owner, project, kind) DO UPDATE SET count = redactions.count + excluded.count`,
-			s.owner, sess.team, sess.project, kind, n); err != nil {
-			return wrap("apply: redactions", err)
-		}
+			s.owner, sess.team, sess.project, kind, n)
+		last.end("apply: redactions")
 	}
 	st := b.State
-	if _, err := tx.Exec(ctx, `UPDATE sessions SET ingest_path = $1, ingest_file_id = $2,
+	last.batch.Queue(`UPDATE sessions SET ingest_path = $1, ingest_file_id = $2,
 		ingest_offset = $3, ingest_line = $4, ingest_cursor = $5 WHERE id = $6 AND owner = $7`,
-		st.Path, st.FileID, st.Offset, st.Line, st.Cursor, b.Session.ID, s.owner); err != nil {
-		return wrap("apply: ingest state", err)
+		st.Path, st.FileID, st.Offset, st.Line, st.Cursor, b.Session.ID, s.owner)
+	last.end("apply: ingest state")
+	if err := last.send(ctx, tx); err != nil {
+		return err
 	}
 	return wrap("apply: commit", tx.Commit(ctx))
+}
+
+// steps is a batch of statements whose results are not read, each group
+// named for its errors.
+type steps struct {
+	batch  pgx.Batch
+	ends   []int // the batch's length after each group
+	labels []string
+}
+
+// end names the statements queued since the last group's end.
+func (st *steps) end(label string) {
+	if n := st.batch.Len(); len(st.ends) == 0 || st.ends[len(st.ends)-1] < n {
+		st.ends = append(st.ends, n)
+		st.labels = append(st.labels, label)
+	}
+}
+
+// send runs the batch in tx, one round trip, and returns the first
+// statement's error, wrapped with its group's name.
+func (st *steps) send(ctx context.Context, tx pgx.Tx) error {
+	if st.batch.Len() == 0 {
+		return nil
+	}
+	br := tx.SendBatch(ctx, &st.batch)
+	g := 0
+	for i := range st.batch.Len() {
+		for g < len(st.ends)-1 && i >= st.ends[g] {
+			g++
+		}
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			label := "apply"
+			if g < len(st.labels) {
+				label = st.labels[g]
+			}
+			return wrap(label, err)
+		}
+	}
+	return wrap("apply", br.Close())
+}
+
+// applied is what an Apply's first batch wrote and read.
+type applied struct {
+	sess              session
+	oldTeam           *string
+	gone, parentGone  bool
+	ids               []int64         // for the batch's chunks, in order
+	rawTail           *rawblock.Block // the stored tail block, without its data
+	passageMark       int
+	rawRead, markRead bool
+}
+
+// applyFirst runs an Apply's first batch (see apply).
+func (s *Store) applyFirst(ctx context.Context, tx pgx.Tx, b carryover.Batch, raw *rawWrite) (applied, error) {
+	var pre applied
+	pre.sess.id = b.Session.ID
+	batch := &pgx.Batch{}
+	q, args := s.sessionUpsert(b.Session)
+	batch.Queue(q, args...).QueryRow(func(r pgx.Row) error {
+		return r.Scan(&pre.sess.project, &pre.sess.team, &pre.oldTeam)
+	})
+	batch.Queue(forgottenQuery, s.owner, carryover.ForgottenKey(b.Session.ID)).QueryRow(func(r pgx.Row) error {
+		return r.Scan(&pre.gone)
+	})
+	if p := b.Session.Parent; p != "" {
+		// A subagent of a forgotten session is forgotten with it. The
+		// parent's row, when there is one, is held so that a forget of the
+		// parent (which locks it) either sees this subagent or is seen.
+		batch.Queue(`SELECT 1 FROM sessions WHERE id = $1 AND owner = $2 FOR SHARE`, p, s.owner)
+		batch.Queue(forgottenQuery, s.owner, carryover.ForgottenKey(p)).QueryRow(func(r pgx.Row) error {
+			return r.Scan(&pre.parentGone)
+		})
+	}
+	if n := len(b.Chunks); n > 0 {
+		batch.Queue(allocateQuery, n).QueryRow(func(r pgx.Row) error { return r.Scan(&pre.ids) })
+	}
+	if raw != nil {
+		// Read after the session's row is locked: no other Apply of the
+		// session changes them until commit.
+		q, args := s.rawTailQuery(b.Session.ID, raw.from, false)
+		batch.Queue(q, args...).QueryRow(func(r pgx.Row) error {
+			var bl rawblock.Block
+			err := r.Scan(&bl.ID, &bl.FirstLine, &bl.LastLine, &bl.FirstOffset, &bl.EndOffset, &bl.TextBytes, &bl.Data)
+			if errors.Is(err, pgx.ErrNoRows) {
+				pre.rawRead = true
+				return nil
+			}
+			pre.rawTail, pre.rawRead = &bl, err == nil
+			return err
+		})
+		batch.Queue(passageMarkQuery, b.Session.ID, s.owner).QueryRow(func(r pgx.Row) error {
+			err := r.Scan(&pre.passageMark)
+			if errors.Is(err, pgx.ErrNoRows) {
+				err = nil
+			}
+			pre.markRead = err == nil
+			return err
+		})
+	}
+	err := tx.SendBatch(ctx, batch).Close()
+	if isCode(err, "42501") {
+		team := cmp.Or(b.Session.Team, s.team)
+		return pre, fmt.Errorf("apply: session %s: %w (row security: the owner, %s, must be the role connected as, and the team, %q, empty or a role it is a member of)",
+			b.Session.ID, err, s.owner, team)
+	}
+	if err != nil {
+		return pre, wrap("apply: session", err)
+	}
+	return pre, nil
 }
 
 // session is what a batch's rows take from their stored session.
@@ -156,17 +272,47 @@ type session struct {
 }
 
 func (s *Store) upsertSession(ctx context.Context, tx pgx.Tx, ss carryover.Session) (session, error) {
+	out := session{id: ss.ID}
+	var oldTeam *string
+	q, args := s.sessionUpsert(ss)
+	err := tx.QueryRow(ctx, q, args...).Scan(&out.project, &out.team, &oldTeam)
+	if isCode(err, "42501") {
+		return out, fmt.Errorf("apply: session %s: %w (row security: the owner, %s, must be the role connected as, and the team, %q, empty or a role it is a member of)",
+			ss.ID, err, s.owner, cmp.Or(ss.Team, s.team))
+	}
+	if err != nil {
+		return out, wrap("apply: session", err)
+	}
+	if oldTeam != nil && *oldTeam != out.team {
+		if err := s.shareSessionRows(ctx, tx, out); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// shareSessionRows carries a session's changed team to its other rows.
+func (s *Store) shareSessionRows(ctx context.Context, tx pgx.Tx, sess session) error {
+	for _, table := range []string{"chunks", "items", "compactions", "raw_blocks", "chunk_shares", "passages", "passage_marks"} {
+		if _, err := tx.Exec(ctx, `UPDATE `+table+` SET team = $1 WHERE session_id = $2 AND owner = $3`, sess.team, sess.id, s.owner); err != nil {
+			return wrap("apply: share "+table, err)
+		}
+	}
+	return nil
+}
+
+// sessionUpsert is the statement that writes a batch's session and
+// returns its project, its team and its team before the statement.
+func (s *Store) sessionUpsert(ss carryover.Session) (string, []any) {
 	team := ss.Team
 	if team == "" {
 		team = s.team
 	}
-	out := session{id: ss.ID}
-	var oldTeam *string
 	// The CTE reads the row as it was before the statement: a changed team
 	// must be carried to the session's other rows. A team the role may no
 	// longer share with (row security is on and it left the team) is
 	// dropped rather than kept, which would fail the write.
-	err := tx.QueryRow(ctx, `WITH old AS (SELECT team FROM sessions WHERE id = $1 AND owner = $2)
+	return `WITH old AS (SELECT team FROM sessions WHERE id = $1 AND owner = $2)
 		INSERT INTO sessions (id, owner, team, project, transcript_path, version, title, started, updated, windows, turns,
 			parent, cwd, branch)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $13, $14, $15)
@@ -187,23 +333,8 @@ func (s *Store) upsertSession(ctx context.Context, tx pgx.Tx, ss carryover.Sessi
 				WHEN sessions.team = '' OR NOT row_security_active('sessions') OR sessions.team = ANY (carryover_teams())
 				THEN sessions.team ELSE '' END
 		RETURNING project, team, (SELECT team FROM old)`,
-		ss.ID, s.owner, team, ss.Project, ss.TranscriptPath, ss.Version, ss.Title, ts(ss.Started), ts(ss.Updated),
-		ss.Windows, ss.Turns, ss.Team, ss.Parent, ss.Cwd, ss.Branch).Scan(&out.project, &out.team, &oldTeam)
-	if isCode(err, "42501") {
-		return out, fmt.Errorf("apply: session %s: %w (row security: the owner, %s, must be the role connected as, and the team, %q, empty or a role it is a member of)",
-			ss.ID, err, s.owner, team)
-	}
-	if err != nil {
-		return out, wrap("apply: session", err)
-	}
-	if oldTeam != nil && *oldTeam != out.team {
-		for _, table := range []string{"chunks", "items", "compactions", "raw_blocks", "chunk_shares", "passages", "passage_marks"} {
-			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET team = $1 WHERE session_id = $2 AND owner = $3`, out.team, ss.ID, s.owner); err != nil {
-				return out, wrap("apply: share "+table, err)
-			}
-		}
-	}
-	return out, nil
+		[]any{ss.ID, s.owner, team, ss.Project, ss.TranscriptPath, ss.Version, ss.Title, ts(ss.Started), ts(ss.Updated),
+			ss.Windows, ss.Turns, ss.Team, ss.Parent, ss.Cwd, ss.Branch}
 }
 
 // vecArg renders the placeholder of a vector parameter: a bytea, or a
@@ -220,16 +351,14 @@ func (s *Store) vecArg(n int) string {
 // duplicates whose row is another session's (with their row's id in ID).
 // vecs is nil when vectors are not stored. The new chunks' tokens are
 // added to the session's index statistics.
-func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunks []carryover.Chunk, vecs [][]float32) (map[int]int64, []carryover.Chunk, error) {
-	ids := make(map[int]int64, len(chunks))
+func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunks []carryover.Chunk, vecs [][]float32, newIDs []int64) (
+	ids map[int]int64, shared []carryover.Chunk, added, tokens int, err error) {
+	ids = make(map[int]int64, len(chunks))
 	if len(chunks) == 0 {
-		return ids, nil, nil
+		return ids, nil, 0, 0, nil
 	}
-	// Ids in the batch's order, as the embedded store's rowids: BM25 ties
-	// are broken by id, and a turn's chunks follow each other.
-	newIDs, err := allocateIDs(ctx, tx, len(chunks))
-	if err != nil {
-		return nil, nil, err
+	if len(newIDs) != len(chunks) {
+		return nil, nil, 0, 0, fmt.Errorf("apply: %d chunk ids for %d chunks", len(newIDs), len(chunks))
 	}
 	// The union's second part does not see the first's insert (one
 	// snapshot): at most one id comes back. None comes back when a
@@ -266,8 +395,7 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 			c.Sidechain, c.AgentID, c.Hash, ix.tsv, ix.len, vec)
 	}
 	br := tx.SendBatch(ctx, batch)
-	var raced, shared []carryover.Chunk
-	added, tokens := 0, 0
+	var raced []carryover.Chunk
 	for _, i := range order {
 		c := chunks[i]
 		var id int64
@@ -280,7 +408,7 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 		}
 		if err != nil {
 			br.Close()
-			return nil, nil, wrap(fmt.Sprintf("apply: chunk %d", c.Seq), err)
+			return nil, nil, 0, 0, wrap(fmt.Sprintf("apply: chunk %d", c.Seq), err)
 		}
 		ids[c.Seq] = id
 		if inserted {
@@ -292,7 +420,7 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 		}
 	}
 	if err := br.Close(); err != nil {
-		return nil, nil, wrap("apply: chunks", err)
+		return nil, nil, 0, 0, wrap("apply: chunks", err)
 	}
 	// A later statement of this (read committed) transaction sees the row
 	// the concurrent Apply committed.
@@ -301,7 +429,7 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 		var holder string
 		if err := tx.QueryRow(ctx, `SELECT id, session_id FROM chunks WHERE owner = $1 AND project = $2 AND hash = $3`,
 			s.owner, sess.project, c.Hash).Scan(&id, &holder); err != nil {
-			return nil, nil, wrap(fmt.Sprintf("apply: chunk %d", c.Seq), err)
+			return nil, nil, 0, 0, wrap(fmt.Sprintf("apply: chunk %d", c.Seq), err)
 		}
 		ids[c.Seq] = id
 		if holder != sess.id {
@@ -309,33 +437,34 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, sess session, chunk
 			shared = append(shared, c)
 		}
 	}
-	return ids, shared, countIndexed(ctx, tx, sess.id, s.owner, added, tokens)
+	return ids, shared, added, tokens, nil
 }
 
-// insertShares records that the session holds the chunks, stored under
+// queueShares records that the session holds the chunks, stored under
 // other sessions of the owner, at the places the batch gives them. A share
 // already recorded (the same lines ingested again) is kept as it is, as a
 // session's own chunk keeps its row.
-func (s *Store) insertShares(ctx context.Context, tx pgx.Tx, sess session, shared []carryover.Chunk) error {
-	if len(shared) == 0 {
-		return nil
-	}
+func (s *Store) queueShares(st *steps, sess session, shared []carryover.Chunk) {
 	// In key order, as the chunks.
 	slices.SortFunc(shared, func(a, b carryover.Chunk) int { return cmp.Compare(a.ID, b.ID) })
-	batch := &pgx.Batch{}
 	for _, c := range shared {
-		batch.Queue(`INSERT INTO chunk_shares (owner, team, project, session_id, chunk_id, seq, turn, win, first_line, last_line)
+		st.batch.Queue(`INSERT INTO chunk_shares (owner, team, project, session_id, chunk_id, seq, turn, win, first_line, last_line)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (session_id, owner, chunk_id) DO NOTHING`,
 			s.owner, sess.team, sess.project, sess.id, c.ID, c.Seq, c.Turn, c.Window, c.FirstLine, c.LastLine)
 	}
-	return wrap("apply: shared chunks", tx.SendBatch(ctx, batch).Close())
+	st.end("apply: shared chunks")
 }
+
+// allocateQuery takes $1 chunk ids from the identity's sequence, in
+// order: in the batch's order, as the embedded store's rowids (BM25 ties
+// are broken by id, and a turn's chunks follow each other).
+const allocateQuery = `SELECT array_agg(v ORDER BY v) FROM (SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS v
+	FROM generate_series(1, $1)) x`
 
 // allocateIDs takes n chunk ids from the identity's sequence, in order.
 func allocateIDs(ctx context.Context, tx pgx.Tx, n int) ([]int64, error) {
 	var ids []int64
-	err := tx.QueryRow(ctx, `SELECT array_agg(v ORDER BY v) FROM (SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS v
-		FROM generate_series(1, $1)) x`, n).Scan(&ids)
+	err := tx.QueryRow(ctx, allocateQuery, n).Scan(&ids)
 	if err != nil {
 		return nil, wrap("apply: chunk ids", err)
 	}
@@ -348,9 +477,18 @@ func countIndexed(ctx context.Context, tx pgx.Tx, sessionID, owner string, chunk
 	if chunks == 0 {
 		return nil
 	}
-	_, err := tx.Exec(ctx, `UPDATE sessions SET fts_chunks = fts_chunks + $1, fts_tokens = fts_tokens + $2 WHERE id = $3 AND owner = $4`,
-		chunks, tokens, sessionID, owner)
+	_, err := tx.Exec(ctx, countIndexedQuery, chunks, tokens, sessionID, owner)
 	return wrap("apply: index statistics", err)
+}
+
+const countIndexedQuery = `UPDATE sessions SET fts_chunks = fts_chunks + $1, fts_tokens = fts_tokens + $2 WHERE id = $3 AND owner = $4`
+
+// queueCountIndexed is countIndexed in a batch.
+func queueCountIndexed(st *steps, sessionID, owner string, chunks, tokens int) {
+	if chunks > 0 {
+		st.batch.Queue(countIndexedQuery, chunks, tokens, sessionID, owner)
+		st.end("apply: index statistics")
+	}
 }
 
 // vecValue is a vector as the vector column takes it.
@@ -368,10 +506,7 @@ func list(l []string) []string {
 	return l
 }
 
-func (s *Store) upsertItems(ctx context.Context, tx pgx.Tx, sess session, chunkIDs map[int]int64, items []carryover.Item) error {
-	if len(items) == 0 {
-		return nil
-	}
+func (s *Store) queueItems(st *steps, sess session, chunkIDs map[int]int64, items []carryover.Item) {
 	// A chunk of an earlier batch is found by its seq: the session's own,
 	// else one it shares.
 	const q = `INSERT INTO items (owner, team, project, session_id, chunk_id, chunk_seq, kind, key, text, detail,
@@ -392,28 +527,20 @@ func (s *Store) upsertItems(ctx context.Context, tx pgx.Tx, sess session, chunkI
 			line = greatest(items.line, excluded.line),
 			weight = greatest(items.weight, excluded.weight),
 			resolved = items.resolved OR excluded.resolved`
-	batch := &pgx.Batch{}
 	for _, it := range items {
 		var chunk *int64
 		if id, ok := chunkIDs[it.ChunkSeq]; ok {
 			chunk = &id
 		}
-		batch.Queue(q, s.owner, sess.team, sess.project, sess.id, chunk, it.ChunkSeq, string(it.Kind), it.Key, it.Text, it.Detail,
+		st.batch.Queue(q, s.owner, sess.team, sess.project, sess.id, chunk, it.ChunkSeq, string(it.Kind), it.Key, it.Text, it.Detail,
 			it.Turn, it.Window, it.Line, ts(it.Time), it.Weight, it.Resolved, max(it.Count, 1))
+		st.end(fmt.Sprintf("apply: item %s %q", it.Kind, it.Key))
 	}
-	br := tx.SendBatch(ctx, batch)
-	for _, it := range items {
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			return wrap(fmt.Sprintf("apply: item %s %q", it.Kind, it.Key), err)
-		}
-	}
-	return wrap("apply: items", br.Close())
 }
 
-func (s *Store) upsertCompactions(ctx context.Context, tx pgx.Tx, sess session, cs []carryover.Compaction) error {
+func (s *Store) queueCompactions(st *steps, sess session, cs []carryover.Compaction) {
 	for _, c := range cs {
-		_, err := tx.Exec(ctx, `INSERT INTO compactions
+		st.batch.Queue(`INSERT INTO compactions
 			(owner, team, project, session_id, win, trigger_type, pre_tokens, post_tokens, line, time, summary)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 			ON CONFLICT (session_id, owner, win) DO UPDATE SET
@@ -424,11 +551,8 @@ func (s *Store) upsertCompactions(ctx context.Context, tx pgx.Tx, sess session, 
 				time = coalesce(excluded.time, compactions.time),
 				summary = CASE WHEN excluded.summary <> '' THEN excluded.summary ELSE compactions.summary END`,
 			s.owner, sess.team, sess.project, sess.id, c.Window, c.Trigger, c.PreTokens, c.PostTokens, c.Line, ts(c.Time), c.Summary)
-		if err != nil {
-			return wrap(fmt.Sprintf("apply: compaction %d", c.Window), err)
-		}
+		st.end(fmt.Sprintf("apply: compaction %d", c.Window))
 	}
-	return nil
 }
 
 // IngestState returns the ingest state of the owner's session, or an error
@@ -488,21 +612,4 @@ func cleanBatch(b carryover.Batch) carryover.Batch {
 	}
 	b.State.Path, b.State.FileID = clean(b.State.Path), clean(b.State.FileID)
 	return b
-}
-
-// checkForgotten returns ErrForgotten when the caller forgot the session.
-// Apply calls it after writing the session's row, which a forget locks
-// first (see Prune): either the forget waits for this transaction, or this
-// transaction waited for the forget, and then this check, a later
-// statement, sees its record. Only the owner can lock that row, so no
-// other role can hold an Apply up.
-func (s *Store) checkForgotten(ctx context.Context, tx pgx.Tx, sessionID string) error {
-	gone, err := forgotten(ctx, tx, s.owner, sessionID)
-	if err != nil {
-		return wrap("apply", err)
-	}
-	if gone {
-		return fmt.Errorf("apply %s: %w", sessionID, carryover.ErrForgotten)
-	}
-	return nil
 }

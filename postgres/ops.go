@@ -332,10 +332,12 @@ type querier interface {
 
 func forgotten(ctx context.Context, q querier, owner, sessionID string) (bool, error) {
 	var gone bool
-	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM forgotten WHERE owner = $1 AND session_key = $2)`,
-		owner, carryover.ForgottenKey(sessionID)).Scan(&gone)
+	err := q.QueryRow(ctx, forgottenQuery, owner, carryover.ForgottenKey(sessionID)).Scan(&gone)
 	return gone, err
 }
+
+// forgottenQuery asks whether owner $1 forgot the session of key $2.
+const forgottenQuery = `SELECT EXISTS (SELECT 1 FROM forgotten WHERE owner = $1 AND session_key = $2)`
 
 // Forgotten reports whether the store's owner forgot the session.
 func (s *Store) Forgotten(ctx context.Context, sessionID string) (bool, error) {

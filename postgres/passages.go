@@ -77,14 +77,11 @@ func passageVector(text string) (string, int) {
 
 // queuePassages queues the batch's passages after removing those of the
 // lines it replaces (a replaced tail, or lines an earlier ingest stored),
-// when every line before them is indexed and the batch does not defer
-// them; else it leaves them to IndexPassages.
-func (s *Store) queuePassages(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, sess session, b carryover.Batch, ps []indexedPassage) error {
+// when every line before them is indexed (up to mark, the session's
+// passage mark) and the batch does not defer them; else it leaves them to
+// IndexPassages.
+func (s *Store) queuePassages(batch *pgx.Batch, sess session, b carryover.Batch, ps []indexedPassage, mark int) {
 	first, last := b.Raw[0].Line, b.Raw[len(b.Raw)-1].Line
-	mark, err := s.passageMark(ctx, tx, sess.id)
-	if err != nil {
-		return err
-	}
 	to := last
 	if b.RawReplace {
 		to = math.MaxInt32
@@ -94,11 +91,10 @@ func (s *Store) queuePassages(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, 
 			batch.Queue(`DELETE FROM passages WHERE session_id = $1 AND owner = $2 AND line BETWEEN $3 AND $4`, sess.id, s.owner, first, to)
 			s.queueMark(batch, sess, first-1)
 		}
-		return nil
+		return
 	}
 	s.queueIndex(batch, sess, first, to, ps)
 	s.queueMark(batch, sess, max(last, mark))
-	return nil
 }
 
 func (s *Store) queueIndex(batch *pgx.Batch, sess session, from, to int, ps []indexedPassage) {
@@ -118,12 +114,14 @@ func (s *Store) queueMark(batch *pgx.Batch, sess session, line int) {
 // every line's passages are indexed (0 when none).
 func (s *Store) passageMark(ctx context.Context, q querier, session string) (int, error) {
 	var mark int
-	err := q.QueryRow(ctx, `SELECT line FROM passage_marks WHERE session_id = $1 AND owner = $2`, session, s.owner).Scan(&mark)
+	err := q.QueryRow(ctx, passageMarkQuery, session, s.owner).Scan(&mark)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, nil
 	}
 	return mark, wrap("passages: mark", err)
 }
+
+const passageMarkQuery = `SELECT line FROM passage_marks WHERE session_id = $1 AND owner = $2`
 
 // IndexPassages indexes the passages of up to maxLines raw lines of the
 // owner's session after its mark (see Batch.DeferPassages), and reports

@@ -331,8 +331,7 @@ func (s *Store) openRead(ctx context.Context, session string) (map[string]string
 		}
 		return err
 	})
-	batch.Queue(`SELECT EXISTS (SELECT 1 FROM forgotten WHERE owner = $1 AND session_key = $2)`,
-		s.owner, carryover.ForgottenKey(session)).QueryRow(func(r pgx.Row) error { return r.Scan(&gone) })
+	batch.Queue(forgottenQuery, s.owner, carryover.ForgottenKey(session)).QueryRow(func(r pgx.Row) error { return r.Scan(&gone) })
 	err := s.pool.SendBatch(ctx, batch).Close()
 	if m == nil {
 		if err == nil {

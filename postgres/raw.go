@@ -57,6 +57,21 @@ func (s *Store) planRaw(ctx context.Context, q querier, b carryover.Batch) (*raw
 // line from (the last block for 0), with its data when withData is set;
 // nil when there is none.
 func (s *Store) rawTail(ctx context.Context, q querier, sessionID string, from int, withData bool) (*rawblock.Block, error) {
+	query, args := s.rawTailQuery(sessionID, from, withData)
+	var b rawblock.Block
+	err := q.QueryRow(ctx, query, args...).Scan(
+		&b.ID, &b.FirstLine, &b.LastLine, &b.FirstOffset, &b.EndOffset, &b.TextBytes, &b.Data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, wrap("raw lines: tail", err)
+	}
+	return &b, nil
+}
+
+// rawTailQuery is rawTail's query and its parameters.
+func (s *Store) rawTailQuery(sessionID string, from int, withData bool) (string, []any) {
 	data := "NULL::bytea"
 	if withData {
 		data = "data"
@@ -68,39 +83,31 @@ func (s *Store) rawTail(ctx context.Context, q querier, sessionID string, from i
 		query += ` AND first_line < $3`
 		args = append(args, from)
 	}
-	var b rawblock.Block
-	err := q.QueryRow(ctx, query+` ORDER BY first_line DESC LIMIT 1`, args...).Scan(
-		&b.ID, &b.FirstLine, &b.LastLine, &b.FirstOffset, &b.EndOffset, &b.TextBytes, &b.Data)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, wrap("raw lines: tail", err)
-	}
-	return &b, nil
+	return query + ` ORDER BY first_line DESC LIMIT 1`, args
 }
 
-// writeRaw stores the planned blocks in the batch's transaction, after the
-// session's row, which it locks: no other Apply of the session changes its
-// blocks until commit. When one did before, since the plan was made, it
-// plans again on what the transaction sees.
-func (s *Store) writeRaw(ctx context.Context, tx pgx.Tx, sess session, b carryover.Batch, w *rawWrite) error {
+// queueRaw queues the planned blocks in the batch's last steps. The tail
+// block they go after was read in its first batch (pre), after the
+// session's row, which it locks: no other Apply of the session changes
+// its blocks until commit. When one did before, since the plan was made,
+// it plans again on what the transaction sees.
+func (s *Store) queueRaw(ctx context.Context, tx pgx.Tx, st *steps, sess session, b carryover.Batch, w *rawWrite, pre applied) error {
 	if w == nil {
 		return nil
 	}
-	now, err := s.rawTail(ctx, tx, sess.id, w.from, false)
-	if err != nil {
-		return err
+	if !pre.rawRead || !pre.markRead {
+		return errors.New("apply: raw lines: the tail was not read")
 	}
-	if !rawblock.Same(now, w.tail) {
+	if !rawblock.Same(pre.rawTail, w.tail) {
 		ps := w.passages
+		var err error
 		if w, err = s.planRaw(ctx, tx, b); err != nil {
 			return err
 		}
 		w.passages = ps
 	}
 	p := w.plan
-	batch := &pgx.Batch{}
+	batch := &st.batch
 	if p.DeleteFrom > 0 {
 		batch.Queue(`DELETE FROM raw_blocks WHERE session_id = $1 AND owner = $2 AND first_line >= $3`, sess.id, s.owner, p.DeleteFrom)
 	}
@@ -112,10 +119,10 @@ func (s *Store) writeRaw(ctx context.Context, tx pgx.Tx, sess session, b carryov
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 			s.owner, sess.team, sess.id, bl.FirstLine, bl.LastLine, bl.FirstOffset, bl.EndOffset, bl.TextBytes, bl.Data)
 	}
-	if err := s.queuePassages(ctx, tx, batch, sess, b, w.passages); err != nil {
-		return err
-	}
-	return wrap("apply: raw lines", tx.SendBatch(ctx, batch).Close())
+	st.end("apply: raw lines")
+	s.queuePassages(batch, sess, b, w.passages, pre.passageMark)
+	st.end("apply: passages")
+	return nil
 }
 
 // rawOwner picks the session's owner as Session does: the store's owner
