@@ -2,8 +2,11 @@
 # Times the restore (SessionStart after a compaction) and prompt recall
 # hooks of one or more carryover binaries on a PostgreSQL server reached
 # through scripts/delayproxy, which delays every packet: how many round
-# trips a hook waits on, at a network's distance. Run it under
-# scripts/with-postgres.sh (it needs CARRYOVER_TEST_DATABASE_URL):
+# trips a hook waits on, at a network's distance; then a PreCompact that
+# archives the transcript's last 50 lines and the PostCompact after it,
+# each run on a session of its own (archived up to those lines first, not
+# through the proxy). Run it under scripts/with-postgres.sh (it needs
+# CARRYOVER_TEST_DATABASE_URL):
 #
 #   scripts/with-postgres.sh scripts/pg-hook-latency.sh ./carryover /tmp/carryover-old
 #
@@ -65,5 +68,35 @@ for ev in session-start user-prompt-submit; do
     same=same; cmp -s "$TMP/out-1" "$TMP/out-$b" || same=different
     printf '%-20s %-40s median %6.1f ms, %d bytes out (%s as the first)\n' "$ev" "${!b}" \
       "$(awk -v u="$med" 'BEGIN {print u / 1000}')" "$(wc -c < "$TMP/out-$b")" "$same"
+  done
+done
+
+# The archive path: each run a new session, its transcript but the last
+# 50 lines archived at full speed, then PreCompact of those lines and
+# PostCompact through the proxy.
+lines=$(wc -l < "$TRANSCRIPT")
+for ((r = 0; r < RUNS; r++)); do
+  for ((b = 1; b <= $#; b++)); do
+    sid=$(cat /proc/sys/kernel/random/uuid)
+    t=$TMP/$sid.jsonl
+    head -n $((lines - 50)) "$TRANSCRIPT" > "$t"
+    printf '{"session_id":"%s","transcript_path":"%s","cwd":"%s","hook_event_name":"Stop","stop_hook_active":false}' "$sid" "$t" "$TMP" |
+      CARRYOVER_DATABASE_URL=$CARRYOVER_TEST_DATABASE_URL "${!b}" hook stop
+    tail -n 50 "$TRANSCRIPT" >> "$t"
+    for ev in pre-compact post-compact; do
+      name=PreCompact; [ "$ev" = post-compact ] && name=PostCompact
+      s=$(date +%s%N)
+      printf '{"session_id":"%s","transcript_path":"%s","cwd":"%s","hook_event_name":"%s","trigger":"auto"}' "$sid" "$t" "$TMP" "$name" |
+        "${!b}" hook "$ev" > /dev/null
+      echo "$b $(( ($(date +%s%N) - s) / 1000 ))" >> "$TMP/times-$ev"
+    done
+    rm -f "$t"
+  done
+done
+check_server
+for ev in pre-compact post-compact; do
+  for ((b = 1; b <= $#; b++)); do
+    med=$(awk -v b="$b" '$1 == b {print $2}' "$TMP/times-$ev" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+    printf '%-20s %-40s median %6.1f ms (50 new lines)\n' "$ev" "${!b}" "$(awk -v u="$med" 'BEGIN {print u / 1000}')"
   done
 done
