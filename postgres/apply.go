@@ -63,14 +63,24 @@ func (s *Store) Apply(ctx context.Context, b carryover.Batch) error {
 		}
 		break
 	}
-	// A schema migrated from version 3 catches up as it is used. The
-	// batch is stored whatever happens here: a failure (a hook's deadline)
-	// is not the batch's, and the next Apply tries again.
-	if len(b.Chunks) > 0 {
-		_, _ = s.Backfill(ctx, BackfillBatch)
-	}
 	return nil
 }
+
+// backfillAfter indexes again chunks stored before schema version 4, as a
+// schema migrated from version 3 catches up as it is used, when the
+// batch's transaction found any (backfillLeft asks it). The batch is
+// stored whatever happens here: a failure (a hook's deadline) is not the
+// batch's, and the next Apply tries again.
+func (s *Store) backfillAfter(ctx context.Context, left bool) {
+	if left {
+		_, _ = s.Backfill(ctx, BackfillBatch)
+	} else {
+		s.indexed.Store(true)
+	}
+}
+
+// backfillLeft asks whether any of the owner's chunks waits for Backfill.
+const backfillLeft = `SELECT EXISTS (SELECT 1 FROM chunks c WHERE c.fts_len IS NULL AND c.owner = $1)`
 
 func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32, raw *rawWrite) (err error) {
 	tx, err := s.pool.Begin(ctx)
@@ -150,10 +160,23 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32, 
 		ingest_offset = $3, ingest_line = $4, ingest_cursor = $5 WHERE id = $6 AND owner = $7`,
 		st.Path, st.FileID, st.Offset, st.Line, st.Cursor, b.Session.ID, s.owner)
 	last.end("apply: ingest state")
+	// Whether chunks stored before schema version 4 wait for Backfill, in
+	// the same round trip (a new process knows nothing of it yet).
+	var left, asked bool
+	if len(b.Chunks) > 0 && !s.indexed.Load() {
+		last.query(func(r pgx.Row) error { asked = true; return r.Scan(&left) }, backfillLeft, s.owner)
+		last.end("apply: backfill")
+	}
 	if err := last.send(ctx, tx); err != nil {
 		return err
 	}
-	return wrap("apply: commit", tx.Commit(ctx))
+	if err := tx.Commit(ctx); err != nil {
+		return wrap("apply: commit", err)
+	}
+	if asked {
+		s.backfillAfter(ctx, left)
+	}
+	return nil
 }
 
 // steps is a batch of statements whose results are not read, each group
@@ -162,6 +185,16 @@ type steps struct {
 	batch  pgx.Batch
 	ends   []int // the batch's length after each group
 	labels []string
+	scans  map[int]func(pgx.Row) error // the statements whose row is read
+}
+
+// query queues a statement whose one row scan reads.
+func (st *steps) query(scan func(pgx.Row) error, sql string, args ...any) {
+	if st.scans == nil {
+		st.scans = map[int]func(pgx.Row) error{}
+	}
+	st.scans[st.batch.Len()] = scan
+	st.batch.Queue(sql, args...)
 }
 
 // end names the statements queued since the last group's end.
@@ -184,7 +217,13 @@ func (st *steps) send(ctx context.Context, tx pgx.Tx) error {
 		for g < len(st.ends)-1 && i >= st.ends[g] {
 			g++
 		}
-		if _, err := br.Exec(); err != nil {
+		var err error
+		if scan := st.scans[i]; scan != nil {
+			err = scan(br.QueryRow())
+		} else {
+			_, err = br.Exec()
+		}
+		if err != nil {
 			br.Close()
 			label := "apply"
 			if g < len(st.labels) {
