@@ -110,17 +110,8 @@ func (s *Store) queueMark(batch *pgx.Batch, sess session, line int) {
 		ON CONFLICT (session_id, owner) DO UPDATE SET line = excluded.line`, s.owner, sess.team, sess.id, line)
 }
 
-// passageMark is the last raw line of the owner's session up to which
-// every line's passages are indexed (0 when none).
-func (s *Store) passageMark(ctx context.Context, q querier, session string) (int, error) {
-	var mark int
-	err := q.QueryRow(ctx, passageMarkQuery, session, s.owner).Scan(&mark)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	}
-	return mark, wrap("passages: mark", err)
-}
-
+// passageMarkQuery reads the last raw line of the owner's session up to
+// which every line's passages are indexed (no row: 0).
 const passageMarkQuery = `SELECT line FROM passage_marks WHERE session_id = $1 AND owner = $2`
 
 // IndexPassages indexes the passages of up to maxLines raw lines of the
@@ -149,13 +140,24 @@ func (s *Store) IndexPassages(ctx context.Context, sessionID string, maxLines in
 	}
 	defer tx.Rollback(ctx)
 	// The session's row, locked as Apply locks it: no write of the
-	// session runs meanwhile.
-	var one int
-	if err := tx.QueryRow(ctx, `SELECT 1 FROM sessions WHERE id = $1 AND owner = $2 FOR UPDATE`, sessionID, s.owner).Scan(&one); err != nil {
+	// session runs meanwhile; then the mark again, in the same round trip.
+	lock := &pgx.Batch{}
+	lock.Queue(`SELECT 1 FROM sessions WHERE id = $1 AND owner = $2 FOR UPDATE`, sessionID, s.owner).QueryRow(func(r pgx.Row) error {
+		var one int
+		return r.Scan(&one)
+	})
+	now := 0
+	lock.Queue(passageMarkQuery, sessionID, s.owner).QueryRow(func(r pgx.Row) error {
+		if err := r.Scan(&now); !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		return nil
+	})
+	if err := tx.SendBatch(ctx, lock).Close(); err != nil {
 		return false, wrap("index passages", err)
 	}
-	if now, err := s.passageMark(ctx, tx, sessionID); err != nil || now != mark {
-		return false, err
+	if now != mark {
+		return false, nil
 	}
 	batch := &pgx.Batch{}
 	sess := session{id: sessionID, team: team}
