@@ -46,6 +46,16 @@ func synth(n int) []string {
 	return lines
 }
 
+// compaction returns the lines of an automatic compaction of session sid:
+// its boundary, then its summary.
+func compaction(text string) (boundary, summary string) {
+	b, _ := json.Marshal(map[string]any{"type": "system", "subtype": "compact_boundary", "uuid": "b1", "sessionId": sid,
+		"content": "Conversation compacted", "compactMetadata": map[string]any{"trigger": "auto", "preTokens": 150000}})
+	m, _ := json.Marshal(map[string]any{"type": "user", "uuid": "s1", "parentUuid": "b1", "sessionId": sid, "isCompactSummary": true,
+		"message": map[string]any{"role": "user", "content": text}})
+	return string(b), string(m)
+}
+
 func writeLines(t testing.TB, path string, lines []string, mode int) {
 	t.Helper()
 	data := strings.Join(lines, "\n")
@@ -359,12 +369,9 @@ func TestDeadlineKeepsProgress(t *testing.T) {
 func TestReingestAfterCompaction(t *testing.T) {
 	ctx := context.Background()
 	pre := synth(4)
-	boundary, _ := json.Marshal(map[string]any{"type": "system", "subtype": "compact_boundary", "uuid": "b1", "sessionId": sid,
-		"content": "Conversation compacted", "compactMetadata": map[string]any{"trigger": "auto", "preTokens": 150000}})
-	summary, _ := json.Marshal(map[string]any{"type": "user", "uuid": "s1", "parentUuid": "b1", "sessionId": sid, "isCompactSummary": true,
-		"message": map[string]any{"role": "user", "content": "This session is being continued from a previous conversation. Summary: widgets."}})
+	boundary, summary := compaction("This session is being continued from a previous conversation. Summary: widgets.")
 	post := synth(6)[16:]
-	all := append(append(append([]string{}, pre...), string(boundary), string(summary)), post...)
+	all := append(append(append([]string{}, pre...), boundary, summary), post...)
 	path := filepath.Join(t.TempDir(), sid+".jsonl")
 	st := openStore(t)
 
@@ -497,10 +504,7 @@ func TestNotATranscript(t *testing.T) {
 func TestReportSession(t *testing.T) {
 	ctx := context.Background()
 	pre := synth(4)
-	boundary, _ := json.Marshal(map[string]any{"type": "system", "subtype": "compact_boundary", "uuid": "b1", "sessionId": sid,
-		"content": "Conversation compacted", "compactMetadata": map[string]any{"trigger": "auto", "preTokens": 150000}})
-	summary, _ := json.Marshal(map[string]any{"type": "user", "uuid": "s1", "parentUuid": "b1", "sessionId": sid, "isCompactSummary": true,
-		"message": map[string]any{"role": "user", "content": "This session is being continued. Summary: widgets."}})
+	boundary, summary := compaction("This session is being continued. Summary: widgets.")
 	post := synth(6)[16:]
 	path := filepath.Join(t.TempDir(), sid+".jsonl")
 	st := openStore(t)
@@ -530,7 +534,7 @@ func TestReportSession(t *testing.T) {
 	if rep := archive("first archive"); rep.Session.ID != "" {
 		t.Fatalf("first archive: session %+v reported, none was read", rep.Session)
 	}
-	writeLines(t, path, []string{string(boundary), string(summary)}, os.O_APPEND)
+	writeLines(t, path, []string{boundary, summary}, os.O_APPEND)
 	rep := archive("the compaction")
 	check("the compaction", rep, 1)
 	stored, err := st.Compactions(ctx, sid)
