@@ -21,10 +21,10 @@ func (s *Store) RecordHookRun(ctx context.Context, r carryover.HookRun) error {
 // r, when not nil, in one batch (one round trip). Held rows not written
 // stay held for the next try.
 func (s *Store) writeAudit(ctx context.Context, r *carryover.HookRun) error {
-	s.mu.Lock()
+	s.heldMu.Lock()
 	held := s.held
 	s.held = nil
-	s.mu.Unlock()
+	s.heldMu.Unlock()
 	if len(held) == 0 && r == nil {
 		return nil
 	}
@@ -39,9 +39,9 @@ func (s *Store) writeAudit(ctx context.Context, r *carryover.HookRun) error {
 	}
 	err := s.pool.SendBatch(ctx, batch).Close()
 	if err != nil && len(held) > 0 {
-		s.mu.Lock()
+		s.heldMu.Lock()
 		s.held = append(held, s.held...)
-		s.mu.Unlock()
+		s.heldMu.Unlock()
 	}
 	if r == nil {
 		return wrap("record injection", err)

@@ -111,7 +111,7 @@ type Store struct {
 	embedder atomic.Pointer[string]
 	// deferAudit: see HoldAudit; held are the injections it holds.
 	deferAudit atomic.Bool
-	mu         sync.Mutex
+	heldMu     sync.Mutex
 	held       []carryover.Injection
 	// gone is what the open read of Options.Session's forgotten record
 	// found, until the first Forgotten call for it takes it.

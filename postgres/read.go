@@ -311,9 +311,9 @@ func (s *Store) RecordInjection(ctx context.Context, in carryover.Injection) (in
 		in.Time = time.Now()
 	}
 	if s.deferAudit.Load() {
-		s.mu.Lock()
+		s.heldMu.Lock()
 		s.held = append(s.held, in)
-		s.mu.Unlock()
+		s.heldMu.Unlock()
 		return 0, nil
 	}
 	var id int64
