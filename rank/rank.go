@@ -187,6 +187,11 @@ func diversify(cands []Candidate) {
 // text with another number of neighbours, or its neighbours added in
 // another order, must tie rather than differ in the last bits.
 func Cosine(q, v []float32) float64 {
+	if len(q) != len(v) {
+		// Another embedder's vector (a schema's row naming the wrong one,
+		// say) is not comparable: no similarity, rather than a panic.
+		return 0
+	}
 	n := math.Sqrt(float64(embedding.Dot(v, v)))
 	if n == 0 {
 		return 0

@@ -124,3 +124,17 @@ func TestFieldsAndWeights(t *testing.T) {
 		t.Errorf("WeightList = %q, want %q (the SQLite index's bm25 weights)", got, want)
 	}
 }
+
+// TestCosineOfOtherSizes checks that vectors of different sizes (of two
+// embedders) have no similarity, either way round, rather than a panic.
+func TestCosineOfOtherSizes(t *testing.T) {
+	q := []float32{0.6, 0.8}
+	for _, v := range [][]float32{{1}, {0.6, 0.8, 0}} {
+		if got := rank.Cosine(q, v); got != 0 {
+			t.Errorf("Cosine(%v, %v) = %v, want 0", q, v, got)
+		}
+	}
+	if got := rank.Cosine(q, []float32{0.6, 0.8}); got != 1 {
+		t.Errorf("Cosine of a vector with itself = %v, want 1", got)
+	}
+}
