@@ -71,36 +71,25 @@ func (r *run) sessionStart(ctx context.Context) error {
 			}
 		}
 	}
-	// The summary of the compaction that just ran: the archive above read
-	// it, unless an earlier hook did (a summary read is what the store
-	// keeps: an empty one does not replace a stored one).
-	summary := ""
+	// The summary of the compaction that just ran, when the archive above
+	// read it (an empty one does not replace a stored one); else the
+	// restore reads the stored one.
+	summary, kept := "", ""
 	for _, c := range rep.CompactionsRead {
 		if c.Window == window && c.Summary != "" {
 			summary = c.Summary
 		}
 	}
-	if summary == "" {
-		if cs, err := r.st.Compactions(ctx, in.SessionID); err == nil {
-			for _, c := range cs {
-				if c.Window == window {
-					summary = c.Summary
-				}
-			}
-		}
-	}
 	if in.Source == "compact" {
 		// What the compaction kept verbatim is in the model's context, like
 		// the summary: the restore spends nothing on it.
-		if kept := preservedText(in.TranscriptPath); kept != "" {
-			summary += "\n" + kept
-		}
+		kept = preservedText(in.TranscriptPath)
 	}
 	// After a compaction the recall index is written from the items the
 	// restore reads rather than read again.
 	st := &itemsRead{Store: r.st}
 	blk, err := retrieve.Restore(ctx, st, retrieve.RestoreRequest{
-		SessionID: in.SessionID, Project: sess.Project, Root: worktreeRoot(in.Cwd), Window: window, Summary: summary,
+		SessionID: in.SessionID, Project: sess.Project, Root: worktreeRoot(in.Cwd), Window: window, Summary: summary, Kept: kept,
 		Budget: min(cfg.Budget, composeMax), Shares: cfg.RestoreShares,
 	})
 	if in.Source == "compact" {

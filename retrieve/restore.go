@@ -33,7 +33,10 @@ type RestoreRequest struct {
 	// it already states is left out. When "", the summary recorded for the
 	// window in the store is used, if any.
 	Summary string
-	Budget  int // characters; DefaultRestoreBudget when <= 0
+	// Kept is what the compaction kept verbatim of the conversation: in
+	// the model's context like the summary, and left out the same way.
+	Kept   string
+	Budget int // characters; DefaultRestoreBudget when <= 0
 	// Shares replaces DefaultRestoreShares when not zero (benchmarks
 	// sweep it).
 	Shares RestoreShares
@@ -133,6 +136,9 @@ func Restore(ctx context.Context, st carryover.Store, req RestoreRequest) (Block
 			return Block{}, err
 		}
 		summary = s
+	}
+	if req.Kept != "" {
+		summary += "\n" + req.Kept
 	}
 	in, err := loadRestoreInput(ctx, st, req)
 	if err != nil {

@@ -206,6 +206,8 @@ func TestRestoreBudgets(t *testing.T) {
 	}
 }
 
+// TestRestoreUsesStoredSummary: without a summary in the request, the one
+// stored for the window decides what is novel, with the kept messages.
 func TestRestoreUsesStoredSummary(t *testing.T) {
 	st := openStore(t)
 	s := session("5e55a0b1-0000-4000-8000-000000000002", restoreProject, 1)
@@ -229,6 +231,17 @@ func TestRestoreUsesStoredSummary(t *testing.T) {
 	ranked, _, _ := strings.Cut(blk.Text, "### Last steps")
 	if strings.Contains(ranked, "in_summary.go") || !strings.Contains(ranked, "lost/by_summary.go") {
 		t.Errorf("the stored summary was not used for novelty:\n%s", blk.Text)
+	}
+	// What the compaction kept verbatim is left out too, with the stored
+	// summary still read.
+	blk, err = retrieve.Restore(context.Background(), st, retrieve.RestoreRequest{SessionID: s.ID, Project: restoreProject, Window: 1,
+		Kept: "User: look at lost/by_summary.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranked, _, _ = strings.Cut(blk.Text, "### Last steps")
+	if strings.Contains(ranked, "in_summary.go") || strings.Contains(ranked, "by_summary.go") {
+		t.Errorf("the stored summary and the kept messages were not both used for novelty:\n%s", blk.Text)
 	}
 }
 
