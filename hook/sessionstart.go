@@ -75,7 +75,7 @@ func (r *run) sessionStart(ctx context.Context) error {
 	// read it (an empty one does not replace a stored one); else the
 	// restore reads the stored one.
 	summary, kept := "", ""
-	for _, c := range rep.CompactionsRead {
+	for _, c := range rep.Compactions {
 		if c.Window == window && c.Summary != "" {
 			summary = c.Summary
 		}

@@ -77,26 +77,25 @@ type Options struct {
 
 // Report says what one ingest did.
 type Report struct {
-	SessionID   string
-	Project     string
-	Lines       int   // lines consumed
-	Bytes       int64 // bytes consumed
-	Chunks      int   // chunks built (duplicates included)
-	Items       int
-	Compactions int
-	Skipped     int  // malformed or oversized lines
-	Restarted   bool // the file was rewritten or truncated: read again from the start
-	Complete    bool // reached the end of the complete lines
-	Window      int  // compactions seen in the session
+	SessionID string
+	Project   string
+	Lines     int   // lines consumed
+	Bytes     int64 // bytes consumed
+	Chunks    int   // chunks built (duplicates included)
+	Items     int
+	Skipped   int  // malformed or oversized lines
+	Restarted bool // the file was rewritten or truncated: read again from the start
+	Complete  bool // reached the end of the complete lines
+	Window    int  // compactions seen in the session
 	// Session is the session as this archive left it in the store (counts
 	// aside), when Complete and the store had it before; its ID is ""
 	// otherwise. A hook reads it here rather than again.
 	Session carryover.Session
-	// CompactionsRead are the compactions this archive read, summaries
-	// masked, in order (Compactions counts them); the store merged each
-	// into its row for the window. A hook takes the summary of the
-	// compaction that just ran from here rather than read it back.
-	CompactionsRead []carryover.Compaction
+	// Compactions are the compactions this archive read, summaries
+	// masked, in order; the store merged each into its row for the
+	// window. A hook takes the summary of the compaction that just ran
+	// from here rather than read it back.
+	Compactions []carryover.Compaction
 	// Redactions counts the secrets masked, by kind.
 	Redactions map[string]int
 }
@@ -342,6 +341,17 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 	var pending carryover.Batch
 	pendingBytes := int64(0)
 	step := min(batchBytes, stepBytes)
+	// complete records that every complete line is archived.
+	complete := func() {
+		rep.Complete = true
+		rep.Skipped = r.Skipped
+		rep.Project = sess.Project
+		rep.Window = cur.Window
+		if inStore {
+			// Read before and changed as the store changes it.
+			rep.Session = sess
+		}
+	}
 	commit := func(eof bool) error {
 		if err := st.Apply(ctx, pending); err != nil {
 			return fmt.Errorf("store batch: %w", err)
@@ -350,20 +360,12 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		rep.Bytes = pending.State.Offset - state.Offset
 		rep.Chunks += len(pending.Chunks)
 		rep.Items += len(pending.Items)
-		rep.Compactions += len(pending.Compactions)
-		rep.CompactionsRead = append(rep.CompactionsRead, pending.Compactions...)
+		rep.Compactions = append(rep.Compactions, pending.Compactions...)
 		redact.AddCounts(&rep.Redactions, pending.Redactions)
 		pending, pendingBytes = carryover.Batch{}, 0
 		replaceRaw = false
 		if eof {
-			rep.Complete = true
-			rep.Skipped = r.Skipped
-			rep.Project = sess.Project
-			rep.Window = cur.Window
-			if inStore {
-				// Read before and changed as the store changes it.
-				rep.Session = sess
-			}
+			complete()
 		}
 		return nil
 	}
@@ -399,13 +401,7 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 					return rep, fmt.Errorf("store session: %w", err)
 				}
 			}
-			rep.Complete = true
-			rep.Skipped = r.Skipped
-			rep.Project = sess.Project
-			rep.Window = cur.Window
-			if inStore {
-				rep.Session = sess
-			}
+			complete()
 			return rep, nil
 		}
 		// The project is the directory's own (hooks look sessions up by

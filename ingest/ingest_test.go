@@ -541,14 +541,14 @@ func TestReportSession(t *testing.T) {
 	if err != nil || len(stored) != 1 {
 		t.Fatalf("%d compactions stored, %v", len(stored), err)
 	}
-	if got := rep.CompactionsRead; len(got) != 1 || got[0].Window != 1 || got[0].Summary != stored[0].Summary ||
+	if got := rep.Compactions; len(got) != 1 || got[0].Window != 1 || got[0].Summary != stored[0].Summary ||
 		!strings.Contains(got[0].Summary, "Summary: widgets.") {
 		t.Fatalf("compactions read %+v, stored %+v", got, stored)
 	}
 	rep = archive("nothing new")
 	check("nothing new", rep, 1)
-	if len(rep.CompactionsRead) != 0 {
-		t.Fatalf("nothing new, yet compactions read: %+v", rep.CompactionsRead)
+	if len(rep.Compactions) != 0 {
+		t.Fatalf("nothing new, yet compactions read: %+v", rep.Compactions)
 	}
 	writeLines(t, path, post, os.O_APPEND)
 	check("after it", archive("after it"), 1)

@@ -90,7 +90,7 @@ func (a *app) cmdIngest(ctx context.Context, args []string) error {
 				note += fmt.Sprintf(" (%s skipped)", plural(rep.Skipped, "bad line"))
 			}
 			fmt.Fprintf(stdout, "%s  %s, %s, %s, %s%s\n", rep.SessionID, plural(rep.Lines, "new line"),
-				plural(rep.Chunks, "chunk"), plural(rep.Items, "item"), plural(rep.Compactions, "compaction"), note)
+				plural(rep.Chunks, "chunk"), plural(rep.Items, "item"), plural(len(rep.Compactions), "compaction"), note)
 		}
 		bar.Add(1)
 	}
