@@ -237,13 +237,12 @@ func (st *steps) send(ctx context.Context, tx pgx.Tx) error {
 
 // applied is what an Apply's first batch wrote and read.
 type applied struct {
-	sess              session
-	oldTeam           *string
-	gone, parentGone  bool
-	ids               []int64         // for the batch's chunks, in order
-	rawTail           *rawblock.Block // the stored tail block, without its data
-	passageMark       int
-	rawRead, markRead bool
+	sess             session
+	oldTeam          *string
+	gone, parentGone bool
+	ids              []int64         // for the batch's chunks, in order
+	rawTail          *rawblock.Block // the stored tail block, without its data
+	passageMark      int
 }
 
 // applyFirst runs an Apply's first batch (see apply).
@@ -274,23 +273,12 @@ func (s *Store) applyFirst(ctx context.Context, tx pgx.Tx, b carryover.Batch, ra
 		// Read after the session's row is locked: no other Apply of the
 		// session changes them until commit.
 		q, args := s.rawTailQuery(b.Session.ID, raw.from, false)
-		batch.Queue(q, args...).QueryRow(func(r pgx.Row) error {
-			var bl rawblock.Block
-			err := r.Scan(&bl.ID, &bl.FirstLine, &bl.LastLine, &bl.FirstOffset, &bl.EndOffset, &bl.TextBytes, &bl.Data)
-			if errors.Is(err, pgx.ErrNoRows) {
-				pre.rawRead = true
-				return nil
-			}
-			pre.rawTail, pre.rawRead = &bl, err == nil
+		batch.Queue(q, args...).QueryRow(func(r pgx.Row) (err error) {
+			pre.rawTail, err = scanRawTail(r)
 			return err
 		})
 		batch.Queue(passageMarkQuery, b.Session.ID, s.owner).QueryRow(func(r pgx.Row) error {
-			err := r.Scan(&pre.passageMark)
-			if errors.Is(err, pgx.ErrNoRows) {
-				err = nil
-			}
-			pre.markRead = err == nil
-			return err
+			return scanMark(r, &pre.passageMark)
 		})
 	}
 	err := tx.SendBatch(ctx, batch).Close()

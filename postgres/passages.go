@@ -114,6 +114,15 @@ func (s *Store) queueMark(batch *pgx.Batch, sess session, line int) {
 // which every line's passages are indexed (no row: 0).
 const passageMarkQuery = `SELECT line FROM passage_marks WHERE session_id = $1 AND owner = $2`
 
+// scanMark reads passageMarkQuery's row into mark, left as it is when
+// there is none.
+func scanMark(r pgx.Row, mark *int) error {
+	if err := r.Scan(mark); !errors.Is(err, pgx.ErrNoRows) {
+		return wrap("passages: mark", err)
+	}
+	return nil
+}
+
 // IndexPassages indexes the passages of up to maxLines raw lines of the
 // owner's session after its mark (see Batch.DeferPassages), and reports
 // whether every stored line is indexed.
@@ -147,12 +156,7 @@ func (s *Store) IndexPassages(ctx context.Context, sessionID string, maxLines in
 		return r.Scan(&one)
 	})
 	now := 0
-	lock.Queue(passageMarkQuery, sessionID, s.owner).QueryRow(func(r pgx.Row) error {
-		if err := r.Scan(&now); !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		return nil
-	})
+	lock.Queue(passageMarkQuery, sessionID, s.owner).QueryRow(func(r pgx.Row) error { return scanMark(r, &now) })
 	if err := tx.SendBatch(ctx, lock).Close(); err != nil {
 		return false, wrap("index passages", err)
 	}

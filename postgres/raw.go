@@ -58,9 +58,13 @@ func (s *Store) planRaw(ctx context.Context, q querier, b carryover.Batch) (*raw
 // nil when there is none.
 func (s *Store) rawTail(ctx context.Context, q querier, sessionID string, from int, withData bool) (*rawblock.Block, error) {
 	query, args := s.rawTailQuery(sessionID, from, withData)
+	return scanRawTail(q.QueryRow(ctx, query, args...))
+}
+
+// scanRawTail reads rawTailQuery's row: nil when there is none.
+func scanRawTail(r pgx.Row) (*rawblock.Block, error) {
 	var b rawblock.Block
-	err := q.QueryRow(ctx, query, args...).Scan(
-		&b.ID, &b.FirstLine, &b.LastLine, &b.FirstOffset, &b.EndOffset, &b.TextBytes, &b.Data)
+	err := r.Scan(&b.ID, &b.FirstLine, &b.LastLine, &b.FirstOffset, &b.EndOffset, &b.TextBytes, &b.Data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -94,9 +98,6 @@ func (s *Store) rawTailQuery(sessionID string, from int, withData bool) (string,
 func (s *Store) queueRaw(ctx context.Context, tx pgx.Tx, st *steps, sess session, b carryover.Batch, w *rawWrite, pre applied) error {
 	if w == nil {
 		return nil
-	}
-	if !pre.rawRead || !pre.markRead {
-		return errors.New("apply: raw lines: the tail was not read")
 	}
 	if !rawblock.Same(pre.rawTail, w.tail) {
 		ps := w.passages
