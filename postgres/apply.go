@@ -162,9 +162,10 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32, 
 	last.end("apply: ingest state")
 	// Whether chunks stored before schema version 4 wait for Backfill, in
 	// the same round trip (a new process knows nothing of it yet).
-	var left, asked bool
-	if len(b.Chunks) > 0 && !s.indexed.Load() {
-		last.query(func(r pgx.Row) error { asked = true; return r.Scan(&left) }, backfillLeft, s.owner)
+	var left bool
+	ask := len(b.Chunks) > 0 && !s.indexed.Load()
+	if ask {
+		last.query(func(r pgx.Row) error { return r.Scan(&left) }, backfillLeft, s.owner)
 		last.end("apply: backfill")
 	}
 	if err := last.send(ctx, tx); err != nil {
@@ -173,7 +174,7 @@ func (s *Store) apply(ctx context.Context, b carryover.Batch, vecs [][]float32, 
 	if err := tx.Commit(ctx); err != nil {
 		return wrap("apply: commit", err)
 	}
-	if asked {
+	if ask {
 		s.backfillAfter(ctx, left)
 	}
 	return nil
