@@ -114,8 +114,8 @@ const BackfillBatch = 256
 // Backfill indexes again up to limit of this role's chunks stored before
 // schema version 4 (fts_len NULL), newest first, and returns how many it
 // indexed; 0 means none is left. Such chunks are not searched until then.
-// Apply calls it with BackfillBatch after a batch whose transaction found such chunks; `carryover ingest`
-// calls it until it returns 0.
+// Apply calls it with BackfillBatch after a batch whose transaction found
+// such chunks; `carryover ingest` calls it until it returns 0.
 func (s *Store) Backfill(ctx context.Context, limit int) (int, error) {
 	if s.indexed.Load() {
 		return 0, nil
