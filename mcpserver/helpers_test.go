@@ -51,7 +51,7 @@ func demoStore(tb testing.TB) *sqlite.Store {
 	if err != nil {
 		tb.Fatalf("ingest demo: %v", err)
 	}
-	if rep.SessionID != demoSession || rep.Project != demoProject || rep.Compactions != 1 {
+	if rep.SessionID != demoSession || rep.Project != demoProject || len(rep.Compactions) != 1 {
 		tb.Fatalf("demo ingest: %+v", rep)
 	}
 	return st
