@@ -192,6 +192,62 @@ func ReadInjectionsWithoutText(ctx context.Context, st Store, sessionID string, 
 	return st.Injections(ctx, sessionID, limit)
 }
 
+// LineRef names one transcript line of a session.
+type LineRef struct {
+	SessionID string
+	Line      int
+}
+
+// LinesReader is a store that reads several transcript lines back, or the
+// chunks that hold them, at once (an optional capability: a search reads
+// back the lines of the passages it found, and a server's store waits on
+// each read).
+type LinesReader interface {
+	// RawLinesAt returns, by ref, what RawLines returns for the ref's
+	// line alone.
+	RawLinesAt(ctx context.Context, refs []LineRef) ([][]RawLine, error)
+	// ChunksAt returns, by ref, what Chunks returns for the chunks
+	// overlapping the ref's line, the first only (ChunkAt).
+	ChunksAt(ctx context.Context, refs []LineRef) ([][]Chunk, error)
+}
+
+// ChunkAt is the filter of the first chunk that holds a transcript line.
+func ChunkAt(r LineRef) ChunkFilter {
+	return ChunkFilter{SessionID: r.SessionID, Turn: -1, FromLine: r.Line, ToLine: r.Line, Limit: 1}
+}
+
+// ReadRawLinesAt returns, by ref, what RawLines returns for the ref's line
+// alone: at once when st is a LinesReader.
+func ReadRawLinesAt(ctx context.Context, st Store, refs []LineRef) ([][]RawLine, error) {
+	if r, ok := st.(LinesReader); ok {
+		return r.RawLinesAt(ctx, refs)
+	}
+	out := make([][]RawLine, len(refs))
+	for i, r := range refs {
+		var err error
+		if out[i], err = st.RawLines(ctx, r.SessionID, r.Line, r.Line); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ReadChunksAt returns, by ref, the first chunk that holds the ref's line
+// (ChunkAt), in a slice of one or none: at once when st is a LinesReader.
+func ReadChunksAt(ctx context.Context, st Store, refs []LineRef) ([][]Chunk, error) {
+	if r, ok := st.(LinesReader); ok {
+		return r.ChunksAt(ctx, refs)
+	}
+	out := make([][]Chunk, len(refs))
+	for i, r := range refs {
+		var err error
+		if out[i], err = st.Chunks(ctx, ChunkAt(r)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // NotesPair is a store that reads a session's notes and its project's in
 // one round trip (an optional capability: the restore reads both, and a
 // server's store waits on each).

@@ -134,6 +134,39 @@ const rawOwner = `(SELECT owner FROM sessions WHERE id = $1 ORDER BY owner = $2 
 // to the last), in order; lines never stored are absent.
 func (s *Store) RawLines(ctx context.Context, sessionID string, from, to int) ([]carryover.RawLine, error) {
 	from = max(from, 1)
+	query, args := s.rawLinesQuery(sessionID, from, to)
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, wrap("raw lines", err)
+	}
+	return s.scanRawLines(rows, sessionID, from, to)
+}
+
+// RawLinesAt returns, by ref, what RawLines returns for the ref's line
+// alone, in one round trip (carryover.LinesReader).
+func (s *Store) RawLinesAt(ctx context.Context, refs []carryover.LineRef) ([][]carryover.RawLine, error) {
+	out := make([][]carryover.RawLine, len(refs))
+	if len(refs) == 0 {
+		return out, nil
+	}
+	batch := &pgx.Batch{}
+	for i, r := range refs {
+		line := max(r.Line, 1)
+		query, args := s.rawLinesQuery(r.SessionID, line, line)
+		batch.Queue(query, args...).Query(func(rows pgx.Rows) error {
+			var err error
+			out[i], err = s.scanRawLines(rows, r.SessionID, line, line)
+			return err
+		})
+	}
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return nil, wrap("raw lines", err)
+	}
+	return out, nil
+}
+
+// rawLinesQuery is RawLines' query and its parameters.
+func (s *Store) rawLinesQuery(sessionID string, from, to int) (string, []any) {
 	query := `SELECT id, first_line, last_line, first_offset, end_offset, text_bytes, data
 		FROM raw_blocks WHERE session_id = $1 AND owner = ` + rawOwner + ` AND last_line >= $3`
 	args := []any{sessionID, s.owner, from}
@@ -141,10 +174,12 @@ func (s *Store) RawLines(ctx context.Context, sessionID string, from, to int) ([
 		query += ` AND first_line <= $4`
 		args = append(args, to)
 	}
-	rows, err := s.pool.Query(ctx, query+` ORDER BY first_line`, args...)
-	if err != nil {
-		return nil, wrap("raw lines", err)
-	}
+	return query + ` ORDER BY first_line`, args
+}
+
+// scanRawLines decodes the blocks rawLinesQuery read and returns their
+// lines from from to to, closing rows.
+func (s *Store) scanRawLines(rows pgx.Rows, sessionID string, from, to int) ([]carryover.RawLine, error) {
 	defer rows.Close()
 	c := s.codecs.Get()
 	defer s.codecs.Put(c)

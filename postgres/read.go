@@ -116,6 +116,38 @@ const sharedChunkCols = `c.id, x.session_id, c.project, x.seq, x.turn, x.win, x.
 // first (see Apply), with this session's id, sequence number, turn,
 // window and lines: the filters apply to those.
 func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryover.Chunk, error) {
+	q, args := s.chunksQuery(f)
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, wrap("chunks", err)
+	}
+	return collect(rows, "chunks", func(r pgx.Rows) (carryover.Chunk, error) { return scanChunk(r) })
+}
+
+// ChunksAt returns, by ref, the first chunk that holds the ref's line
+// (carryover.ChunkAt), in one round trip (carryover.LinesReader).
+func (s *Store) ChunksAt(ctx context.Context, refs []carryover.LineRef) ([][]carryover.Chunk, error) {
+	out := make([][]carryover.Chunk, len(refs))
+	if len(refs) == 0 {
+		return out, nil
+	}
+	batch := &pgx.Batch{}
+	for i, r := range refs {
+		q, args := s.chunksQuery(carryover.ChunkAt(r))
+		batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
+			var err error
+			out[i], err = collect(rows, "chunks", func(r pgx.Rows) (carryover.Chunk, error) { return scanChunk(r) })
+			return err
+		})
+	}
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return nil, wrap("chunks", err)
+	}
+	return out, nil
+}
+
+// chunksQuery is Chunks' query and its parameters.
+func (s *Store) chunksQuery(f carryover.ChunkFilter) (string, []any) {
 	// Each part's conditions on the row that places the chunk (alias pos).
 	conds := func(w *where, pos string) {
 		if f.SessionID != "" {
@@ -157,11 +189,7 @@ func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryove
 			JOIN chunks c ON c.id = x.chunk_id` + shared.sql() + `) u`
 		args = shared.args
 	}
-	rows, err := s.pool.Query(ctx, q+order+limit(f.Limit), args...)
-	if err != nil {
-		return nil, wrap("chunks", err)
-	}
-	return collect(rows, "chunks", func(r pgx.Rows) (carryover.Chunk, error) { return scanChunk(r) })
+	return q + order + limit(f.Limit), args
 }
 
 const itemCols = `i.id, i.session_id, i.chunk_seq, coalesce(i.chunk_id, 0), i.kind, i.text, i.detail, i.key,

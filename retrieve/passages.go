@@ -69,37 +69,39 @@ func findPassages(ctx context.Context, st carryover.Store, q carryover.Query, te
 	if err != nil {
 		return nil, fmt.Errorf("search passages: %w", err)
 	}
-	var out []passageFind
-	at := map[string]int{} // out's index of a line
 	type read struct {
 		text  string
 		parts []passage.Passage
 	}
-	lines := map[string]*read{}
+	// The lines to read back: the first maxPassageLines the hits name,
+	// read at once.
+	lines := map[carryover.LineRef]*read{}
+	var refs []carryover.LineRef
 	for _, h := range hits {
-		if within != nil && !slices.ContainsFunc(within, func(w carryover.Hit) bool {
-			return w.Chunk.SessionID == h.SessionID && h.Line >= w.Chunk.FirstLine && h.Line <= w.Chunk.LastLine
-		}) {
+		ref := carryover.LineRef{SessionID: h.SessionID, Line: h.Line}
+		if len(refs) == maxPassageLines || lines[ref] != nil || !inWithin(within, h) {
 			continue
 		}
-		key := fmt.Sprintf("%s:%d", h.SessionID, h.Line)
-		cache := lines[key]
-		if cache == nil {
-			if len(lines) == maxPassageLines {
-				continue
-			}
-			raw, err := st.RawLines(ctx, h.SessionID, h.Line, h.Line)
-			if err != nil {
-				return nil, fmt.Errorf("search passages: %w", err)
-			}
-			cache = &read{}
-			lines[key] = cache
-			if len(raw) == 1 { // else pruned meanwhile
-				cache.text = passage.Text(raw[0].Text)
-				cache.parts = passage.Cut(h.Line, cache.text)
-			}
+		lines[ref] = &read{}
+		refs = append(refs, ref)
+	}
+	raws, err := carryover.ReadRawLinesAt(ctx, st, refs)
+	if err != nil {
+		return nil, fmt.Errorf("search passages: %w", err)
+	}
+	for i, ref := range refs {
+		if raw := raws[i]; len(raw) == 1 { // else pruned meanwhile
+			r := lines[ref]
+			r.text = passage.Text(raw[0].Text)
+			r.parts = passage.Cut(ref.Line, r.text)
 		}
-		if h.Part >= len(cache.parts) {
+	}
+	var out []passageFind
+	at := map[carryover.LineRef]int{} // out's index of a line
+	for _, h := range hits {
+		key := carryover.LineRef{SessionID: h.SessionID, Line: h.Line}
+		cache := lines[key]
+		if cache == nil || h.Part >= len(cache.parts) {
 			continue
 		}
 		p := cache.parts[h.Part]
@@ -122,14 +124,18 @@ func findPassages(ctx context.Context, st carryover.Store, q carryover.Query, te
 	if within != nil {
 		return out, nil // attachPassages finds each one's chunk among within
 	}
+	refs = refs[:0]
+	for _, f := range out {
+		refs = append(refs, carryover.LineRef{SessionID: f.hit.SessionID, Line: f.hit.Line})
+	}
+	chunks, err := carryover.ReadChunksAt(ctx, st, refs)
+	if err != nil {
+		return nil, fmt.Errorf("search passages: %w", err)
+	}
 	kept := out[:0]
 	for i := range out {
 		f := &out[i]
-		cs, err := st.Chunks(ctx, carryover.ChunkFilter{SessionID: f.hit.SessionID, Turn: -1, FromLine: f.hit.Line, ToLine: f.hit.Line, Limit: 1})
-		if err != nil {
-			return nil, fmt.Errorf("search passages: %w", err)
-		}
-		if len(cs) > 0 {
+		if cs := chunks[i]; len(cs) > 0 {
 			f.chunk, f.found = cs[0], true
 		} else {
 			// A turn not chunked yet: the line alone.
@@ -142,6 +148,14 @@ func findPassages(ctx context.Context, st carryover.Store, q carryover.Query, te
 		kept = append(kept, *f)
 	}
 	return kept, nil
+}
+
+// inWithin reports whether the passage hit h is in one of within's
+// chunks; any is when within is nil.
+func inWithin(within []carryover.Hit, h carryover.PassageHit) bool {
+	return within == nil || slices.ContainsFunc(within, func(w carryover.Hit) bool {
+		return w.Chunk.SessionID == h.SessionID && h.Line >= w.Chunk.FirstLine && h.Line <= w.Chunk.LastLine
+	})
 }
 
 // inPassage reports a term's presence in lower, ASCII-lowercased text:

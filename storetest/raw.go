@@ -126,6 +126,23 @@ func testRawLines(t *testing.T, st carryover.Store) {
 	}
 	checkRange(t, st, "s1", 1, 400)
 	checkRange(t, st, "nope", 0, 0)
+	// Lines read at once (a search's passages): what RawLines reads for
+	// each alone, in the refs' order, an unknown session's and a line past
+	// the end as none.
+	refs := []carryover.LineRef{{SessionID: "s1", Line: 400}, {SessionID: "s1", Line: 1}, {SessionID: "nope", Line: 3},
+		{SessionID: "s1", Line: 251}, {SessionID: "s1", Line: 401}, {SessionID: "s1", Line: 250}, {SessionID: "s1", Line: 1}}
+	at, err := carryover.ReadRawLinesAt(context.Background(), st, refs)
+	if err != nil || len(at) != len(refs) {
+		t.Fatalf("ReadRawLinesAt: %d of %d, %v", len(at), len(refs), err)
+	}
+	for i, r := range refs {
+		if msg := sameLines(at[i], rawLines(t, st, r.SessionID, r.Line, r.Line)); msg != "" {
+			t.Errorf("ReadRawLinesAt %v: %s", r, msg)
+		}
+	}
+	if at, err := carryover.ReadRawLinesAt(context.Background(), st, nil); err != nil || len(at) != 0 {
+		t.Errorf("ReadRawLinesAt of no line: %v, %v", at, err)
+	}
 	// The same lines again (a hook that read them too) change nothing.
 	apply(t, st, rawBatch("s1", all[300:330], false), rawBatch("s1", all[380:], false))
 	if msg := sameLines(rawLines(t, st, "s1", 0, 0), all); msg != "" {

@@ -482,6 +482,28 @@ func testChunkFilters(t *testing.T, st carryover.Store) {
 			t.Errorf("%s: seqs %v, want %v", name, got, tc.want)
 		}
 	}
+	// The chunks that hold lines, read at once (a search's passages): the
+	// first of each line's, as Chunks gives it alone; none for a line no
+	// chunk holds or an unknown session's.
+	refs := []carryover.LineRef{{SessionID: "s1", Line: all[4].FirstLine}, {SessionID: "s2", Line: 1},
+		{SessionID: "s1", Line: all[7].LastLine}, {SessionID: "s1", Line: all[7].LastLine + 1000}, {SessionID: "nope", Line: 1},
+		{SessionID: "s1", Line: all[0].LastLine}}
+	at, err := carryover.ReadChunksAt(ctx, st, refs)
+	if err != nil || len(at) != len(refs) {
+		t.Fatalf("ReadChunksAt: %d of %d, %v", len(at), len(refs), err)
+	}
+	for i, r := range refs {
+		want, err := st.Chunks(ctx, carryover.ChunkAt(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(at[i], want) {
+			t.Errorf("ReadChunksAt %v = %+v, want %+v", r, at[i], want)
+		}
+	}
+	if n := len(at[0]) + len(at[1]) + len(at[2]) + len(at[5]); n != 4 || len(at[3])+len(at[4]) != 0 {
+		t.Errorf("ReadChunksAt found %d of 4 chunks, and %d for lines no chunk holds", n, len(at[3])+len(at[4]))
+	}
 }
 
 func testSessionAndItemFilters(t *testing.T, st carryover.Store) {
