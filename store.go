@@ -2,6 +2,7 @@ package carryover
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -248,6 +249,35 @@ func ReadChunksAt(ctx context.Context, st Store, refs []LineRef) ([][]Chunk, err
 	return out, nil
 }
 
+// SessionAndInjections is a store that reads a session without its counts
+// and its latest audit records without their texts in one round trip (an
+// optional capability: prompt recall reads both, and a server's store
+// waits on each).
+type SessionAndInjections interface {
+	// SessionAndInjections returns what SessionWithoutCounts and
+	// ReadInjectionsWithoutText return (see ReadSessionAndInjections).
+	SessionAndInjections(ctx context.Context, sessionID string, limit int) (Session, []Injection, error)
+}
+
+// ReadSessionAndInjections returns the session as SessionWithoutCounts
+// does and its latest limit audit records as ReadInjectionsWithoutText
+// does: at once when st is a SessionAndInjections. An unknown session's
+// error wraps ErrNotFound, and its records are returned all the same.
+func ReadSessionAndInjections(ctx context.Context, st Store, sessionID string, limit int) (Session, []Injection, error) {
+	if r, ok := st.(SessionAndInjections); ok {
+		return r.SessionAndInjections(ctx, sessionID, limit)
+	}
+	sess, err := SessionWithoutCounts(ctx, st, sessionID)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return sess, nil, err
+	}
+	prev, perr := ReadInjectionsWithoutText(ctx, st, sessionID, limit)
+	if perr != nil {
+		return sess, nil, perr
+	}
+	return sess, prev, err
+}
+
 // NotesPair is a store that reads a session's notes and its project's in
 // one round trip (an optional capability: the restore reads both, and a
 // server's store waits on each).
@@ -279,10 +309,22 @@ func SessionWithoutCounts(ctx context.Context, st Store, id string) (Session, er
 	if id == "" {
 		return Session{}, fmt.Errorf("session: empty id: %w", ErrNotFound)
 	}
-	ss, err := st.Sessions(ctx, SessionFilter{IDPrefix: id, NoCounts: true})
+	ss, err := st.Sessions(ctx, SessionWithoutCountsFilter(id))
 	if err != nil {
 		return Session{}, err
 	}
+	return PickSession(ss, id)
+}
+
+// SessionWithoutCountsFilter is the filter SessionWithoutCounts lists the
+// session by.
+func SessionWithoutCountsFilter(id string) SessionFilter {
+	return SessionFilter{IDPrefix: id, NoCounts: true}
+}
+
+// PickSession returns the session of ss with the id, or an error wrapping
+// ErrNotFound.
+func PickSession(ss []Session, id string) (Session, error) {
 	for _, s := range ss {
 		if s.ID == id {
 			return s, nil

@@ -20,7 +20,7 @@ func (r *run) userPrompt(ctx context.Context) error {
 	if !cfg.Recall {
 		return nil
 	}
-	sess, err := carryover.SessionWithoutCounts(ctx, r.st, in.SessionID)
+	sess, prev, err := carryover.ReadSessionAndInjections(ctx, r.st, in.SessionID, 200)
 	fresh := errors.Is(err, carryover.ErrNotFound)
 	if fresh {
 		// Nothing archived of this session yet (its first prompt, or the
@@ -32,10 +32,6 @@ func (r *run) userPrompt(ctx context.Context) error {
 		r.knowProject(sess.Project)
 	}
 	exclude := map[int64]bool{}
-	prev, err := carryover.ReadInjectionsWithoutText(ctx, r.st, in.SessionID, 200)
-	if err != nil {
-		return err
-	}
 	for _, p := range prev {
 		if p.Window == sess.Windows {
 			for _, id := range p.ChunkIDs {

@@ -54,6 +54,16 @@ func (s *Store) Session(ctx context.Context, id string) (carryover.Session, erro
 // no limit. Another role's session with the id of one of the owner's is
 // left out (see Session).
 func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carryover.Session, error) {
+	q, args := s.sessionsQuery(f)
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, wrap("sessions", err)
+	}
+	return collect(rows, "sessions", func(r pgx.Rows) (carryover.Session, error) { return scanSession(r) })
+}
+
+// sessionsQuery is Sessions' query and its parameters.
+func (s *Store) sessionsQuery(f carryover.SessionFilter) (string, []any) {
 	cols := sessionCols
 	if f.NoCounts {
 		cols = sessionColsNoCounts
@@ -76,12 +86,36 @@ func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carr
 	if f.IDPrefix != "" {
 		w.add("starts_with(s.id, ?)", f.IDPrefix)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+cols+` FROM sessions s`+w.sql()+`
-		ORDER BY s.updated DESC NULLS LAST, s.id`+limit(f.Limit), w.args...)
-	if err != nil {
-		return nil, wrap("sessions", err)
+	return `SELECT ` + cols + ` FROM sessions s` + w.sql() + `
+		ORDER BY s.updated DESC NULLS LAST, s.id` + limit(f.Limit), w.args
+}
+
+// SessionAndInjections reads the session without its counts and its latest
+// lim audit records in one round trip (carryover.SessionAndInjections).
+func (s *Store) SessionAndInjections(ctx context.Context, sessionID string, lim int) (carryover.Session, []carryover.Injection, error) {
+	if sessionID == "" {
+		return carryover.Session{}, nil, fmt.Errorf("session: empty id: %w", carryover.ErrNotFound)
 	}
-	return collect(rows, "sessions", func(r pgx.Rows) (carryover.Session, error) { return scanSession(r) })
+	var ss []carryover.Session
+	var prev []carryover.Injection
+	batch := &pgx.Batch{}
+	q, args := s.sessionsQuery(carryover.SessionWithoutCountsFilter(sessionID))
+	batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
+		var err error
+		ss, err = collect(rows, "sessions", func(r pgx.Rows) (carryover.Session, error) { return scanSession(r) })
+		return err
+	})
+	q, args = s.injectionsQuery(sessionID, lim)
+	batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
+		var err error
+		prev, err = collect(rows, "injections", scanInjection)
+		return err
+	})
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return carryover.Session{}, nil, wrap("session and injections", err)
+	}
+	sess, err := carryover.PickSession(ss, sessionID)
+	return sess, prev, err
 }
 
 const chunkCols = `c.id, c.session_id, c.project, c.seq, c.turn, c.win, c.first_line, c.last_line, c.start_at, c.end_at,
@@ -363,26 +397,34 @@ func (s *Store) injectionArgs(in carryover.Injection) []any {
 // Injections lists audit records of a session (of all sessions when
 // sessionID is ""), newest first. A zero limit means no limit.
 func (s *Store) Injections(ctx context.Context, sessionID string, lim int) ([]carryover.Injection, error) {
+	q, args := s.injectionsQuery(sessionID, lim)
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, wrap("injections", err)
+	}
+	return collect(rows, "injections", scanInjection)
+}
+
+// injectionsQuery is Injections' query and its parameters.
+func (s *Store) injectionsQuery(sessionID string, lim int) (string, []any) {
 	var w where
 	if sessionID != "" {
 		w.add("session_id = ?", sessionID)
 		s.ofSession(&w, "owner", sessionID)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, time, session_id, project, event, win, chars, tokens,
-		chunk_ids, item_ids, hash, latency_us, text, reason FROM injections`+w.sql()+` ORDER BY id DESC`+limit(lim), w.args...)
-	if err != nil {
-		return nil, wrap("injections", err)
-	}
-	return collect(rows, "injections", func(r pgx.Rows) (carryover.Injection, error) {
-		var in carryover.Injection
-		var latency int64
-		err := r.Scan(&in.ID, &in.Time, &in.SessionID, &in.Project, &in.Event, &in.Window, &in.Chars, &in.Tokens,
-			&in.ChunkIDs, &in.ItemIDs, &in.Hash, &latency, &in.Text, &in.Reason)
-		in.Time = in.Time.UTC()
-		in.Latency = time.Duration(latency) * time.Microsecond
-		in.ChunkIDs, in.ItemIDs = nilIfEmpty(in.ChunkIDs), nilIfEmpty(in.ItemIDs)
-		return in, err
-	})
+	return `SELECT id, time, session_id, project, event, win, chars, tokens,
+		chunk_ids, item_ids, hash, latency_us, text, reason FROM injections` + w.sql() + ` ORDER BY id DESC` + limit(lim), w.args
+}
+
+func scanInjection(r pgx.Rows) (carryover.Injection, error) {
+	var in carryover.Injection
+	var latency int64
+	err := r.Scan(&in.ID, &in.Time, &in.SessionID, &in.Project, &in.Event, &in.Window, &in.Chars, &in.Tokens,
+		&in.ChunkIDs, &in.ItemIDs, &in.Hash, &latency, &in.Text, &in.Reason)
+	in.Time = in.Time.UTC()
+	in.Latency = time.Duration(latency) * time.Microsecond
+	in.ChunkIDs, in.ItemIDs = nilIfEmpty(in.ChunkIDs), nilIfEmpty(in.ItemIDs)
+	return in, err
 }
 
 // AddNote stores a note and returns its id. A note of kind "state" replaces

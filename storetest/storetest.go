@@ -802,6 +802,31 @@ func testInjections(t *testing.T, st carryover.Store) {
 		t.Errorf("limit 1: %d injections", len(lim))
 	}
 
+	// A session and its records read at once (prompt recall): what
+	// SessionWithoutCounts and the records read alone give; an unknown
+	// session's records come with an error wrapping ErrNotFound.
+	apply(t, st, Batch("s1", "/p", 0, 2))
+	if _, err := st.RecordInjection(ctx, carryover.Injection{SessionID: "s1", Event: "UserPromptSubmit", Window: 1, ChunkIDs: []int64{9}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id      string
+		known   bool
+		records int
+	}{{"s1", true, 1}, {"s2", false, 1}, {"s", false, 0}} {
+		sess, prev, err := carryover.ReadSessionAndInjections(ctx, st, tc.id, 1)
+		if tc.known != (err == nil) || !tc.known && !errors.Is(err, carryover.ErrNotFound) {
+			t.Errorf("ReadSessionAndInjections(%s): %v", tc.id, err)
+		}
+		want, _ := carryover.SessionWithoutCounts(ctx, st, tc.id)
+		wantPrev, _ := carryover.ReadInjectionsWithoutText(ctx, st, tc.id, 1)
+		if !reflect.DeepEqual(sess, want) || len(prev) != tc.records || len(prev) != len(wantPrev) ||
+			tc.records > 0 && (prev[0].ID != wantPrev[0].ID || !reflect.DeepEqual(prev[0].ChunkIDs, wantPrev[0].ChunkIDs) ||
+				prev[0].Window != wantPrev[0].Window) {
+			t.Errorf("ReadSessionAndInjections(%s) = %+v, %+v; want %+v, %+v", tc.id, sess, prev, want, wantPrev)
+		}
+	}
+
 	// A text over the cap is kept cut, the same way by every store.
 	long := strings.Repeat("- a long restore line with a path internal/pdf/render.go\n", 1000)
 	if _, err := st.RecordInjection(ctx, carryover.Injection{SessionID: "s3", Event: "UserPromptSubmit", Chars: len(long),
