@@ -292,6 +292,43 @@ func (s *Store) IndexPassages(ctx context.Context, sessionID string, maxLines in
 // to the last), in order; lines never stored are absent.
 func (s *Store) RawLines(ctx context.Context, sessionID string, from, to int) ([]carryover.RawLine, error) {
 	from = max(from, 1)
+	query, args := rawLinesQuery(sessionID, from, to)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, wrapErr("raw lines", err)
+	}
+	return s.scanRawLines(rows, sessionID, from, to)
+}
+
+// RawLinesAt returns, by ref, what RawLines returns for the ref's line
+// alone (carryover.LinesReader): by one statement, prepared once.
+func (s *Store) RawLinesAt(ctx context.Context, refs []carryover.LineRef) ([][]carryover.RawLine, error) {
+	out := make([][]carryover.RawLine, len(refs))
+	if len(refs) == 0 {
+		return out, nil
+	}
+	query, _ := rawLinesQuery("", 1, 1)
+	stmt, err := s.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, wrapErr("raw lines", err)
+	}
+	defer stmt.Close()
+	for i, r := range refs {
+		line := max(r.Line, 1)
+		_, args := rawLinesQuery(r.SessionID, line, line)
+		rows, err := stmt.QueryContext(ctx, args...)
+		if err != nil {
+			return nil, wrapErr("raw lines", err)
+		}
+		if out[i], err = s.scanRawLines(rows, r.SessionID, line, line); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// rawLinesQuery is RawLines' query and its parameters.
+func rawLinesQuery(sessionID string, from, to int) (string, []any) {
 	query := `SELECT id, first_line, last_line, first_offset, end_offset, text_bytes, data
 		FROM raw_blocks WHERE session_id = ? AND last_line >= ?`
 	args := []any{sessionID, from}
@@ -299,10 +336,12 @@ func (s *Store) RawLines(ctx context.Context, sessionID string, from, to int) ([
 		query += ` AND first_line <= ?`
 		args = append(args, to)
 	}
-	rows, err := s.db.QueryContext(ctx, query+` ORDER BY first_line`, args...)
-	if err != nil {
-		return nil, wrapErr("raw lines", err)
-	}
+	return query + ` ORDER BY first_line`, args
+}
+
+// scanRawLines decodes the blocks rawLinesQuery read and returns their
+// lines from from to to, closing rows.
+func (s *Store) scanRawLines(rows *sql.Rows, sessionID string, from, to int) ([]carryover.RawLine, error) {
 	defer rows.Close()
 	c := s.codecs.Get()
 	defer s.codecs.Put(c)

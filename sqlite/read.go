@@ -130,6 +130,48 @@ func scanChunk(sc interface{ Scan(...any) error }, extra ...any) (carryover.Chun
 // Apply), with this session's id, sequence number, turn, window and lines:
 // the filters apply to those.
 func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryover.Chunk, error) {
+	q, args := chunksQuery(f)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, wrapErr("chunks", err)
+	}
+	return scanChunks(rows)
+}
+
+// ChunksAt returns, by ref, the first chunk that holds the ref's line
+// (carryover.ChunkAt; carryover.LinesReader): by one statement, prepared
+// once.
+func (s *Store) ChunksAt(ctx context.Context, refs []carryover.LineRef) ([][]carryover.Chunk, error) {
+	out := make([][]carryover.Chunk, len(refs))
+	if len(refs) == 0 {
+		return out, nil
+	}
+	q, _ := chunksQuery(carryover.ChunkAt(refs[0]))
+	stmt, err := s.db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, wrapErr("chunks", err)
+	}
+	defer stmt.Close()
+	for i, r := range refs {
+		var rows *sql.Rows
+		// A ref without a session or a line has a query of its own.
+		if rq, args := chunksQuery(carryover.ChunkAt(r)); rq == q {
+			rows, err = stmt.QueryContext(ctx, args...)
+		} else {
+			rows, err = s.db.QueryContext(ctx, rq, args...)
+		}
+		if err != nil {
+			return nil, wrapErr("chunks", err)
+		}
+		if out[i], err = scanChunks(rows); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// chunksQuery is Chunks' query and its parameters.
+func chunksQuery(f carryover.ChunkFilter) (string, []any) {
 	// Each part's conditions on the row that places the chunk (alias pos).
 	conds := func(pos string) where {
 		var w where
@@ -170,10 +212,11 @@ func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryove
 		args = append(args, shared.args...)
 	}
 	// By the result's columns: the session and the sequence number.
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY 2, 4`+desc(f.Newest)+limit(f.Limit), args...)
-	if err != nil {
-		return nil, wrapErr("chunks", err)
-	}
+	return q + ` ORDER BY 2, 4` + desc(f.Newest) + limit(f.Limit), args
+}
+
+// scanChunks reads the chunks chunksQuery selected, closing rows.
+func scanChunks(rows *sql.Rows) ([]carryover.Chunk, error) {
 	defer rows.Close()
 	var out []carryover.Chunk
 	for rows.Next() {
