@@ -164,10 +164,21 @@ func (r *run) recordedInjection() string {
 // windowInjections returns what this context already got in the current
 // window from this event (item ids), and what the window's restore showed.
 func (r *run) windowInjections(ctx context.Context, window int) (mine, shownItems, shownChunks map[int64]bool, err error) {
-	prev, err := carryover.ReadInjectionsWithoutText(ctx, r.st, r.in.SessionID, 500)
+	prev, err := carryover.ReadInjectionsWithoutText(ctx, r.st, r.in.SessionID, windowInjectionsRead)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("injections: %w", err)
 	}
+	mine, shownItems, shownChunks = r.inWindow(prev, window)
+	return mine, shownItems, shownChunks, nil
+}
+
+// windowInjectionsRead is how many of a session's latest audit records the
+// tool hooks read.
+const windowInjectionsRead = 500
+
+// inWindow splits the audit records of the window: what this context got
+// from this event (item ids), and what the window's restore showed.
+func (r *run) inWindow(prev []carryover.Injection, window int) (mine, shownItems, shownChunks map[int64]bool) {
 	mine, shownItems, shownChunks = map[int64]bool{}, map[int64]bool{}, map[int64]bool{}
 	event := r.recordedInjection()
 	for _, p := range prev {
@@ -188,13 +199,18 @@ func (r *run) windowInjections(ctx context.Context, window int) (mine, shownItem
 			}
 		}
 	}
-	return mine, shownItems, shownChunks, nil
+	return mine, shownItems, shownChunks
 }
 
 // session returns the archived session, or one of the payload's project
 // with no window yet when nothing of it is archived.
 func (r *run) session(ctx context.Context) (carryover.Session, error) {
-	sess, err := carryover.SessionWithoutCounts(ctx, r.st, r.in.SessionID)
+	return r.archivedOr(carryover.SessionWithoutCounts(ctx, r.st, r.in.SessionID))
+}
+
+// archivedOr returns the session a lookup found, or one of the payload's
+// project with no window yet when the lookup found none.
+func (r *run) archivedOr(sess carryover.Session, err error) (carryover.Session, error) {
 	if errors.Is(err, carryover.ErrNotFound) {
 		return carryover.Session{ID: r.in.SessionID, Project: projectdir.Root(r.in.Cwd)}, nil
 	}
@@ -235,14 +251,13 @@ func (r *run) recallFile(ctx context.Context, file string) error {
 
 // recallFailure injects failure recall for a failed call's error text.
 func (r *run) recallFailure(ctx context.Context, errText string) error {
-	sess, err := r.session(ctx)
+	// Both at once: a server's store reads them in one round trip.
+	found, prev, err := carryover.ReadSessionAndInjections(ctx, r.st, r.in.SessionID, windowInjectionsRead)
+	sess, err := r.archivedOr(found, err)
 	if err != nil {
 		return err
 	}
-	mine, _, _, err := r.windowInjections(ctx, sess.Windows)
-	if err != nil {
-		return err
-	}
+	mine, _, _ := r.inWindow(prev, sess.Windows)
 	blk, err := retrieve.FailureRecall(ctx, r.st, retrieve.FailureRequest{
 		SessionID: r.in.SessionID, Project: sess.Project, Window: sess.Windows,
 		Tool: r.in.ToolName, Command: toolCommand(r.in), Error: errText,
