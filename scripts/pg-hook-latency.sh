@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Times the restore (SessionStart after a compaction) and prompt recall
-# hooks of one or more carryover binaries on a PostgreSQL server reached
-# through scripts/delayproxy, which delays every packet: how many round
-# trips a hook waits on, at a network's distance; then a PreCompact that
-# archives the transcript's last 50 lines and the PostCompact after it,
-# each run on a session of its own (archived up to those lines first, not
-# through the proxy). Run it under scripts/with-postgres.sh (it needs
-# CARRYOVER_TEST_DATABASE_URL):
+# hooks and `carryover search` of one or more carryover binaries on a
+# PostgreSQL server reached through scripts/delayproxy, which delays every
+# packet: how many round trips each waits on, at a network's distance;
+# then a PreCompact that archives the transcript's last 50 lines and the
+# PostCompact after it, each run on a session of its own (archived up to
+# those lines first, not through the proxy). Run it under
+# scripts/with-postgres.sh (it needs CARRYOVER_TEST_DATABASE_URL):
 #
 #   scripts/with-postgres.sh scripts/pg-hook-latency.sh ./carryover /tmp/carryover-old
 #
@@ -54,11 +54,15 @@ check_server() {
   fi
 }
 
-for ev in session-start user-prompt-submit; do
+for ev in session-start user-prompt-submit search; do
   for ((r = 0; r < RUNS; r++)); do
     for ((b = 1; b <= $#; b++)); do
       s=$(date +%s%N)
-      "${!b}" hook "$ev" < "$TMP/$ev.json" > "$TMP/out-$b"
+      if [ "$ev" = search ]; then
+        "${!b}" search "test failure error fix" --json > "$TMP/out-$b"
+      else
+        "${!b}" hook "$ev" < "$TMP/$ev.json" > "$TMP/out-$b"
+      fi
       echo "$b $(( ($(date +%s%N) - s) / 1000 ))" >> "$TMP/times-$ev"
     done
   done
