@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
+	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/internal/cmdhelp"
 	"github.com/carryover-dev/carryover/redact"
 	"github.com/carryover-dev/carryover/storeopen"
@@ -259,6 +260,19 @@ func (a *app) readStore(ctx context.Context, dir string, create bool) (config, c
 	return cfg, st, err
 }
 
+// readStoreOnce is readStore for a command that reads a few rows and exits
+// (get): the store is opened as openSearchStore does, not created.
+func (a *app) readStoreOnce(ctx context.Context) (carryover.Store, error) {
+	cfg, err := a.loadConfig("")
+	if err != nil {
+		return nil, err
+	}
+	if err := a.checkArchived(cfg); err != nil {
+		return nil, err
+	}
+	return a.openSearchStore(ctx, cfg)
+}
+
 // checkArchived returns an error with a hint when the store is a local
 // file named by --db or CARRYOVER_DB that does not exist.
 func (a *app) checkArchived(cfg config) error {
@@ -276,12 +290,27 @@ func (a *app) checkArchived(cfg config) error {
 // openStoreWith is openStore (write) or openStoreRead with the options of
 // a local store; its busy timeout defaults to 5 s.
 func (a *app) openStoreWith(ctx context.Context, cfg config, opt storeopen.LocalOptions, write bool) (carryover.Store, error) {
+	return a.openStoreFor(ctx, cfg, opt, write, openServer)
+}
+
+// openSearchStore opens the configured store for a command that runs a
+// search, or reads a few rows, and exits (search, recall, get): read-only,
+// with the hooks' cache of pages, and one round trip per statement on a
+// server.
+func (a *app) openSearchStore(ctx context.Context, cfg config) (carryover.Store, error) {
+	return a.openStoreFor(ctx, cfg, storeopen.LocalOptions{CachePages: hook.ReadCachePages}, false, openServerOnce)
+}
+
+// openStoreFor is openStoreWith, connecting to a configured server by
+// server.
+func (a *app) openStoreFor(ctx context.Context, cfg config, opt storeopen.LocalOptions, write bool,
+	server func(context.Context, config, string, time.Duration) (carryover.Store, error)) (carryover.Store, error) {
 	// --db names a SQLite file explicitly: it wins over a configured server.
 	if cfg.DatabaseURL != "" && a.dbFlag == "" {
 		if err := checkURL(cfg.DatabaseURL); err != nil {
 			return nil, err
 		}
-		st, err := openServer(ctx, cfg, cfg.DatabaseURL, cliConnectTimeout)
+		st, err := server(ctx, cfg, cfg.DatabaseURL, cliConnectTimeout)
 		if err != nil {
 			return nil, hintErr{err, serverHint(cfg.DatabaseURL)}
 		}

@@ -63,7 +63,7 @@ func (a *app) cmdGet(ctx context.Context, args []string) error {
 			ranges = append(ranges, ref)
 		}
 	}
-	_, st, err := a.readStore(ctx, "", false)
+	st, err := a.readStoreOnce(ctx)
 	if err != nil {
 		return err
 	}

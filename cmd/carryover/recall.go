@@ -7,9 +7,7 @@ import (
 	"strings"
 
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/retrieve"
-	"github.com/carryover-dev/carryover/storeopen"
 	"github.com/carryover-dev/carryover/termsafe"
 )
 
@@ -41,7 +39,7 @@ func (a *app) cmdRecall(ctx context.Context, args []string) error {
 		return err
 	}
 	// A recall reads as the hook does.
-	st, err := a.openStoreWith(ctx, cfg, storeopen.LocalOptions{CachePages: hook.ReadCachePages}, false)
+	st, err := a.openSearchStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -9,11 +9,9 @@ import (
 	"time"
 
 	"github.com/carryover-dev/carryover"
-	"github.com/carryover-dev/carryover/hook"
 	"github.com/carryover-dev/carryover/internal/cmdhelp"
 	"github.com/carryover-dev/carryover/internal/progress"
 	"github.com/carryover-dev/carryover/retrieve"
-	"github.com/carryover-dev/carryover/storeopen"
 	"github.com/carryover-dev/carryover/termsafe"
 )
 
@@ -56,7 +54,7 @@ func (a *app) cmdSearch(ctx context.Context, args []string) error {
 		return err
 	}
 	// A search reads a few hundred pages once, as a recall does.
-	st, err := a.openStoreWith(ctx, cfg, storeopen.LocalOptions{CachePages: hook.ReadCachePages}, false)
+	st, err := a.openSearchStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,14 @@ func openServer(ctx context.Context, cfg config, dsn string, timeout time.Durati
 	return storeopen.Server(ctx, dsn, storeopen.ServerOptions{ConnectTimeout: timeout, Owner: cfg.Owner, Team: cfg.Team})
 }
 
+// openServerOnce connects to the configured server for a command that runs
+// a search and exits: each statement runs in one round trip, as the hooks'
+// do, rather than prepared first (postgres.Options.OneRoundTrip).
+func openServerOnce(ctx context.Context, cfg config, dsn string, timeout time.Duration) (carryover.Store, error) {
+	return storeopen.Server(ctx, dsn, storeopen.ServerOptions{ConnectTimeout: timeout, Owner: cfg.Owner, Team: cfg.Team,
+		OneRoundTrip: true})
+}
+
 // serverHint is the hint of a server that cannot be used.
 func serverHint(dsn string) string {
 	return fmt.Sprintf("check that the server at %s is running and reachable, and the database_url setting "+
