@@ -101,6 +101,11 @@ func compareTokens(t *testing.T, texts []string) {
 // branch of the Porter stemmer; lenient UTF-8; and the words of the real
 // transcripts and LoCoMo when the shared data is there.
 func TestFTSMatchesIndex(t *testing.T) {
+	if raceBuild {
+		// One goroutine comparing tokens: nothing for the race detector,
+		// which makes it take a minute; the tests without -race run it.
+		t.Skip("a sequential comparison: run without -race")
+	}
 	_, path := newStore(t)
 	var schema string
 	if err := rawDB(t, path).QueryRow(

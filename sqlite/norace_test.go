@@ -1,0 +1,6 @@
+//go:build !race
+
+package sqlite_test
+
+// raceBuild: the tests were built with -race.
+const raceBuild = false
