@@ -223,14 +223,7 @@ func ReadRawLinesAt(ctx context.Context, st Store, refs []LineRef) ([][]RawLine,
 	if r, ok := st.(LinesReader); ok {
 		return r.RawLinesAt(ctx, refs)
 	}
-	out := make([][]RawLine, len(refs))
-	for i, r := range refs {
-		var err error
-		if out[i], err = st.RawLines(ctx, r.SessionID, r.Line, r.Line); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return ByLine(refs, func(r LineRef) ([]RawLine, error) { return st.RawLines(ctx, r.SessionID, r.Line, r.Line) })
 }
 
 // ReadChunksAt returns, by ref, the first chunk that holds the ref's line
@@ -239,10 +232,16 @@ func ReadChunksAt(ctx context.Context, st Store, refs []LineRef) ([][]Chunk, err
 	if r, ok := st.(LinesReader); ok {
 		return r.ChunksAt(ctx, refs)
 	}
-	out := make([][]Chunk, len(refs))
+	return ByLine(refs, func(r LineRef) ([]Chunk, error) { return st.Chunks(ctx, ChunkAt(r)) })
+}
+
+// ByLine returns what read returns for each ref, in the refs' order, or
+// its first error.
+func ByLine[T any](refs []LineRef, read func(LineRef) (T, error)) ([]T, error) {
+	out := make([]T, len(refs))
 	for i, r := range refs {
 		var err error
-		if out[i], err = st.Chunks(ctx, ChunkAt(r)); err != nil {
+		if out[i], err = read(r); err != nil {
 			return nil, err
 		}
 	}

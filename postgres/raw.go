@@ -145,22 +145,32 @@ func (s *Store) RawLines(ctx context.Context, sessionID string, from, to int) ([
 // RawLinesAt returns, by ref, what RawLines returns for the ref's line
 // alone, in one round trip (carryover.LinesReader).
 func (s *Store) RawLinesAt(ctx context.Context, refs []carryover.LineRef) ([][]carryover.RawLine, error) {
-	out := make([][]carryover.RawLine, len(refs))
+	return byLine(ctx, s, refs, "raw lines", func(r carryover.LineRef) (string, []any) {
+		return s.rawLinesQuery(r.SessionID, max(r.Line, 1), max(r.Line, 1))
+	}, func(rows pgx.Rows, r carryover.LineRef) ([]carryover.RawLine, error) {
+		return s.scanRawLines(rows, r.SessionID, max(r.Line, 1), max(r.Line, 1))
+	})
+}
+
+// byLine runs query's statement for each ref in one batch and returns
+// what scan makes of each one's rows, in the refs' order.
+func byLine[T any](ctx context.Context, s *Store, refs []carryover.LineRef, op string,
+	query func(carryover.LineRef) (string, []any), scan func(pgx.Rows, carryover.LineRef) (T, error)) ([]T, error) {
+	out := make([]T, len(refs))
 	if len(refs) == 0 {
 		return out, nil
 	}
 	batch := &pgx.Batch{}
 	for i, r := range refs {
-		line := max(r.Line, 1)
-		query, args := s.rawLinesQuery(r.SessionID, line, line)
-		batch.Queue(query, args...).Query(func(rows pgx.Rows) error {
+		q, args := query(r)
+		batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
 			var err error
-			out[i], err = s.scanRawLines(rows, r.SessionID, line, line)
+			out[i], err = scan(rows, r)
 			return err
 		})
 	}
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
-		return nil, wrap("raw lines", err)
+		return nil, wrap(op, err)
 	}
 	return out, nil
 }

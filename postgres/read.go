@@ -161,23 +161,11 @@ func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryove
 // ChunksAt returns, by ref, the first chunk that holds the ref's line
 // (carryover.ChunkAt), in one round trip (carryover.LinesReader).
 func (s *Store) ChunksAt(ctx context.Context, refs []carryover.LineRef) ([][]carryover.Chunk, error) {
-	out := make([][]carryover.Chunk, len(refs))
-	if len(refs) == 0 {
-		return out, nil
-	}
-	batch := &pgx.Batch{}
-	for i, r := range refs {
-		q, args := s.chunksQuery(carryover.ChunkAt(r))
-		batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
-			var err error
-			out[i], err = collect(rows, "chunks", func(r pgx.Rows) (carryover.Chunk, error) { return scanChunk(r) })
-			return err
-		})
-	}
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
-		return nil, wrap("chunks", err)
-	}
-	return out, nil
+	return byLine(ctx, s, refs, "chunks", func(r carryover.LineRef) (string, []any) {
+		return s.chunksQuery(carryover.ChunkAt(r))
+	}, func(rows pgx.Rows, _ carryover.LineRef) ([]carryover.Chunk, error) {
+		return collect(rows, "chunks", func(r pgx.Rows) (carryover.Chunk, error) { return scanChunk(r) })
+	})
 }
 
 // chunksQuery is Chunks' query and its parameters.

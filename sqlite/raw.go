@@ -303,9 +303,8 @@ func (s *Store) RawLines(ctx context.Context, sessionID string, from, to int) ([
 // RawLinesAt returns, by ref, what RawLines returns for the ref's line
 // alone (carryover.LinesReader): by one statement, prepared once.
 func (s *Store) RawLinesAt(ctx context.Context, refs []carryover.LineRef) ([][]carryover.RawLine, error) {
-	out := make([][]carryover.RawLine, len(refs))
 	if len(refs) == 0 {
-		return out, nil
+		return nil, nil
 	}
 	query, _ := rawLinesQuery("", 1, 1)
 	stmt, err := s.db.PrepareContext(ctx, query)
@@ -313,18 +312,15 @@ func (s *Store) RawLinesAt(ctx context.Context, refs []carryover.LineRef) ([][]c
 		return nil, wrapErr("raw lines", err)
 	}
 	defer stmt.Close()
-	for i, r := range refs {
+	return carryover.ByLine(refs, func(r carryover.LineRef) ([]carryover.RawLine, error) {
 		line := max(r.Line, 1)
 		_, args := rawLinesQuery(r.SessionID, line, line)
 		rows, err := stmt.QueryContext(ctx, args...)
 		if err != nil {
 			return nil, wrapErr("raw lines", err)
 		}
-		if out[i], err = s.scanRawLines(rows, r.SessionID, line, line); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+		return s.scanRawLines(rows, r.SessionID, line, line)
+	})
 }
 
 // rawLinesQuery is RawLines' query and its parameters.

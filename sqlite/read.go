@@ -142,9 +142,8 @@ func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryove
 // (carryover.ChunkAt; carryover.LinesReader): by one statement, prepared
 // once.
 func (s *Store) ChunksAt(ctx context.Context, refs []carryover.LineRef) ([][]carryover.Chunk, error) {
-	out := make([][]carryover.Chunk, len(refs))
 	if len(refs) == 0 {
-		return out, nil
+		return nil, nil
 	}
 	q, _ := chunksQuery(carryover.ChunkAt(refs[0]))
 	stmt, err := s.db.PrepareContext(ctx, q)
@@ -152,10 +151,12 @@ func (s *Store) ChunksAt(ctx context.Context, refs []carryover.LineRef) ([][]car
 		return nil, wrapErr("chunks", err)
 	}
 	defer stmt.Close()
-	for i, r := range refs {
+	return carryover.ByLine(refs, func(r carryover.LineRef) ([]carryover.Chunk, error) {
 		var rows *sql.Rows
+		var err error
 		// A ref without a session or a line has a query of its own.
-		if rq, args := chunksQuery(carryover.ChunkAt(r)); rq == q {
+		rq, args := chunksQuery(carryover.ChunkAt(r))
+		if rq == q {
 			rows, err = stmt.QueryContext(ctx, args...)
 		} else {
 			rows, err = s.db.QueryContext(ctx, rq, args...)
@@ -163,11 +164,8 @@ func (s *Store) ChunksAt(ctx context.Context, refs []carryover.LineRef) ([][]car
 		if err != nil {
 			return nil, wrapErr("chunks", err)
 		}
-		if out[i], err = scanChunks(rows); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+		return scanChunks(rows)
+	})
 }
 
 // chunksQuery is Chunks' query and its parameters.
