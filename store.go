@@ -175,6 +175,58 @@ func ReadItemGroups(ctx context.Context, st Store, f ItemFilter, groups []ItemGr
 	return out, nil
 }
 
+// RestoreReads names what a restore reads of a session besides its
+// summary: the item groups of Items (ReadItemGroups), the notes of
+// SessionID and, when Project is set, of Project (Notes), and the chunks of
+// Recent (Chunks).
+type RestoreReads struct {
+	Items     ItemFilter
+	Groups    []ItemGroup
+	SessionID string
+	Project   string
+	Recent    ChunkFilter
+}
+
+// RestoreRead is what RestoreReads names, read.
+type RestoreRead struct {
+	Groups       [][]Item
+	SessionNotes []Note
+	ProjectNotes []Note // none when RestoreReads.Project is ""
+	Recent       []Chunk
+}
+
+// RestoreReader is a store that reads what a restore reads in one round
+// trip (an optional capability: the four reads do not depend on each
+// other, and a server's store waits on each).
+type RestoreReader interface {
+	ReadRestore(ctx context.Context, r RestoreReads) (RestoreRead, error)
+}
+
+// ReadForRestore reads what r names: at once when st is a RestoreReader,
+// else one read after the other.
+func ReadForRestore(ctx context.Context, st Store, r RestoreReads) (RestoreRead, error) {
+	if rr, ok := st.(RestoreReader); ok {
+		return rr.ReadRestore(ctx, r)
+	}
+	var out RestoreRead
+	var err error
+	if out.Groups, err = ReadItemGroups(ctx, st, r.Items, r.Groups); err != nil {
+		return out, fmt.Errorf("items: %w", err)
+	}
+	if r.Project == "" {
+		out.SessionNotes, err = st.Notes(ctx, "", r.SessionID)
+	} else {
+		out.SessionNotes, out.ProjectNotes, err = ReadSessionAndProjectNotes(ctx, st, r.Project, r.SessionID)
+	}
+	if err != nil {
+		return out, fmt.Errorf("notes: %w", err)
+	}
+	if out.Recent, err = st.Chunks(ctx, r.Recent); err != nil {
+		return out, fmt.Errorf("chunks: %w", err)
+	}
+	return out, nil
+}
+
 // InjectionsBrief is a store that lists audit records without their text
 // (an optional capability: the hooks read which rows a window was shown,
 // and the texts are most of the records).

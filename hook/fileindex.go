@@ -189,9 +189,9 @@ func pruneRecallIndexes(db string) {
 	}
 }
 
-// itemsRead is a store that remembers the item groups read through it: a
-// restore reads the session's file edits and errors before the window,
-// which is what the recall index after a compaction lists.
+// itemsRead is a store that remembers the item groups a restore read
+// through it (ReadRestore): the session's file edits and errors before the
+// window, which is what the recall index after a compaction lists.
 type itemsRead struct {
 	carryover.Store
 	f      carryover.ItemFilter
@@ -199,19 +199,15 @@ type itemsRead struct {
 	got    [][]carryover.Item
 }
 
-// ItemGroups reads from the store it wraps and remembers what it read.
-func (s *itemsRead) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups []carryover.ItemGroup) ([][]carryover.Item, error) {
-	got, err := carryover.ReadItemGroups(ctx, s.Store, f, groups)
+// ReadRestore reads what a restore reads from the store it wraps, at once
+// when that store can (carryover.RestoreReader), and remembers the item
+// groups.
+func (s *itemsRead) ReadRestore(ctx context.Context, r carryover.RestoreReads) (carryover.RestoreRead, error) {
+	got, err := carryover.ReadForRestore(ctx, s.Store, r)
 	if err == nil {
-		s.f, s.groups, s.got = f, groups, got
+		s.f, s.groups, s.got = r.Items, r.Groups, got.Groups
 	}
 	return got, err
-}
-
-// SessionAndProjectNotes passes the wrapped store's capability on
-// (carryover.NotesPair).
-func (s *itemsRead) SessionAndProjectNotes(ctx context.Context, project, sessionID string) (session, shared []carryover.Note, err error) {
-	return carryover.ReadSessionAndProjectNotes(ctx, s.Store, project, sessionID)
 }
 
 // recallItems returns the file edits and errors of the session read

@@ -277,14 +277,30 @@ var _ carryover.ItemGrouper = (*Store)(nil)
 // reads ten groups, and a round trip each is what a hook cannot afford
 // from a server across a network.
 func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups []carryover.ItemGroup) ([][]carryover.Item, error) {
-	out := make([][]carryover.Item, len(groups))
+	q, args, err := s.itemGroupsQuery(f, groups)
+	if err != nil {
+		return nil, err
+	}
+	if q == "" {
+		return make([][]carryover.Item, len(groups)), nil
+	}
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, wrap("items", err)
+	}
+	return scanItemGroups(rows, len(groups))
+}
+
+// itemGroupsQuery is ItemGroups' query and its parameters; "" when the
+// groups name no kind.
+func (s *Store) itemGroupsQuery(f carryover.ItemFilter, groups []carryover.ItemGroup) (string, []any, error) {
 	seen := map[carryover.ItemKind]bool{}
 	var kinds, lastOnly []string
 	var group, limits []int // group: each kind's; limits: each group's, 0 for none
 	for g, gr := range groups {
 		for _, k := range gr.Kinds {
 			if seen[k] {
-				return nil, fmt.Errorf("items: kind %q in two groups", k)
+				return "", nil, fmt.Errorf("items: kind %q in two groups", k)
 			}
 			seen[k] = true
 			kinds, group = append(kinds, string(k)), append(group, g+1) // arrays count from 1
@@ -295,7 +311,7 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 		limits = append(limits, max(gr.Limit, 0))
 	}
 	if len(kinds) == 0 {
-		return out, nil
+		return "", nil, nil
 	}
 	f.Kinds, f.Limit = nil, 0
 	w, order := s.itemQuery(f)
@@ -306,15 +322,18 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 	args := append(w.args, kinds, group, limits)
 	n := len(args)
 	grp := fmt.Sprintf("($%d::int[])[array_position($%d::text[], i.kind)]", n-1, n-2)
-	rows, err := s.pool.Query(ctx, `SELECT `+itemCols+`, i.g FROM (
-		SELECT i.*, `+grp+` AS g, row_number() OVER (PARTITION BY `+grp+` ORDER BY `+order+`) AS rn
-		FROM items i`+w.sql()+`) i
-		WHERE ($`+fmt.Sprint(n)+`::int[])[i.g] = 0 OR i.rn <= ($`+fmt.Sprint(n)+`::int[])[i.g]
-		ORDER BY `+order, args...)
-	if err != nil {
-		return nil, wrap("items", err)
-	}
+	return `SELECT ` + itemCols + `, i.g FROM (
+		SELECT i.*, ` + grp + ` AS g, row_number() OVER (PARTITION BY ` + grp + ` ORDER BY ` + order + `) AS rn
+		FROM items i` + w.sql() + `) i
+		WHERE ($` + fmt.Sprint(n) + `::int[])[i.g] = 0 OR i.rn <= ($` + fmt.Sprint(n) + `::int[])[i.g]
+		ORDER BY ` + order, args, nil
+}
+
+// scanItemGroups sorts the rows of itemGroupsQuery into their groups,
+// closing rows.
+func scanItemGroups(rows pgx.Rows, groups int) ([][]carryover.Item, error) {
 	defer rows.Close()
+	out := make([][]carryover.Item, groups)
 	for rows.Next() {
 		var it carryover.Item
 		var t *time.Time
@@ -323,14 +342,54 @@ func (s *Store) ItemGroups(ctx context.Context, f carryover.ItemFilter, groups [
 			&it.Turn, &it.Window, &it.Line, &t, &it.Weight, &it.Resolved, &it.Count, &g); err != nil {
 			return nil, wrap("items", err)
 		}
-		if g < 1 || g > len(groups) {
-			return nil, fmt.Errorf("items: group %d of %d", g, len(groups))
+		if g < 1 || g > groups {
+			return nil, fmt.Errorf("items: group %d of %d", g, groups)
 		}
 		it.Time = fromTS(t)
 		out[g-1] = append(out[g-1], it)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, wrap("items", err)
+	}
+	return out, nil
+}
+
+// ReadRestore reads the item groups, the notes and the recent chunks a
+// restore reads in one round trip (carryover.RestoreReader).
+func (s *Store) ReadRestore(ctx context.Context, r carryover.RestoreReads) (carryover.RestoreRead, error) {
+	out := carryover.RestoreRead{Groups: make([][]carryover.Item, len(r.Groups))}
+	batch := &pgx.Batch{}
+	q, args, err := s.itemGroupsQuery(r.Items, r.Groups)
+	if err != nil {
+		return out, err
+	}
+	if q != "" {
+		batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
+			var err error
+			out.Groups, err = scanItemGroups(rows, len(r.Groups))
+			return err
+		})
+	}
+	notes := func(project, sessionID string, to *[]carryover.Note) {
+		q, args := s.notesQuery(project, sessionID)
+		batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
+			var err error
+			*to, err = collect(rows, "notes", scanNote)
+			return err
+		})
+	}
+	notes("", r.SessionID, &out.SessionNotes)
+	if r.Project != "" {
+		notes(r.Project, "", &out.ProjectNotes)
+	}
+	q, args = s.chunksQuery(r.Recent)
+	batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
+		var err error
+		out.Recent, err = collect(rows, "chunks", func(r pgx.Rows) (carryover.Chunk, error) { return scanChunk(r) })
+		return err
+	})
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return out, wrap("restore reads", err)
 	}
 	return out, nil
 }

@@ -390,11 +390,22 @@ const recentChunks = 12
 
 func loadRestoreInput(ctx context.Context, st carryover.Store, req RestoreRequest) (restoreInput, error) {
 	in := restoreInput{items: map[carryover.ItemKind][]carryover.Item{}, window: req.Window}
-	groups, err := restoreItems(ctx, st, carryover.ItemFilter{SessionID: req.SessionID, BeforeWindow: max(req.Window, 0)})
-	if err != nil {
-		return in, fmt.Errorf("restore items: %w", err)
+	groups := make([]carryover.ItemGroup, len(restoreKinds))
+	for i, q := range restoreKinds {
+		groups[i] = carryover.ItemGroup{Kinds: q.kinds, Limit: q.limit}
 	}
-	for g, got := range groups {
+	read, err := carryover.ReadForRestore(ctx, st, carryover.RestoreReads{
+		Items:     carryover.ItemFilter{SessionID: req.SessionID, BeforeWindow: max(req.Window, 0)},
+		Groups:    groups,
+		SessionID: req.SessionID, Project: req.Project,
+		Recent: carryover.ChunkFilter{
+			SessionID: req.SessionID, Turn: -1, BeforeWindow: max(req.Window, 0), Newest: true, Limit: recentChunks,
+		},
+	})
+	if err != nil {
+		return in, fmt.Errorf("restore: %w", err)
+	}
+	for g, got := range read.Groups {
 		if len(restoreKinds[g].kinds) == 1 {
 			// The group is the kind's items, in order: kept, not copied.
 			if len(got) > 0 {
@@ -406,28 +417,9 @@ func loadRestoreInput(ctx context.Context, st carryover.Store, req RestoreReques
 			in.items[it.Kind] = append(in.items[it.Kind], it)
 		}
 	}
-	notes, err := restoreNotes(ctx, st, req.SessionID, req.Project)
-	if err != nil {
-		return in, err
-	}
-	in.notes = notes
-	in.recent, err = st.Chunks(ctx, carryover.ChunkFilter{
-		SessionID: req.SessionID, Turn: -1, BeforeWindow: max(req.Window, 0), Newest: true, Limit: recentChunks,
-	})
-	if err != nil {
-		return in, fmt.Errorf("restore chunks: %w", err)
-	}
+	in.notes = restoreNotes(read.SessionNotes, read.ProjectNotes)
+	in.recent = read.Recent
 	return in, nil
-}
-
-// restoreItems reads each group of restoreKinds, in one query when the
-// store can.
-func restoreItems(ctx context.Context, st carryover.Store, f carryover.ItemFilter) ([][]carryover.Item, error) {
-	groups := make([]carryover.ItemGroup, len(restoreKinds))
-	for i, q := range restoreKinds {
-		groups[i] = carryover.ItemGroup{Kinds: q.kinds, Limit: q.limit}
-	}
-	return carryover.ReadItemGroups(ctx, st, f, groups)
 }
 
 func newComposer(nov novelty, root string, memo *restoreMemo) *composer {

@@ -214,18 +214,7 @@ func compactionSummary(ctx context.Context, st carryover.Store, sessionID string
 
 // restoreNotes returns the session's notes and the project's decisions,
 // constraints and plain notes, each once.
-func restoreNotes(ctx context.Context, st carryover.Store, sessionID, project string) ([]carryover.Note, error) {
-	if project == "" {
-		notes, err := st.Notes(ctx, "", sessionID)
-		if err != nil {
-			return nil, fmt.Errorf("restore notes: %w", err)
-		}
-		return notes, nil
-	}
-	notes, shared, err := carryover.ReadSessionAndProjectNotes(ctx, st, project, sessionID)
-	if err != nil {
-		return nil, fmt.Errorf("restore notes: %w", err)
-	}
+func restoreNotes(notes, shared []carryover.Note) []carryover.Note {
 	have := map[int64]bool{}
 	for _, n := range notes {
 		have[n.ID] = true
@@ -235,7 +224,7 @@ func restoreNotes(ctx context.Context, st carryover.Store, sessionID, project st
 			notes = append(notes, n)
 		}
 	}
-	return notes, nil
+	return notes
 }
 
 func noteSection(kind string) section {

@@ -123,3 +123,63 @@ func testItemGroups(t *testing.T, st carryover.Store) {
 		t.Error("a kind in two groups: no error")
 	}
 }
+
+// testRestoreReads: what a restore reads, at once where the store can
+// (carryover.RestoreReader), is what the reads one after the other give.
+func testRestoreReads(t *testing.T, st carryover.Store) {
+	ctx := context.Background()
+	apply(t, st, Batch("s1", "/p", 0, 8), Batch("s2", "/p", 0, 3))
+	for _, n := range []carryover.Note{
+		{Time: base, SessionID: "s1", Project: "/p", Kind: "decision", Text: "use sqlite"},
+		{Time: base, Project: "/p", Kind: "constraint", Text: "no network in hooks"},
+		{Time: base, SessionID: "s2", Project: "/p", Kind: "state", Text: "other session"},
+	} {
+		if _, err := st.AddNote(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	each := struct{ carryover.Store }{st} // hides the capabilities
+	groups := []carryover.ItemGroup{
+		{Kinds: []carryover.ItemKind{carryover.KindCommand}, Limit: 5},
+		{Kinds: []carryover.ItemKind{carryover.KindError, carryover.KindFix}, Limit: 2},
+		{Kinds: []carryover.ItemKind{carryover.KindGoal}},
+	}
+	read := 0
+	for _, tc := range []struct{ session, project string }{{"s1", "/p"}, {"s1", ""}, {"s2", "/p"}, {"none", "/q"}} {
+		r := carryover.RestoreReads{
+			Items:  carryover.ItemFilter{SessionID: tc.session, BeforeWindow: 2},
+			Groups: groups, SessionID: tc.session, Project: tc.project,
+			Recent: carryover.ChunkFilter{SessionID: tc.session, Turn: -1, BeforeWindow: 2, Newest: true, Limit: 3},
+		}
+		got, err := carryover.ReadForRestore(ctx, st, r)
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		want, err := carryover.ReadForRestore(ctx, each, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Groups) != len(groups) {
+			t.Fatalf("%+v: %d groups, want %d", tc, len(got.Groups), len(groups))
+		}
+		for g := range groups {
+			if (len(got.Groups[g]) > 0 || len(want.Groups[g]) > 0) && !reflect.DeepEqual(got.Groups[g], want.Groups[g]) {
+				t.Errorf("%+v group %d: %d items, want %d", tc, g, len(got.Groups[g]), len(want.Groups[g]))
+			}
+			read += len(got.Groups[g])
+		}
+		if !reflect.DeepEqual(got.SessionNotes, want.SessionNotes) || !reflect.DeepEqual(got.ProjectNotes, want.ProjectNotes) {
+			t.Errorf("%+v notes: %+v, %+v; want %+v, %+v", tc, got.SessionNotes, got.ProjectNotes, want.SessionNotes, want.ProjectNotes)
+		}
+		if !reflect.DeepEqual(got.Recent, want.Recent) {
+			t.Errorf("%+v: %d recent chunks, want %d", tc, len(got.Recent), len(want.Recent))
+		}
+		read += len(got.SessionNotes) + len(got.ProjectNotes) + len(got.Recent)
+		if tc.project == "" && len(got.ProjectNotes) != 0 {
+			t.Errorf("%+v: project notes read without a project", tc)
+		}
+	}
+	if read == 0 {
+		t.Error("nothing read")
+	}
+}

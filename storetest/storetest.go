@@ -45,6 +45,7 @@ func Run(t *testing.T, open Open) {
 		{"ChunkFilters", testChunkFilters},
 		{"SessionAndItemFilters", testSessionAndItemFilters},
 		{"ItemGroups", testItemGroups},
+		{"RestoreReads", testRestoreReads},
 		{"Search", testSearch},
 		{"SearchFilters", testSearchFilters},
 		{"SearchAnyText", testSearchAnyText},
