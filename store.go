@@ -300,6 +300,31 @@ func ByLine[T any](refs []LineRef, read func(LineRef) (T, error)) ([]T, error) {
 	return out, nil
 }
 
+// IngestStateSession is a store that reads a session's ingest state and
+// the session without its counts in one round trip (an optional
+// capability: every archive reads both, and a server's store waits on
+// each).
+type IngestStateSession interface {
+	// IngestStateAndSession returns what ReadIngestStateAndSession does.
+	IngestStateAndSession(ctx context.Context, sessionID string) (IngestState, Session, bool, error)
+}
+
+// ReadIngestStateAndSession returns the session's ingest state, with
+// IngestState's error (wrapping ErrNotFound when there is none), and, when
+// there is one, the session as SessionWithoutCounts reads it and whether it
+// could: at once when st is an IngestStateSession.
+func ReadIngestStateAndSession(ctx context.Context, st Store, sessionID string) (IngestState, Session, bool, error) {
+	if r, ok := st.(IngestStateSession); ok {
+		return r.IngestStateAndSession(ctx, sessionID)
+	}
+	state, err := st.IngestState(ctx, sessionID)
+	if err != nil {
+		return state, Session{}, false, err
+	}
+	sess, err := SessionWithoutCounts(ctx, st, sessionID)
+	return state, sess, err == nil, nil
+}
+
 // SessionAndInjections is a store that reads a session without its counts
 // and its latest audit records without their texts in one round trip (an
 // optional capability: prompt recall reads both, and a server's store

@@ -236,21 +236,18 @@ func (a *Archiver) File(ctx context.Context, path string, opt Options) (Report, 
 		return rep, fmt.Errorf("stat transcript: %w", err)
 	}
 
-	state, err := st.IngestState(ctx, rep.SessionID)
+	// The session without counts: what the archive writes back has none,
+	// and counting a long session's chunks is a read of each.
+	state, s, inStore, err := carryover.ReadIngestStateAndSession(ctx, st, rep.SessionID)
 	known := err == nil
 	if err != nil && !errors.Is(err, carryover.ErrNotFound) {
 		return rep, fmt.Errorf("ingest state: %w", err)
 	}
 	sess := carryover.Session{ID: rep.SessionID, TranscriptPath: path, Parent: carryover.ParentOfID(rep.SessionID)}
 	stored := sess
-	inStore := false
-	if known {
-		// Without counts: what the archive writes back has none, and
-		// counting a long session's chunks is a read of each.
-		if s, err := carryover.SessionWithoutCounts(ctx, st, rep.SessionID); err == nil {
-			sess, stored, inStore = s, s, true
-			sess.TranscriptPath = path
-		}
+	if inStore {
+		sess, stored = s, s
+		sess.TranscriptPath = path
 	}
 	// What the transcript's place tells of a subagent: its parent (the
 	// flat layout names it only inside) and its description.

@@ -588,9 +588,48 @@ func (s *Store) queueCompactions(st *steps, sess session, cs []carryover.Compact
 // far another role (a teammate) archived a session of that id says nothing
 // about the owner's.
 func (s *Store) IngestState(ctx context.Context, sessionID string) (carryover.IngestState, error) {
+	q, args := s.ingestStateQuery(sessionID)
+	return scanIngestState(s.pool.QueryRow(ctx, q, args...), sessionID)
+}
+
+// IngestStateAndSession reads the session's ingest state and the session
+// without its counts in one round trip (carryover.IngestStateSession).
+func (s *Store) IngestStateAndSession(ctx context.Context, sessionID string) (carryover.IngestState, carryover.Session, bool, error) {
+	var state carryover.IngestState
+	var stateErr error
+	var ss []carryover.Session
+	batch := &pgx.Batch{}
+	q, args := s.ingestStateQuery(sessionID)
+	batch.Queue(q, args...).QueryRow(func(row pgx.Row) error {
+		state, stateErr = scanIngestState(row, sessionID)
+		return nil // reported below: a missing state is no failure of the batch
+	})
+	q, args = s.sessionsQuery(carryover.SessionWithoutCountsFilter(sessionID))
+	batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
+		var err error
+		ss, err = collect(rows, "sessions", func(r pgx.Rows) (carryover.Session, error) { return scanSession(r) })
+		return err
+	})
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return carryover.IngestState{}, carryover.Session{}, false, wrap("ingest state and session", err)
+	}
+	if stateErr != nil {
+		return state, carryover.Session{}, false, stateErr
+	}
+	sess, err := carryover.PickSession(ss, sessionID)
+	return state, sess, err == nil, nil
+}
+
+// ingestStateQuery is IngestState's query and its parameters.
+func (s *Store) ingestStateQuery(sessionID string) (string, []any) {
+	return `SELECT ingest_path, ingest_file_id, ingest_offset, ingest_line, ingest_cursor
+		FROM sessions WHERE id = $1 AND owner = $2`, []any{sessionID, s.owner}
+}
+
+// scanIngestState reads the row of ingestStateQuery.
+func scanIngestState(row pgx.Row, sessionID string) (carryover.IngestState, error) {
 	st := carryover.IngestState{SessionID: sessionID}
-	err := s.pool.QueryRow(ctx, `SELECT ingest_path, ingest_file_id, ingest_offset, ingest_line, ingest_cursor
-		FROM sessions WHERE id = $1 AND owner = $2`, sessionID, s.owner).Scan(&st.Path, &st.FileID, &st.Offset, &st.Line, &st.Cursor)
+	err := row.Scan(&st.Path, &st.FileID, &st.Offset, &st.Line, &st.Cursor)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return carryover.IngestState{}, fmt.Errorf("ingest state of session %s: %w", sessionID, carryover.ErrNotFound)
 	}

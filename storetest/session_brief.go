@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -43,6 +44,28 @@ func testSessionWithoutCounts(t *testing.T, st carryover.Store) {
 	for _, id := range []string{"s", "s2", "s100"} {
 		if _, err := carryover.SessionWithoutCounts(ctx, st, id); !errors.Is(err, carryover.ErrNotFound) {
 			t.Errorf("SessionWithoutCounts(%q): %v, want ErrNotFound", id, err)
+		}
+	}
+	// The ingest state and the session at once (an archive): what the two
+	// reads alone give; no state, no session.
+	for _, id := range []string{"s1", "s10", "s", "s2"} {
+		state, sess, found, err := carryover.ReadIngestStateAndSession(ctx, st, id)
+		wantState, wantErr := st.IngestState(ctx, id)
+		if (err == nil) != (wantErr == nil) || wantErr != nil && !errors.Is(err, carryover.ErrNotFound) ||
+			!reflect.DeepEqual(state, wantState) {
+			t.Errorf("ReadIngestStateAndSession(%q): state %+v, %v; want %+v, %v", id, state, err, wantState, wantErr)
+			continue
+		}
+		wantSess, serr := carryover.SessionWithoutCounts(ctx, st, id)
+		if wantErr != nil {
+			wantSess, serr = carryover.Session{}, carryover.ErrNotFound
+		}
+		sess.Started, sess.Updated, wantSess.Started, wantSess.Updated = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+		if found != (serr == nil) || sess != wantSess {
+			t.Errorf("ReadIngestStateAndSession(%q): session %+v (%v), want %+v (%v)", id, sess, found, wantSess, serr)
+		}
+		if id == "s1" && (!found || state.Offset == 0) {
+			t.Errorf("ReadIngestStateAndSession(s1) found no session or state: %v, %+v", found, state)
 		}
 	}
 }
