@@ -595,6 +595,11 @@ func (s *Store) IngestState(ctx context.Context, sessionID string) (carryover.In
 // IngestStateAndSession reads the session's ingest state and the session
 // without its counts in one round trip (carryover.IngestStateSession).
 func (s *Store) IngestStateAndSession(ctx context.Context, sessionID string) (carryover.IngestState, carryover.Session, bool, error) {
+	if sessionID == "" {
+		// No session to list (an empty prefix would list them all).
+		state, err := s.IngestState(ctx, sessionID)
+		return state, carryover.Session{}, false, err
+	}
 	var state carryover.IngestState
 	var stateErr error
 	var ss []carryover.Session

@@ -48,7 +48,7 @@ func testSessionWithoutCounts(t *testing.T, st carryover.Store) {
 	}
 	// The ingest state and the session at once (an archive): what the two
 	// reads alone give; no state, no session.
-	for _, id := range []string{"s1", "s10", "s", "s2"} {
+	for _, id := range []string{"s1", "s10", "s", "s2", ""} {
 		state, sess, found, err := carryover.ReadIngestStateAndSession(ctx, st, id)
 		wantState, wantErr := st.IngestState(ctx, id)
 		if (err == nil) != (wantErr == nil) || wantErr != nil && !errors.Is(err, carryover.ErrNotFound) ||
