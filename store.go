@@ -213,13 +213,13 @@ func ReadForRestore(ctx context.Context, st Store, r RestoreReads) (RestoreRead,
 	if out.Groups, err = ReadItemGroups(ctx, st, r.Items, r.Groups); err != nil {
 		return out, fmt.Errorf("items: %w", err)
 	}
-	if r.Project == "" {
-		out.SessionNotes, err = st.Notes(ctx, "", r.SessionID)
-	} else {
-		out.SessionNotes, out.ProjectNotes, err = ReadSessionAndProjectNotes(ctx, st, r.Project, r.SessionID)
-	}
-	if err != nil {
+	if out.SessionNotes, err = st.Notes(ctx, "", r.SessionID); err != nil {
 		return out, fmt.Errorf("notes: %w", err)
+	}
+	if r.Project != "" {
+		if out.ProjectNotes, err = st.Notes(ctx, r.Project, ""); err != nil {
+			return out, fmt.Errorf("notes: %w", err)
+		}
 	}
 	if out.Recent, err = st.Chunks(ctx, r.Recent); err != nil {
 		return out, fmt.Errorf("chunks: %w", err)
@@ -352,28 +352,6 @@ func ReadSessionAndInjections(ctx context.Context, st Store, sessionID string, l
 		return sess, nil, perr
 	}
 	return sess, prev, err
-}
-
-// NotesPair is a store that reads a session's notes and its project's in
-// one round trip (an optional capability: the restore reads both, and a
-// server's store waits on each).
-type NotesPair interface {
-	// SessionAndProjectNotes returns what Notes returns for the session
-	// (project "") and for the project (sessionID "").
-	SessionAndProjectNotes(ctx context.Context, project, sessionID string) (session, shared []Note, err error)
-}
-
-// ReadSessionAndProjectNotes returns what Notes returns for the session
-// and for the project: at once when st is a NotesPair.
-func ReadSessionAndProjectNotes(ctx context.Context, st Store, project, sessionID string) (session, shared []Note, err error) {
-	if p, ok := st.(NotesPair); ok {
-		return p.SessionAndProjectNotes(ctx, project, sessionID)
-	}
-	if session, err = st.Notes(ctx, "", sessionID); err != nil {
-		return nil, nil, err
-	}
-	shared, err = st.Notes(ctx, project, "")
-	return session, shared, err
 }
 
 // SessionWithoutCounts returns the session as Store.Session does, but for

@@ -610,11 +610,7 @@ func (s *Store) IngestStateAndSession(ctx context.Context, sessionID string) (ca
 		return nil // reported below: a missing state is no failure of the batch
 	})
 	q, args = s.sessionsQuery(carryover.SessionWithoutCountsFilter(sessionID))
-	batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
-		var err error
-		ss, err = collect(rows, "sessions", func(r pgx.Rows) (carryover.Session, error) { return scanSession(r) })
-		return err
-	})
+	queueCollect(batch, q, args, "sessions", sessionRow, &ss)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return carryover.IngestState{}, carryover.Session{}, false, wrap("ingest state and session", err)
 	}

@@ -125,7 +125,7 @@ func (s *Store) Backfill(ctx context.Context, limit int) (int, error) {
 	if err != nil {
 		return 0, wrap("backfill index", err)
 	}
-	chunks, err := collect(rows, "backfill index", func(r pgx.Rows) (carryover.Chunk, error) { return scanChunk(r) })
+	chunks, err := collect(rows, "backfill index", chunkRow)
 	if err != nil {
 		return 0, err
 	}

@@ -59,7 +59,7 @@ func (s *Store) Sessions(ctx context.Context, f carryover.SessionFilter) ([]carr
 	if err != nil {
 		return nil, wrap("sessions", err)
 	}
-	return collect(rows, "sessions", func(r pgx.Rows) (carryover.Session, error) { return scanSession(r) })
+	return collect(rows, "sessions", sessionRow)
 }
 
 // sessionsQuery is Sessions' query and its parameters.
@@ -100,17 +100,9 @@ func (s *Store) SessionAndInjections(ctx context.Context, sessionID string, lim 
 	var prev []carryover.Injection
 	batch := &pgx.Batch{}
 	q, args := s.sessionsQuery(carryover.SessionWithoutCountsFilter(sessionID))
-	batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
-		var err error
-		ss, err = collect(rows, "sessions", func(r pgx.Rows) (carryover.Session, error) { return scanSession(r) })
-		return err
-	})
+	queueCollect(batch, q, args, "sessions", sessionRow, &ss)
 	q, args = s.injectionsQuery(sessionID, lim)
-	batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
-		var err error
-		prev, err = collect(rows, "injections", scanInjection)
-		return err
-	})
+	queueCollect(batch, q, args, "injections", scanInjection, &prev)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return carryover.Session{}, nil, wrap("session and injections", err)
 	}
@@ -155,7 +147,7 @@ func (s *Store) Chunks(ctx context.Context, f carryover.ChunkFilter) ([]carryove
 	if err != nil {
 		return nil, wrap("chunks", err)
 	}
-	return collect(rows, "chunks", func(r pgx.Rows) (carryover.Chunk, error) { return scanChunk(r) })
+	return collect(rows, "chunks", chunkRow)
 }
 
 // ChunksAt returns, by ref, the first chunk that holds the ref's line
@@ -164,7 +156,7 @@ func (s *Store) ChunksAt(ctx context.Context, refs []carryover.LineRef) ([][]car
 	return byLine(ctx, s, refs, "chunks", func(r carryover.LineRef) (string, []any) {
 		return s.chunksQuery(carryover.ChunkAt(r))
 	}, func(rows pgx.Rows, _ carryover.LineRef) ([]carryover.Chunk, error) {
-		return collect(rows, "chunks", func(r pgx.Rows) (carryover.Chunk, error) { return scanChunk(r) })
+		return collect(rows, "chunks", chunkRow)
 	})
 }
 
@@ -370,24 +362,14 @@ func (s *Store) ReadRestore(ctx context.Context, r carryover.RestoreReads) (carr
 			return err
 		})
 	}
-	notes := func(project, sessionID string, to *[]carryover.Note) {
-		q, args := s.notesQuery(project, sessionID)
-		batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
-			var err error
-			*to, err = collect(rows, "notes", scanNote)
-			return err
-		})
-	}
-	notes("", r.SessionID, &out.SessionNotes)
+	q, args = s.notesQuery("", r.SessionID)
+	queueCollect(batch, q, args, "notes", scanNote, &out.SessionNotes)
 	if r.Project != "" {
-		notes(r.Project, "", &out.ProjectNotes)
+		q, args = s.notesQuery(r.Project, "")
+		queueCollect(batch, q, args, "notes", scanNote, &out.ProjectNotes)
 	}
 	q, args = s.chunksQuery(r.Recent)
-	batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
-		var err error
-		out.Recent, err = collect(rows, "chunks", func(r pgx.Rows) (carryover.Chunk, error) { return scanChunk(r) })
-		return err
-	})
+	queueCollect(batch, q, args, "chunks", chunkRow, &out.Recent)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return out, wrap("restore reads", err)
 	}
@@ -523,26 +505,6 @@ func (s *Store) Notes(ctx context.Context, project, sessionID string) ([]carryov
 	return collect(rows, "notes", scanNote)
 }
 
-// SessionAndProjectNotes returns what Notes returns for the session and
-// for the project, in one round trip (carryover.NotesPair).
-func (s *Store) SessionAndProjectNotes(ctx context.Context, project, sessionID string) (session, shared []carryover.Note, err error) {
-	batch := &pgx.Batch{}
-	queue := func(project, sessionID string, out *[]carryover.Note) {
-		q, args := s.notesQuery(project, sessionID)
-		batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
-			var err error
-			*out, err = collect(rows, "notes", scanNote)
-			return err
-		})
-	}
-	queue("", sessionID, &session)
-	queue(project, "", &shared)
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
-		return nil, nil, wrap("notes", err)
-	}
-	return session, shared, nil
-}
-
 // notesQuery is Notes' query and its parameters.
 func (s *Store) notesQuery(project, sessionID string) (string, []any) {
 	var w where
@@ -576,6 +538,21 @@ func (s *Store) ofSession(w *where, col, id string) {
 }
 
 // collect scans every row with scan.
+// queueCollect queues the statement in batch; when the batch runs, its
+// rows are collected into *to.
+func queueCollect[T any](batch *pgx.Batch, q string, args []any, op string, scan func(pgx.Rows) (T, error), to *[]T) {
+	batch.Queue(q, args...).Query(func(rows pgx.Rows) error {
+		var err error
+		*to, err = collect(rows, op, scan)
+		return err
+	})
+}
+
+// sessionRow and chunkRow are scanSession and scanChunk as collect takes
+// them.
+func sessionRow(r pgx.Rows) (carryover.Session, error) { return scanSession(r) }
+func chunkRow(r pgx.Rows) (carryover.Chunk, error)     { return scanChunk(r) }
+
 func collect[T any](rows pgx.Rows, op string, scan func(pgx.Rows) (T, error)) ([]T, error) {
 	defer rows.Close()
 	var out []T

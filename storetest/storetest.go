@@ -886,16 +886,22 @@ func testNotes(t *testing.T, st carryover.Store) {
 	if s1[2].Time.IsZero() {
 		t.Error("a zero Time was not set to now")
 	}
-	// Both at once (at once where the store can) are the same two lists.
-	ps, pp, err := carryover.ReadSessionAndProjectNotes(ctx, st, "/p", "s1")
+	// Both as a restore reads them (at once where the store can) are the
+	// same two lists.
+	both := func(project, sessionID string) ([]carryover.Note, []carryover.Note, error) {
+		r, err := carryover.ReadForRestore(ctx, st, carryover.RestoreReads{SessionID: sessionID, Project: project,
+			Recent: carryover.ChunkFilter{SessionID: sessionID, Turn: -1, Limit: 1}})
+		return r.SessionNotes, r.ProjectNotes, err
+	}
+	ps, pp, err := both("/p", "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(ps, s1) || !reflect.DeepEqual(pp, p) {
-		t.Errorf("ReadSessionAndProjectNotes = %q, %q; want Notes' %q, %q", texts(ps), texts(pp), texts(s1), texts(p))
+		t.Errorf("ReadForRestore's notes = %q, %q; want Notes' %q, %q", texts(ps), texts(pp), texts(s1), texts(p))
 	}
-	if ps, pp, err := carryover.ReadSessionAndProjectNotes(ctx, st, "/none", "s9"); err != nil || len(ps)+len(pp) != 0 {
-		t.Errorf("ReadSessionAndProjectNotes of nothing = %q, %q, %v", texts(ps), texts(pp), err)
+	if ps, pp, err := both("/none", "s9"); err != nil || len(ps)+len(pp) != 0 {
+		t.Errorf("ReadForRestore's notes of nothing = %q, %q, %v", texts(ps), texts(pp), err)
 	}
 }
 
